@@ -1,0 +1,4 @@
+// casekit/postgres: the PostgreSQL storage adapter (node-postgres via drizzle-orm).
+export { createPostgresStorage } from "./storage.js";
+export type { PostgresStorageOptions } from "./storage.js";
+export { resolveMigrationsFolder } from "../shared/migrations-folder.js";

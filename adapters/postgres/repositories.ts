@@ -1,0 +1,674 @@
+import type { SQL } from "drizzle-orm";
+import { and, desc, eq, gt, gte, inArray, lt, lte, ne, or, sql } from "drizzle-orm";
+import type { NodePgDatabase } from "drizzle-orm/node-postgres";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { alias } from "drizzle-orm/pg-core";
+import type { CaseFilter } from "../../core/cases/types.js";
+import { CaseKitError } from "../../core/errors.js";
+import type { PageRequest, UnitOfWork } from "../../core/ports/storage.js";
+import type {
+  ApiKeyRow,
+  AuditEntryRow,
+  CaseRow,
+  EventRow,
+  OrganizationRow,
+  SessionRow,
+  SignInThrottleRow,
+  TeamRow,
+  TlpAuditEntryRow,
+  UserRow,
+} from "../shared/rows.js";
+import {
+  apiKeyFromRow,
+  apiKeyToRow,
+  auditEntryFromRow,
+  auditEntryToRow,
+  caseFromRow,
+  caseToRow,
+  eventFromRow,
+  eventToRow,
+  organizationCounterColumns,
+  organizationFromRow,
+  organizationToRow,
+  sessionFromRow,
+  sessionToRow,
+  signInThrottleFromRow,
+  signInThrottleToRow,
+  teamFromRow,
+  teamToRow,
+  tlpAuditEntryFromRow,
+  tlpAuditEntryToRow,
+  userFromRow,
+  userToRow,
+} from "../shared/rows.js";
+import { normalizeCaseFilter, pageLimit } from "../shared/case-filter.js";
+import { uniqueViolation } from "../shared/conflicts.js";
+import { normalizeApiKeyFilter, normalizeTeamFilter, normalizeTlpAuditFilter, normalizeUserFilter } from "../shared/list-filters.js";
+import { toIsoTimestamp } from "../shared/values.js";
+import { guard } from "./errors.js";
+import { rowSelection, rowValues } from "./rows.js";
+import { apiKeys, auditLog, cases, events, organizations, sessions, signInThrottles, teams, tlpAuditLog, users } from "./schema.js";
+
+/** The life of one unit of work (a transaction or a read). */
+export interface UnitState {
+  /** False once the unit has committed, rolled back or finished reading. */
+  open: boolean;
+  /** False inside `storage.read`. */
+  writable: boolean;
+}
+
+/**
+ * The repositories of one unit of work, all issuing their statements through `db` (one pooled
+ * connection, inside or outside a transaction). Rows travel keyed by column name and are turned
+ * into records by the shared mappers, the same ones the SQLite adapter uses.
+ */
+export function createUnitOfWork(db: NodePgDatabase, unit: UnitState): UnitOfWork {
+  // The same refusals as the SQLite adapter's: a `tx` kept past its unit would run its statements
+  // on a connection already back in the pool, and a write inside `read` would commit on its own.
+  const reading = (): void => {
+    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
+  };
+  const writing = (): void => {
+    reading();
+    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
+  };
+  const taken = async (table: PgTable, where: SQL | undefined): Promise<boolean> =>
+    (await guard(db.select({ one: sql<number>`1` }).from(table).where(where).limit(1))).length > 0;
+
+  /**
+   * Runs an UPDATE whose WHERE already refuses to take a unique key another row holds (see
+   * `heldByAnother`), so a clash writes nothing and leaves the transaction usable, as
+   * insertOrConflict does for inserts. On "no row written", the keys are probed to tell a
+   * conflict from a missing row. (Two units racing for the same key can still both pass the check;
+   * the loser's unique violation is then the statement's error, still a conflict.)
+   */
+  async function updateOrConflict(
+    statement: PromiseLike<{ id: string }[]>,
+    table: string,
+    uniqueKeys: [constraint: string, heldElsewhere: SQL][],
+  ): Promise<boolean> {
+    const written = await guard(statement);
+    if (written.length > 0) return true;
+    for (const [constraint, heldElsewhere] of uniqueKeys) {
+      if ((await guard(db.execute(sql`select exists ${heldElsewhere} as held`))).rows[0]?.held === true) {
+        throw uniqueViolation({ table, constraint });
+      }
+    }
+    return false;
+  }
+
+  return {
+    organizations: {
+      async insert(org) {
+        writing();
+        await insertOrConflict(
+          db.insert(organizations).values(rowValues(organizations, organizationToRow(org))).onConflictDoNothing().returning({ id: organizations.id }),
+          "organizations",
+          [["organizations_name_unique", () => taken(organizations, eq(organizations.name, org.name))]],
+        );
+      },
+      async findById(id) {
+        reading();
+        const rows = await guard(db.select(organizationRow).from(organizations).where(eq(organizations.id, id)).limit(1));
+        return rows[0] ? organizationFromRow(rows[0] as unknown as OrganizationRow) : null;
+      },
+      async update(org) {
+        writing();
+        const { name, policy, updated_at } = organizationToRow(org);
+        const other = alias(organizations, "other");
+        const nameElsewhere = db
+          .select({ one: sql`1` })
+          .from(other)
+          .where(and(eq(other.name, name), ne(other.id, org.id)));
+        await updateOrConflict(
+          db
+            .update(organizations)
+            .set(rowValues(organizations, { name, policy, updated_at }))
+            .where(and(eq(organizations.id, org.id), sql`not exists ${nameElsewhere}`))
+            .returning({ id: organizations.id }),
+          "organizations",
+          [["organizations_name_unique", sql`${nameElsewhere}`]],
+        );
+      },
+      async existingIds(ids) {
+        reading();
+        if (ids.length === 0) return [];
+        const rows = await guard(db.select({ id: organizations.id }).from(organizations).where(inArray(organizations.id, [...ids])));
+        return rows.map((row) => row.id);
+      },
+      async nextCaseNumber(organizationId) {
+        writing();
+        // One statement: the row lock serialises concurrent callers, and each gets its own number.
+        const rows = await guard(
+          db
+            .update(organizations)
+            .set({ caseSeq: sql`${organizations.caseSeq} + 1` })
+            .where(eq(organizations.id, organizationId))
+            .returning({ caseSeq: organizations.caseSeq }),
+        );
+        const row = rows[0];
+        if (!row) throw new CaseKitError("not_found", `No organization ${organizationId}`);
+        return row.caseSeq;
+      },
+    },
+
+    users: {
+      async insert(user) {
+        writing();
+        await insertOrConflict(
+          db.insert(users).values(rowValues(users, userToRow(user))).onConflictDoNothing().returning({ id: users.id }),
+          "users",
+          [["users_email_unique", () => taken(users, eq(users.email, user.email))]],
+        );
+      },
+      async findById(organizationId, id) {
+        reading();
+        const rows = await guard(
+          db.select(userRow).from(users).where(and(eq(users.organizationId, organizationId), eq(users.id, id))).limit(1),
+        );
+        return rows[0] ? userFromRow(rows[0] as unknown as UserRow) : null;
+      },
+      async findByEmail(email) {
+        reading();
+        // Emails are stored lower-case; the unique index on email serves the lookup.
+        const rows = await guard(db.select(userRow).from(users).where(eq(users.email, email.toLowerCase())).limit(1));
+        return rows[0] ? userFromRow(rows[0] as unknown as UserRow) : null;
+      },
+      async update(user) {
+        writing();
+        const { id: _id, organization_id: _organizationId, ...row } = userToRow(user);
+        const other = alias(users, "other");
+        const emailElsewhere = db
+          .select({ one: sql`1` })
+          .from(other)
+          .where(and(eq(other.email, user.email), ne(other.id, user.id)));
+        await updateOrConflict(
+          db
+            .update(users)
+            .set(rowValues(users, row))
+            .where(and(eq(users.organizationId, user.organizationId), eq(users.id, user.id), sql`not exists ${emailElsewhere}`))
+            .returning({ id: users.id }),
+          "users",
+          [["users_email_unique", sql`${emailElsewhere}`]],
+        );
+      },
+      async list(organizationId, filter, page) {
+        reading();
+        const limit = pageLimit(page);
+        const normalized = normalizeUserFilter(filter);
+        if (limit === 0 || normalized === null) return [];
+        const conditions: SQL[] = [];
+        if (normalized.status) conditions.push(inArray(users.status, normalized.status));
+        if (normalized.role) conditions.push(inArray(users.role, normalized.role));
+        if (normalized.email !== undefined) conditions.push(eq(users.email, normalized.email));
+        const rows = await guard(
+          db
+            .select(userRow)
+            .from(users)
+            .where(and(eq(users.organizationId, organizationId), ...conditions, ...keyset(users.id, page)))
+            .orderBy(desc(users.id))
+            .limit(limit),
+        );
+        return rows.map((row) => userFromRow(row as unknown as UserRow));
+      },
+    },
+
+    apiKeys: {
+      async insert(key) {
+        writing();
+        await insertOrConflict(
+          db.insert(apiKeys).values(rowValues(apiKeys, apiKeyToRow(key))).onConflictDoNothing().returning({ id: apiKeys.id }),
+          "api_keys",
+          [["api_keys_hash_unique", () => taken(apiKeys, eq(apiKeys.hash, key.hash))]],
+        );
+      },
+      async findByHash(hash) {
+        reading();
+        const rows = await guard(
+          db
+            .select({ key: apiKeyRow, owner: userRow })
+            .from(apiKeys)
+            // The owner is looked up inside the key's own organization: a key never crosses tenants.
+            .innerJoin(users, and(eq(users.id, apiKeys.userId), eq(users.organizationId, apiKeys.organizationId)))
+            .where(eq(apiKeys.hash, hash))
+            .limit(1),
+        );
+        const row = rows[0];
+        return row ? { key: apiKeyFromRow(row.key as unknown as ApiKeyRow), owner: userFromRow(row.owner as unknown as UserRow) } : null;
+      },
+      async touchLastUsed(organizationId, id, at) {
+        writing();
+        await guard(
+          db
+            .update(apiKeys)
+            .set(rowValues(apiKeys, { last_used_at: toIsoTimestamp(at) }))
+            .where(and(eq(apiKeys.organizationId, organizationId), eq(apiKeys.id, id))),
+        );
+      },
+      async findById(organizationId, id) {
+        reading();
+        const rows = await guard(
+          db.select(apiKeyRow).from(apiKeys).where(and(eq(apiKeys.organizationId, organizationId), eq(apiKeys.id, id))).limit(1),
+        );
+        return rows[0] ? apiKeyFromRow(rows[0] as unknown as ApiKeyRow) : null;
+      },
+      async update(key) {
+        writing();
+        const { id: _id, organization_id: _organizationId, ...row } = apiKeyToRow(key);
+        const other = alias(apiKeys, "other");
+        const hashElsewhere = db
+          .select({ one: sql`1` })
+          .from(other)
+          .where(and(eq(other.hash, key.hash), ne(other.id, key.id)));
+        await updateOrConflict(
+          db
+            .update(apiKeys)
+            .set(rowValues(apiKeys, row))
+            .where(and(eq(apiKeys.organizationId, key.organizationId), eq(apiKeys.id, key.id), sql`not exists ${hashElsewhere}`))
+            .returning({ id: apiKeys.id }),
+          "api_keys",
+          [["api_keys_hash_unique", sql`${hashElsewhere}`]],
+        );
+      },
+      async delete(organizationId, id) {
+        writing();
+        await guard(db.delete(apiKeys).where(and(eq(apiKeys.organizationId, organizationId), eq(apiKeys.id, id))));
+      },
+      async list(organizationId, filter, page) {
+        reading();
+        const limit = pageLimit(page);
+        const normalized = normalizeApiKeyFilter(filter);
+        if (limit === 0 || normalized === null) return [];
+        const conditions: SQL[] = [];
+        if (normalized.status) conditions.push(inArray(apiKeys.status, normalized.status));
+        if (normalized.tier) conditions.push(inArray(apiKeys.tier, normalized.tier));
+        if (normalized.userId !== undefined) conditions.push(eq(apiKeys.userId, normalized.userId));
+        const rows = await guard(
+          db
+            .select(apiKeyRow)
+            .from(apiKeys)
+            .where(and(eq(apiKeys.organizationId, organizationId), ...conditions, ...keyset(apiKeys.id, page)))
+            .orderBy(desc(apiKeys.id))
+            .limit(limit),
+        );
+        return rows.map((row) => apiKeyFromRow(row as unknown as ApiKeyRow));
+      },
+    },
+
+    cases: {
+      async insert(record) {
+        writing();
+        await insertOrConflict(
+          db.insert(cases).values(rowValues(cases, caseToRow(record))).onConflictDoNothing().returning({ id: cases.id }),
+          "cases",
+          [
+            [
+              "cases_organization_id_number_unique",
+              () => taken(cases, and(eq(cases.organizationId, record.organizationId), eq(cases.number, record.number))),
+            ],
+          ],
+        );
+      },
+      async findById(organizationId, id) {
+        reading();
+        const rows = await guard(
+          db.select(caseRow).from(cases).where(and(eq(cases.organizationId, organizationId), eq(cases.id, id))).limit(1),
+        );
+        return rows[0] ? caseFromRow(rows[0] as unknown as CaseRow) : null;
+      },
+      async findSharedWith(viewerOrganizationId, id) {
+        reading();
+        // Found by its primary key; `?` asks whether the jsonb array holds the viewer's id.
+        const rows = await guard(
+          db
+            .select(caseRow)
+            .from(cases)
+            .where(
+              and(eq(cases.id, id), ne(cases.organizationId, viewerOrganizationId), sql`${cases.organizations} ? ${viewerOrganizationId}`),
+            )
+            .limit(1),
+        );
+        return rows[0] ? caseFromRow(rows[0] as unknown as CaseRow) : null;
+      },
+      async update(record) {
+        writing();
+        // Everything but the identity columns is replaced.
+        const { id: _id, organization_id: _organizationId, ...row } = caseToRow(record);
+        const other = alias(cases, "other");
+        const numberElsewhere = db
+          .select({ one: sql`1` })
+          .from(other)
+          .where(and(eq(other.organizationId, record.organizationId), eq(other.number, record.number), ne(other.id, record.id)));
+        return updateOrConflict(
+          db
+            .update(cases)
+            .set(rowValues(cases, row))
+            .where(and(eq(cases.organizationId, record.organizationId), eq(cases.id, record.id), sql`not exists ${numberElsewhere}`))
+            .returning({ id: cases.id }),
+          "cases",
+          [["cases_organization_id_number_unique", sql`${numberElsewhere}`]],
+        );
+      },
+      async list(organizationId, filter, page) {
+        reading();
+        const limit = pageLimit(page);
+        const normalized = normalizeCaseFilter(filter);
+        if (limit === 0 || normalized === null) return [];
+        const rows = await guard(
+          db
+            .select(caseRow)
+            .from(cases)
+            .where(and(eq(cases.organizationId, organizationId), ...caseConditions(normalized), ...keyset(cases.id, page)))
+            .orderBy(desc(cases.id))
+            .limit(limit),
+        );
+        return rows.map((row) => caseFromRow(row as unknown as CaseRow));
+      },
+    },
+
+    audit: {
+      async append(entry) {
+        writing();
+        await insertOrConflict(
+          db.insert(auditLog).values(rowValues(auditLog, auditEntryToRow(entry))).onConflictDoNothing().returning({ id: auditLog.id }),
+          "audit_log",
+          [],
+        );
+      },
+      async list(organizationId, page) {
+        reading();
+        const limit = pageLimit(page);
+        if (limit === 0) return [];
+        const rows = await guard(
+          db
+            .select(auditEntryRow)
+            .from(auditLog)
+            .where(and(eq(auditLog.organizationId, organizationId), ...keyset(auditLog.id, page)))
+            .orderBy(desc(auditLog.id))
+            .limit(limit),
+        );
+        return rows.map((row) => auditEntryFromRow(row as unknown as AuditEntryRow));
+      },
+    },
+
+    events: {
+      async append(event) {
+        writing();
+        await insertOrConflict(
+          db.insert(events).values(rowValues(events, eventToRow(event))).onConflictDoNothing().returning({ id: events.id }),
+          "events",
+          [],
+        );
+      },
+      async list(organizationId, page) {
+        reading();
+        const limit = pageLimit(page);
+        if (limit === 0) return [];
+        const rows = await guard(
+          db
+            .select(eventRow)
+            .from(events)
+            .where(and(eq(events.organizationId, organizationId), ...keyset(events.id, page)))
+            .orderBy(desc(events.id))
+            .limit(limit),
+        );
+        return rows.map((row) => eventFromRow(row as unknown as EventRow));
+      },
+    },
+
+    teams: {
+      async insert(team) {
+        writing();
+        await insertOrConflict(
+          db.insert(teams).values(rowValues(teams, teamToRow(team))).onConflictDoNothing().returning({ id: teams.id }),
+          "teams",
+          [
+            [
+              "teams_organization_id_name_unique",
+              () => taken(teams, and(eq(teams.organizationId, team.organizationId), eq(teams.name, team.name))),
+            ],
+          ],
+        );
+      },
+      async findById(organizationId, id) {
+        reading();
+        const rows = await guard(
+          db.select(teamRow).from(teams).where(and(eq(teams.organizationId, organizationId), eq(teams.id, id))).limit(1),
+        );
+        return rows[0] ? teamFromRow(rows[0] as unknown as TeamRow) : null;
+      },
+      async update(team) {
+        writing();
+        const { id: _id, organization_id: _organizationId, ...row } = teamToRow(team);
+        const other = alias(teams, "other");
+        const nameElsewhere = db
+          .select({ one: sql`1` })
+          .from(other)
+          .where(and(eq(other.organizationId, team.organizationId), eq(other.name, team.name), ne(other.id, team.id)));
+        await updateOrConflict(
+          db
+            .update(teams)
+            .set(rowValues(teams, row))
+            .where(and(eq(teams.organizationId, team.organizationId), eq(teams.id, team.id), sql`not exists ${nameElsewhere}`))
+            .returning({ id: teams.id }),
+          "teams",
+          [["teams_organization_id_name_unique", sql`${nameElsewhere}`]],
+        );
+      },
+      async list(organizationId, filter, page) {
+        reading();
+        const limit = pageLimit(page);
+        const normalized = normalizeTeamFilter(filter);
+        if (limit === 0 || normalized === null) return [];
+        const conditions: SQL[] = [];
+        if (normalized.name !== undefined) conditions.push(eq(teams.name, normalized.name));
+        if (normalized.function) conditions.push(inArray(teams.function, normalized.function));
+        if (normalized.tier) conditions.push(inArray(teams.tier, normalized.tier));
+        if (normalized.escalationTeamId !== undefined) conditions.push(eq(teams.escalationTeamId, normalized.escalationTeamId));
+        const rows = await guard(
+          db
+            .select(teamRow)
+            .from(teams)
+            .where(and(eq(teams.organizationId, organizationId), ...conditions, ...keyset(teams.id, page)))
+            .orderBy(desc(teams.id))
+            .limit(limit),
+        );
+        return rows.map((row) => teamFromRow(row as unknown as TeamRow));
+      },
+    },
+
+    tlpAudit: {
+      /**
+       * Inside a transaction the head is read FOR UPDATE: the organization's row stays locked until
+       * the unit commits or rolls back, so a second writer (in this process or on another host)
+       * waits here and then reads the head the first one moved, and the chain never forks. In
+       * `read`, a plain read of the committed head.
+       */
+      async head(organizationId) {
+        reading();
+        const query = db.select(chainHead).from(organizations).where(eq(organizations.id, organizationId));
+        const rows = await guard(unit.writable ? query.for("update") : query);
+        return rows[0] ?? { seq: 0, hash: "" };
+      },
+      async append(entry) {
+        writing();
+        // The entry must extend the head, checked under the head's lock (taken here too, for a
+        // caller that did not read the head in this unit): a forked or gapped chain is refused
+        // before anything is written. An unknown organization falls through to the insert, which
+        // its foreign key fails.
+        const rows = await guard(
+          db.select(chainHead).from(organizations).where(eq(organizations.id, entry.organizationId)).for("update"),
+        );
+        const current = rows[0];
+        if (current && (entry.seq !== current.seq + 1 || entry.prevHash !== current.hash)) {
+          throw new CaseKitError("conflict", "The TLP audit entry does not follow the organization's last entry");
+        }
+        await insertOrConflict(
+          db.insert(tlpAuditLog).values(rowValues(tlpAuditLog, tlpAuditEntryToRow(entry))).onConflictDoNothing().returning({ id: tlpAuditLog.id }),
+          "tlp_audit_log",
+          [
+            [
+              "tlp_audit_log_organization_id_seq_unique",
+              () => taken(tlpAuditLog, and(eq(tlpAuditLog.organizationId, entry.organizationId), eq(tlpAuditLog.seq, entry.seq))),
+            ],
+          ],
+        );
+        await guard(
+          db
+            .update(organizations)
+            .set({ tlpAuditSeq: entry.seq, tlpAuditHash: entry.hash })
+            .where(eq(organizations.id, entry.organizationId)),
+        );
+      },
+      async list(organizationId, filter, page) {
+        reading();
+        const limit = pageLimit(page);
+        const normalized = normalizeTlpAuditFilter(filter);
+        if (limit === 0 || normalized === null) return [];
+        const conditions: SQL[] = [];
+        if (normalized.resourceType) conditions.push(inArray(tlpAuditLog.resourceType, normalized.resourceType));
+        if (normalized.action) conditions.push(inArray(tlpAuditLog.action, normalized.action));
+        if (normalized.resourceId !== undefined) conditions.push(eq(tlpAuditLog.resourceId, normalized.resourceId));
+        if (normalized.actorId !== undefined) {
+          conditions.push(or(eq(tlpAuditLog.actorUserId, normalized.actorId), eq(tlpAuditLog.actorKeyId, normalized.actorId))!);
+        }
+        if (normalized.outcome !== undefined) conditions.push(eq(tlpAuditLog.outcome, normalized.outcome));
+        if (normalized.from !== undefined) conditions.push(gte(tlpAuditLog.at, normalized.from));
+        if (normalized.to !== undefined) conditions.push(lt(tlpAuditLog.at, normalized.to));
+        const rows = await guard(
+          db
+            .select(tlpAuditEntryRow)
+            .from(tlpAuditLog)
+            .where(and(eq(tlpAuditLog.organizationId, organizationId), ...conditions, ...keyset(tlpAuditLog.id, page)))
+            .orderBy(desc(tlpAuditLog.id))
+            .limit(limit),
+        );
+        return rows.map((row) => tlpAuditEntryFromRow(row as unknown as TlpAuditEntryRow));
+      },
+      async chain(organizationId, afterSeq, limit) {
+        reading();
+        const count = pageLimit({ limit });
+        if (count === 0) return [];
+        const rows = await guard(
+          db
+            .select(tlpAuditEntryRow)
+            .from(tlpAuditLog)
+            .where(and(eq(tlpAuditLog.organizationId, organizationId), gt(tlpAuditLog.seq, afterSeq)))
+            .orderBy(tlpAuditLog.seq)
+            .limit(count),
+        );
+        return rows.map((row) => tlpAuditEntryFromRow(row as unknown as TlpAuditEntryRow));
+      },
+    },
+
+    sessions: {
+      async insert(session) {
+        writing();
+        await insertOrConflict(
+          db.insert(sessions).values(rowValues(sessions, sessionToRow(session))).onConflictDoNothing().returning({ id: sessions.id }),
+          "sessions",
+          [["sessions_token_hash_unique", () => taken(sessions, eq(sessions.tokenHash, session.tokenHash))]],
+        );
+      },
+      async findByTokenHash(tokenHash) {
+        reading();
+        const rows = await guard(
+          db
+            .select({ session: sessionRow, owner: userRow })
+            .from(sessions)
+            // The owner is looked up inside the session's own organization.
+            .innerJoin(users, and(eq(users.id, sessions.userId), eq(users.organizationId, sessions.organizationId)))
+            .where(eq(sessions.tokenHash, tokenHash))
+            .limit(1),
+        );
+        const row = rows[0];
+        return row
+          ? { session: sessionFromRow(row.session as unknown as SessionRow), owner: userFromRow(row.owner as unknown as UserRow) }
+          : null;
+      },
+      async delete(organizationId, id) {
+        writing();
+        await guard(db.delete(sessions).where(and(eq(sessions.organizationId, organizationId), eq(sessions.id, id))));
+      },
+    },
+
+    signInThrottles: {
+      async get(email) {
+        reading();
+        const rows = await guard(db.select(signInThrottleRow).from(signInThrottles).where(eq(signInThrottles.email, email)).limit(1));
+        return rows[0] ? signInThrottleFromRow(rows[0] as unknown as SignInThrottleRow) : null;
+      },
+      async put(throttle) {
+        writing();
+        const { email: _email, ...counter } = signInThrottleToRow(throttle);
+        await guard(
+          db
+            .insert(signInThrottles)
+            .values(rowValues(signInThrottles, signInThrottleToRow(throttle)))
+            .onConflictDoUpdate({ target: signInThrottles.email, set: rowValues(signInThrottles, counter) }),
+        );
+      },
+      async clear(email) {
+        writing();
+        await guard(db.delete(signInThrottles).where(eq(signInThrottles.email, email)));
+      },
+    },
+  };
+}
+
+const organizationRow = rowSelection(organizations, organizationCounterColumns);
+const userRow = rowSelection(users);
+const apiKeyRow = rowSelection(apiKeys);
+const caseRow = rowSelection(cases);
+const auditEntryRow = rowSelection(auditLog);
+const eventRow = rowSelection(events);
+const teamRow = rowSelection(teams);
+const tlpAuditEntryRow = rowSelection(tlpAuditLog);
+const sessionRow = rowSelection(sessions);
+const signInThrottleRow = rowSelection(signInThrottles);
+/** The TLP audit chain's head, kept with the organization. */
+const chainHead = { seq: organizations.tlpAuditSeq, hash: organizations.tlpAuditHash };
+
+/**
+ * Inserts with `ON CONFLICT DO NOTHING` and reports "no row written" as a conflict. Unlike a
+ * failed INSERT, this leaves the surrounding transaction usable, as a refused statement does on
+ * SQLite, so a unit of work may catch the conflict and carry on, on both adapters. Only on that
+ * refusal are the table's unique keys probed, to say which one clashed (the primary key if none
+ * of the others did).
+ */
+async function insertOrConflict(
+  statement: PromiseLike<{ id: string }[]>,
+  table: string,
+  uniqueKeys: [constraint: string, taken: () => Promise<boolean>][],
+): Promise<void> {
+  const written = await guard(statement);
+  if (written.length > 0) return;
+  for (const [constraint, taken] of uniqueKeys) {
+    if (await taken()) throw uniqueViolation({ table, constraint });
+  }
+  throw uniqueViolation({ table, constraint: `${table}_pkey` });
+}
+
+function caseConditions(filter: CaseFilter): SQL[] {
+  const conditions: SQL[] = [lte(cases.tlp, filter.maxTlp)];
+  if (filter.statusValue) conditions.push(inArray(cases.statusValue, filter.statusValue));
+  if (filter.severity) conditions.push(inArray(cases.severity, filter.severity));
+  if (filter.tlp) conditions.push(inArray(cases.tlp, filter.tlp));
+  if (filter.assigneeId) conditions.push(inArray(cases.assigneeId, filter.assigneeId));
+  if (filter.source) conditions.push(inArray(cases.source, filter.source));
+  if (filter.typeValue) conditions.push(inArray(cases.typeValue, filter.typeValue));
+  if (filter.tag) {
+    // A case matches a tag when any of its tag objects has that name: jsonb containment, which
+    // the GIN index on tags serves.
+    const matches = filter.tag.map((name) => sql`${cases.tags} @> ${JSON.stringify([{ name }])}::jsonb`);
+    conditions.push(or(...matches) ?? sql`false`);
+  }
+  if (filter.createdAfter !== undefined) conditions.push(gt(cases.createdAt, filter.createdAfter));
+  if (filter.createdBefore !== undefined) conditions.push(lt(cases.createdAt, filter.createdBefore));
+  return conditions;
+}
+
+/** Newest first: a page continues strictly below the last id of the previous one. */
+function keyset(id: PgColumn, page: PageRequest): SQL[] {
+  return page.beforeId === undefined ? [] : [lt(id, page.beforeId)];
+}

@@ -1,0 +1,283 @@
+/**
+ * The PostgreSQL tables. Table and column names match the SQLite adapter's so that the shared
+ * row mappers and the conformance suite see one shape. Tables are unqualified on purpose: they
+ * resolve through `search_path`, so one database can hold several isolated casekit schemas.
+ */
+import { customType, foreignKey, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { CaseTag } from "../../core/cases/types.js";
+import type { OrganizationPolicy } from "../../core/organizations/policy.js";
+import type { Scope } from "../../core/access/scopes.js";
+import type { JsonValue } from "../shared/values.js";
+import { toIsoTimestamp } from "../shared/values.js";
+
+/**
+ * `timestamptz(3)` carried as an ISO 8601 UTC string both ways. PostgreSQL prints timestamps in
+ * its own format and in the session's time zone; normalising on the way out keeps the records'
+ * promise (ISO with milliseconds) whatever the connection's `TimeZone` is.
+ */
+const isoTimestamp = customType<{ data: string; driverData: string | Date }>({
+  dataType() {
+    return "timestamp(3) with time zone";
+  },
+  toDriver(value) {
+    return value;
+  },
+  fromDriver(value) {
+    return toIsoTimestamp(value);
+  },
+});
+
+/**
+ * `jsonb` that takes JSON text as well as values: the shared row mappers write JSON text, which
+ * drizzle's own `jsonb` would stringify a second time. node-postgres reads it back parsed. (None
+ * of casekit's JSON columns holds a bare string, so text always means "already JSON".)
+ */
+const jsonb = customType<{ data: JsonValue<unknown>; driverData: string }>({
+  dataType() {
+    return "jsonb";
+  },
+  toDriver(value) {
+    return typeof value === "string" ? value : JSON.stringify(value);
+  },
+});
+
+/**
+ * Ids of the tables listed newest first. Keyset pagination compares ids, and the SQLite adapter
+ * compares them byte by byte; the "C" collation gives PostgreSQL the same order whatever the
+ * database's locale, and cheaper comparisons.
+ */
+const sortableId = customType<{ data: string; driverData: string }>({
+  dataType() {
+    return 'text COLLATE "C"';
+  },
+});
+
+export const organizations = pgTable("organizations", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique("organizations_name_unique"),
+  /** The organization's settings as JSON; null until first set (the mapper fills in defaults). */
+  policy: jsonb("policy").$type<JsonValue<Partial<OrganizationPolicy>>>(),
+  /** The last case number handed out (OrganizationRepository.nextCaseNumber). */
+  caseSeq: integer("case_seq").notNull().default(0),
+  /** The TLP audit chain's head: its last seq and hash (TlpAuditRepository.head). */
+  tlpAuditSeq: integer("tlp_audit_seq").notNull().default(0),
+  tlpAuditHash: text("tlp_audit_hash").notNull().default(""),
+  createdAt: isoTimestamp("created_at").notNull(),
+  updatedAt: isoTimestamp("updated_at").notNull(),
+});
+
+export const users = pgTable(
+  "users",
+  {
+    /** "C" since 0001, when users began to be listed newest first (0000 had the default collation). */
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    /** Unique across the deployment: an email names one person, whatever their tenant. */
+    email: text("email").notNull().unique("users_email_unique"),
+    name: text("name").notNull(),
+    role: text("role").notNull(),
+    status: text("status").notNull(),
+    tlpClearance: integer("tlp_clearance").notNull(),
+    passwordHash: text("password_hash"),
+    createdAt: isoTimestamp("created_at").notNull(),
+    updatedAt: isoTimestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+  },
+  (t) => [
+    foreignKey({ name: "users_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    index("users_organization_id_idx").on(t.organizationId, t.id),
+  ],
+);
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    /** "C" since 0001, when keys began to be listed newest first (0000 had the default collation). */
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    userId: text("user_id").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    tier: text("tier").notNull(),
+    scopes: jsonb("scopes").$type<JsonValue<Scope[]>>().notNull(),
+    tlpClearance: integer("tlp_clearance").notNull(),
+    status: text("status").notNull(),
+    expiresAt: isoTimestamp("expires_at"),
+    lastUsedAt: isoTimestamp("last_used_at"),
+    start: text("start").notNull(),
+    hash: text("hash").notNull().unique("api_keys_hash_unique"),
+    createdAt: isoTimestamp("created_at").notNull(),
+    updatedAt: isoTimestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+  },
+  (t) => [
+    foreignKey({ name: "api_keys_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    foreignKey({ name: "api_keys_user_id_fk", columns: [t.userId], foreignColumns: [users.id] }),
+    index("api_keys_organization_id_idx").on(t.organizationId, t.id),
+  ],
+);
+
+export const cases = pgTable(
+  "cases",
+  {
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    number: integer("number").notNull(),
+    title: text("title").notNull(),
+    severity: integer("severity").notNull(),
+    description: text("description"),
+    tlp: integer("tlp").notNull(),
+    pap: integer("pap").notNull(),
+    statusValue: text("status_value").notNull(),
+    typeValue: text("type_value"),
+    assigneeId: text("assignee_id"),
+    clientId: text("client_id"),
+    source: text("source"),
+    sourceRef: text("source_ref"),
+    tags: jsonb("tags").$type<JsonValue<CaseTag[]>>().notNull(),
+    teams: jsonb("teams").$type<JsonValue<{ id: string }[]>>().notNull(),
+    organizations: jsonb("organizations").$type<JsonValue<string[]>>().notNull(),
+    customFields: jsonb("custom_fields").$type<JsonValue<Record<string, unknown>>>().notNull(),
+    closedAt: isoTimestamp("closed_at"),
+    createdAt: isoTimestamp("created_at").notNull(),
+    updatedAt: isoTimestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+  },
+  (t) => [
+    foreignKey({ name: "cases_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    uniqueIndex("cases_organization_id_number_unique").on(t.organizationId, t.number),
+    // Keyset lists run newest first inside one organization, optionally narrowed by one of these.
+    index("cases_organization_id_idx").on(t.organizationId, t.id),
+    index("cases_organization_id_status_value_idx").on(t.organizationId, t.statusValue, t.id),
+    index("cases_organization_id_severity_idx").on(t.organizationId, t.severity, t.id),
+    index("cases_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
+    // `tag` filters use jsonb containment (tags @> '[{"name": …}]'), which jsonb_path_ops serves.
+    index("cases_tags_idx").using("gin", t.tags.op("jsonb_path_ops")),
+  ],
+);
+
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    actorUserId: text("actor_user_id"),
+    actorKeyId: text("actor_key_id"),
+    action: text("action").notNull(),
+    resourceType: text("resource_type").notNull(),
+    resourceId: text("resource_id").notNull(),
+    changes: jsonb("changes").$type<JsonValue<Record<string, { from: unknown; to: unknown }>>>(),
+    requestId: text("request_id"),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    at: isoTimestamp("at").notNull(),
+  },
+  (t) => [
+    foreignKey({ name: "audit_log_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    index("audit_log_organization_id_idx").on(t.organizationId, t.id),
+  ],
+);
+
+/** The transactional outbox. */
+export const events = pgTable(
+  "events",
+  {
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    name: text("name").notNull(),
+    resourceType: text("resource_type").notNull(),
+    resourceId: text("resource_id").notNull(),
+    payload: jsonb("payload").$type<JsonValue<Record<string, unknown>>>().notNull(),
+    tlp: integer("tlp"),
+    bulkRequestId: text("bulk_request_id"),
+    occurredAt: isoTimestamp("occurred_at").notNull(),
+  },
+  (t) => [
+    foreignKey({ name: "events_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    index("events_organization_id_idx").on(t.organizationId, t.id),
+  ],
+);
+
+export const teams = pgTable(
+  "teams",
+  {
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    function: text("function"),
+    tier: text("tier"),
+    escalationTeamId: text("escalation_team_id"),
+    email: text("email"),
+    slackChannel: text("slack_channel"),
+    teamsChannel: text("teams_channel"),
+    timezone: text("timezone"),
+    createdAt: isoTimestamp("created_at").notNull(),
+    updatedAt: isoTimestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+  },
+  (t) => [
+    foreignKey({ name: "teams_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    uniqueIndex("teams_organization_id_name_unique").on(t.organizationId, t.name),
+    index("teams_organization_id_idx").on(t.organizationId, t.id),
+  ],
+);
+
+/**
+ * The TLP audit log: append-only (migration 0001 installs triggers refusing UPDATE, DELETE and
+ * TRUNCATE, which drizzle-kit does not model) and hash-chained per organization; the chain's head
+ * is `organizations.tlp_audit_seq` / `tlp_audit_hash`.
+ */
+export const tlpAuditLog = pgTable(
+  "tlp_audit_log",
+  {
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    seq: integer("seq").notNull(),
+    actorUserId: text("actor_user_id"),
+    actorKeyId: text("actor_key_id"),
+    resourceType: text("resource_type").notNull(),
+    resourceId: text("resource_id").notNull(),
+    action: text("action").notNull(),
+    tlpBefore: integer("tlp_before"),
+    tlpAfter: integer("tlp_after"),
+    outcome: text("outcome").notNull(),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    requestId: text("request_id"),
+    at: isoTimestamp("at").notNull(),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (t) => [
+    foreignKey({ name: "tlp_audit_log_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    uniqueIndex("tlp_audit_log_organization_id_seq_unique").on(t.organizationId, t.seq),
+    index("tlp_audit_log_organization_id_idx").on(t.organizationId, t.id),
+    index("tlp_audit_log_organization_id_resource_id_idx").on(t.organizationId, t.resourceId, t.id),
+  ],
+);
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    userId: text("user_id").notNull(),
+    tokenHash: text("token_hash").notNull().unique("sessions_token_hash_unique"),
+    csrfHash: text("csrf_hash").notNull(),
+    createdAt: isoTimestamp("created_at").notNull(),
+    expiresAt: isoTimestamp("expires_at").notNull(),
+  },
+  (t) => [
+    foreignKey({ name: "sessions_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    foreignKey({ name: "sessions_user_id_fk", columns: [t.userId], foreignColumns: [users.id] }),
+  ],
+);
+
+/** Failed sign-ins per email address, whoever it belongs to (if anyone): no foreign key. */
+export const signInThrottles = pgTable("sign_in_throttles", {
+  email: text("email").primaryKey(),
+  failures: integer("failures").notNull(),
+  windowStartedAt: isoTimestamp("window_started_at").notNull(),
+  blockedUntil: isoTimestamp("blocked_until"),
+});

@@ -1,0 +1,169 @@
+import { drizzle } from "drizzle-orm/node-postgres";
+import type { NodePgDatabase } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import { CaseKitError } from "../../core/errors.js";
+import type { Storage, UnitOfWork } from "../../core/ports/storage.js";
+import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
+import { translateError } from "./errors.js";
+import { migrateSchema } from "./migrate.js";
+import type { UnitState } from "./repositories.js";
+import { createUnitOfWork } from "./repositories.js";
+
+interface CommonOptions {
+  /**
+   * Schema holding casekit's tables, created by `migrate()` if missing; it must match
+   * `^[a-z_][a-z0-9_]*$`. Without it, tables live in the connection's current schema (the first
+   * existing one on its search_path, usually `public`).
+   */
+  schema?: string;
+  /** Where the migrations are; found next to the package by default (see resolveMigrationsFolder). */
+  migrationsFolder?: string;
+}
+
+export type PostgresStorageOptions =
+  | (CommonOptions & {
+      /** `postgres://…`; the adapter creates the pool and ends it on `close()`. */
+      connectionString: string;
+      /** Most connections the pool opens (pg's default: 10). */
+      max?: number;
+    })
+  | (CommonOptions & {
+      /**
+       * A pool you own; `close()` leaves it open. With `schema`, the adapter sets `search_path`
+       * on each connection it borrows, and the setting stays with the connection: give casekit a
+       * pool of its own if other code relies on the default search_path.
+       */
+      pool: pg.Pool;
+    });
+
+const schemaNamePattern = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * The schema each connection's search_path was last set to by casekit, shared by every storage
+ * in the process, so two storages on one borrowed pool with different schemas each set theirs.
+ */
+const searchPaths = new WeakMap<pg.PoolClient, string>();
+
+/**
+ * The storage port on PostgreSQL, through node-postgres and drizzle.
+ *
+ * Every unit of work runs on one pooled connection: `transaction` between BEGIN and COMMIT (or
+ * ROLLBACK when `work` throws), `read` outside any transaction, so each statement sees only
+ * committed data. Concurrent units use different connections and never see each other's
+ * uncommitted writes. `migrate()` is safe from several processes at once (see migrateSchema).
+ */
+export function createPostgresStorage(options: PostgresStorageOptions): Storage {
+  const { schema } = options;
+  if (schema !== undefined && !schemaNamePattern.test(schema)) {
+    throw new Error(`casekit: invalid schema name ${JSON.stringify(schema)}; use a-z, 0-9 and _, not starting with a digit`);
+  }
+  const owned = !("pool" in options);
+  const pool = "pool" in options ? options.pool : new pg.Pool({ connectionString: options.connectionString, max: options.max });
+  // An idle connection the server drops must not crash the process; pg removes it from the pool.
+  if (owned) pool.on("error", () => {});
+
+  /** One drizzle instance per connection: pg reuses connection objects, so this stays small. */
+  const databases = new WeakMap<pg.PoolClient, NodePgDatabase>();
+  let closing: Promise<void> | undefined;
+
+  const ensureOpen = (): void => {
+    if (closing !== undefined) throw new CaseKitError("unavailable", "The storage is closed");
+  };
+
+  async function prepare(client: pg.PoolClient): Promise<void> {
+    if (schema === undefined || searchPaths.get(client) === schema) return;
+    await client.query("select set_config('search_path', $1, false)", [`"${schema}"`]);
+    searchPaths.set(client, schema);
+  }
+
+  function databaseOf(client: pg.PoolClient): NodePgDatabase {
+    let db = databases.get(client);
+    if (!db) {
+      db = drizzle({ client });
+      databases.set(client, db);
+    }
+    return db;
+  }
+
+  /**
+   * Lends `use` one prepared connection and takes it back. `use` calls `discard` when it leaves
+   * the session in an unknown state (a failed ROLLBACK), and so does a connection error, so the
+   * connection is closed instead of pooled.
+   */
+  async function withConnection<T>(use: (client: pg.PoolClient, discard: (reason: unknown) => void) => Promise<T>): Promise<T> {
+    ensureOpen();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw translateError(error);
+    }
+    let discarded: Error | undefined;
+    const discard = (reason: unknown) => {
+      discarded = reason instanceof Error ? reason : new Error("casekit: connection discarded");
+    };
+    // pg emits a lent connection's failures between queries (the server went away while `work`
+    // awaited something else) as an 'error' event, which would crash the process unheard.
+    client.on("error", discard);
+    try {
+      try {
+        await prepare(client);
+      } catch (error) {
+        discard(error);
+        throw error;
+      }
+      return await use(client, discard);
+    } catch (error) {
+      throw translateError(error);
+    } finally {
+      client.off("error", discard);
+      client.release(discarded);
+    }
+  }
+
+  async function runUnit<T>(client: pg.PoolClient, unit: UnitState, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+    try {
+      return await work(createUnitOfWork(databaseOf(client), unit));
+    } finally {
+      unit.open = false;
+    }
+  }
+
+  return {
+    transaction<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+      return withConnection(async (client, discard) => {
+        await client.query("begin");
+        let result: T;
+        try {
+          result = await runUnit(client, { open: true, writable: true }, work);
+        } catch (error) {
+          await client.query("rollback").catch(discard);
+          throw error;
+        }
+        await client.query("commit");
+        return result;
+      });
+    },
+
+    read<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+      return withConnection((client) => runUnit(client, { open: true, writable: false }, work));
+    },
+
+    migrate(): Promise<void> {
+      const migrationsFolder = options.migrationsFolder ?? resolveMigrationsFolder("postgres");
+      return withConnection((client) => migrateSchema(client, databaseOf(client), { schema, migrationsFolder }));
+    },
+
+    async ping(): Promise<void> {
+      await withConnection(async (client) => {
+        await client.query("select 1");
+      });
+    },
+
+    close(): Promise<void> {
+      // pg's end() waits for borrowed connections to come back, so units in flight finish.
+      closing ??= owned ? pool.end() : Promise.resolve();
+      return closing;
+    },
+  };
+}

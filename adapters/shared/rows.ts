@@ -1,0 +1,712 @@
+/**
+ * Rows ↔ records, for both dialects. A row is keyed by the snake_case column names that both
+ * schemas share (adapters/sqlite/schema.ts, adapters/postgres/schema.ts). Reading accepts what
+ * either driver returns (ISO text or `Date`, JSON text or parsed JSON, `undefined` for a missing
+ * optional value) and always yields the core's plain record: ISO strings, parsed JSON, `null` for
+ * absent values. Writing yields values every driver binds as-is: canonical ISO text and JSON text.
+ */
+import type { Scope } from "../../core/access/scopes.js";
+import type { AuditEntry } from "../../core/audit/types.js";
+import type { CaseStatus } from "../../core/cases/lifecycle.js";
+import type { Case, CaseTag } from "../../core/cases/types.js";
+import type { DomainEvent } from "../../core/events/types.js";
+import type { KeyStatus, KeyTier, StoredApiKey } from "../../core/keys/types.js";
+import type { Session, SignInThrottle } from "../../core/account/types.js";
+import type { OrganizationPolicy } from "../../core/organizations/policy.js";
+import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
+import type { Organization } from "../../core/organizations/types.js";
+import type { Team } from "../../core/teams/types.js";
+import type { TlpAction, TlpAuditEntry, TlpOutcome, TlpResourceType } from "../../core/tlp/types.js";
+import type { StoredUser, UserRole, UserStatus } from "../../core/users/types.js";
+import type { JsonValue, TimestampValue } from "./values.js";
+import { fromJson, fromJsonOrNull, orNull, toIsoTimestamp, toIsoTimestampOrNull, toJson, toJsonOrNull } from "./values.js";
+
+/** "read": what a driver returns; "write": what the mappers produce for binding. */
+export type RowMode = "read" | "write";
+type Ts<M extends RowMode> = M extends "write" ? string : TimestampValue;
+type Js<M extends RowMode, T> = M extends "write" ? string : JsonValue<T>;
+/** Optional columns: a driver may leave them out; the write mappers always give `null`. */
+type Opt<M extends RowMode, T> = M extends "write" ? T | null : T | null | undefined;
+
+/** Compile-time check that a column list names every key of its row. */
+type Complete<Missing extends never> = Missing;
+
+// ---------------------------------------------------------------------------------------------
+// organizations
+
+export interface OrganizationRow<M extends RowMode = "read"> {
+  id: string;
+  name: string;
+  /** The policy as stored: NULL for rows older than the column, and possibly missing newer settings. */
+  policy: Opt<M, Js<M, Partial<OrganizationPolicy>>>;
+  created_at: Ts<M>;
+  updated_at: Ts<M>;
+}
+
+/**
+ * Writable columns. `case_seq`, `tlp_audit_seq` and `tlp_audit_hash` are the adapter's own
+ * counters (the case number and the TLP audit chain head) and start at their defaults.
+ */
+export const organizationColumns = ["id", "name", "policy", "created_at", "updated_at"] as const satisfies readonly (keyof OrganizationRow)[];
+type _OrganizationColumnsComplete = Complete<Exclude<keyof OrganizationRow, (typeof organizationColumns)[number]>>;
+/** The organizations columns the adapters keep themselves (not part of the record). */
+export const organizationCounterColumns = ["case_seq", "tlp_audit_seq", "tlp_audit_hash"] as const;
+
+export function organizationToRow(org: Organization): OrganizationRow<"write"> {
+  return {
+    id: org.id,
+    name: org.name,
+    policy: toJson(org.policy),
+    created_at: toIsoTimestamp(org.createdAt),
+    updated_at: toIsoTimestamp(org.updatedAt),
+  };
+}
+
+export function organizationFromRow(row: OrganizationRow): Organization {
+  return {
+    id: row.id,
+    name: row.name,
+    policy: policyFromColumn(row.policy),
+    createdAt: toIsoTimestamp(row.created_at),
+    updatedAt: toIsoTimestamp(row.updated_at),
+  };
+}
+
+/**
+ * The stored policy over the defaults: settings added after a row was written (or a NULL policy,
+ * from before the column existed) read as their defaults. A fresh object every time, so callers
+ * may change what they get.
+ */
+export function policyFromColumn(value: JsonValue<Partial<OrganizationPolicy>> | null | undefined): OrganizationPolicy {
+  const stored = fromJsonOrNull(value) ?? {};
+  // Defaults are copied deeply: they hold arrays and objects (allowedTiers, rateLimits).
+  return { ...structuredClone(defaultOrganizationPolicy), ...stored };
+}
+
+// ---------------------------------------------------------------------------------------------
+// users
+
+export interface UserRow<M extends RowMode = "read"> {
+  id: string;
+  organization_id: string;
+  email: string;
+  name: string;
+  role: string;
+  status: string;
+  tlp_clearance: number;
+  password_hash: Opt<M, string>;
+  created_at: Ts<M>;
+  updated_at: Ts<M>;
+  created_by: Opt<M, string>;
+}
+
+export const userColumns = [
+  "id",
+  "organization_id",
+  "email",
+  "name",
+  "role",
+  "status",
+  "tlp_clearance",
+  "password_hash",
+  "created_at",
+  "updated_at",
+  "created_by",
+] as const satisfies readonly (keyof UserRow)[];
+type _UserColumnsComplete = Complete<Exclude<keyof UserRow, (typeof userColumns)[number]>>;
+
+export function userToRow(user: StoredUser): UserRow<"write"> {
+  return {
+    id: user.id,
+    organization_id: user.organizationId,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    status: user.status,
+    tlp_clearance: user.tlpClearance,
+    password_hash: orNull(user.passwordHash),
+    created_at: toIsoTimestamp(user.createdAt),
+    updated_at: toIsoTimestamp(user.updatedAt),
+    created_by: orNull(user.createdBy),
+  };
+}
+
+export function userFromRow(row: UserRow): StoredUser {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    email: row.email,
+    name: row.name,
+    role: row.role as UserRole,
+    status: row.status as UserStatus,
+    tlpClearance: row.tlp_clearance,
+    passwordHash: orNull(row.password_hash),
+    createdAt: toIsoTimestamp(row.created_at),
+    updatedAt: toIsoTimestamp(row.updated_at),
+    createdBy: orNull(row.created_by),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// api_keys
+
+export interface ApiKeyRow<M extends RowMode = "read"> {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  name: string;
+  description: Opt<M, string>;
+  tier: string;
+  scopes: Js<M, Scope[]>;
+  tlp_clearance: number;
+  status: string;
+  expires_at: Opt<M, Ts<M>>;
+  last_used_at: Opt<M, Ts<M>>;
+  start: string;
+  hash: string;
+  created_at: Ts<M>;
+  updated_at: Ts<M>;
+  created_by: Opt<M, string>;
+}
+
+export const apiKeyColumns = [
+  "id",
+  "organization_id",
+  "user_id",
+  "name",
+  "description",
+  "tier",
+  "scopes",
+  "tlp_clearance",
+  "status",
+  "expires_at",
+  "last_used_at",
+  "start",
+  "hash",
+  "created_at",
+  "updated_at",
+  "created_by",
+] as const satisfies readonly (keyof ApiKeyRow)[];
+type _ApiKeyColumnsComplete = Complete<Exclude<keyof ApiKeyRow, (typeof apiKeyColumns)[number]>>;
+
+export function apiKeyToRow(key: StoredApiKey): ApiKeyRow<"write"> {
+  return {
+    id: key.id,
+    organization_id: key.organizationId,
+    user_id: key.userId,
+    name: key.name,
+    description: orNull(key.description),
+    tier: key.tier,
+    scopes: toJson(key.scopes),
+    tlp_clearance: key.tlpClearance,
+    status: key.status,
+    expires_at: toIsoTimestampOrNull(key.expiresAt),
+    last_used_at: toIsoTimestampOrNull(key.lastUsedAt),
+    start: key.start,
+    hash: key.hash,
+    created_at: toIsoTimestamp(key.createdAt),
+    updated_at: toIsoTimestamp(key.updatedAt),
+    created_by: orNull(key.createdBy),
+  };
+}
+
+export function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    userId: row.user_id,
+    name: row.name,
+    description: orNull(row.description),
+    tier: row.tier as KeyTier,
+    scopes: fromJson(row.scopes),
+    tlpClearance: row.tlp_clearance,
+    status: row.status as KeyStatus,
+    expiresAt: toIsoTimestampOrNull(row.expires_at),
+    lastUsedAt: toIsoTimestampOrNull(row.last_used_at),
+    start: row.start,
+    hash: row.hash,
+    createdAt: toIsoTimestamp(row.created_at),
+    updatedAt: toIsoTimestamp(row.updated_at),
+    createdBy: orNull(row.created_by),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// cases
+
+export interface CaseRow<M extends RowMode = "read"> {
+  id: string;
+  organization_id: string;
+  number: number;
+  title: string;
+  severity: number;
+  description: Opt<M, string>;
+  tlp: number;
+  pap: number;
+  status_value: string;
+  type_value: Opt<M, string>;
+  assignee_id: Opt<M, string>;
+  client_id: Opt<M, string>;
+  source: Opt<M, string>;
+  source_ref: Opt<M, string>;
+  tags: Js<M, CaseTag[]>;
+  teams: Js<M, { id: string }[]>;
+  organizations: Js<M, string[]>;
+  custom_fields: Js<M, Record<string, unknown>>;
+  closed_at: Opt<M, Ts<M>>;
+  created_at: Ts<M>;
+  updated_at: Ts<M>;
+  created_by: Opt<M, string>;
+}
+
+export const caseColumns = [
+  "id",
+  "organization_id",
+  "number",
+  "title",
+  "severity",
+  "description",
+  "tlp",
+  "pap",
+  "status_value",
+  "type_value",
+  "assignee_id",
+  "client_id",
+  "source",
+  "source_ref",
+  "tags",
+  "teams",
+  "organizations",
+  "custom_fields",
+  "closed_at",
+  "created_at",
+  "updated_at",
+  "created_by",
+] as const satisfies readonly (keyof CaseRow)[];
+type _CaseColumnsComplete = Complete<Exclude<keyof CaseRow, (typeof caseColumns)[number]>>;
+
+export function caseToRow(record: Case): CaseRow<"write"> {
+  return {
+    id: record.id,
+    organization_id: record.organizationId,
+    number: record.number,
+    title: record.title,
+    severity: record.severity,
+    description: orNull(record.description),
+    tlp: record.tlp,
+    pap: record.pap,
+    status_value: record.statusValue,
+    type_value: orNull(record.typeValue),
+    assignee_id: orNull(record.assigneeId),
+    client_id: orNull(record.clientId),
+    source: orNull(record.source),
+    source_ref: orNull(record.sourceRef),
+    tags: toJson(record.tags),
+    teams: toJson(record.teams),
+    organizations: toJson(record.organizations),
+    custom_fields: toJson(record.customFields),
+    closed_at: toIsoTimestampOrNull(record.closedAt),
+    created_at: toIsoTimestamp(record.createdAt),
+    updated_at: toIsoTimestamp(record.updatedAt),
+    created_by: orNull(record.createdBy),
+  };
+}
+
+export function caseFromRow(row: CaseRow): Case {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    number: row.number,
+    title: row.title,
+    severity: row.severity,
+    description: orNull(row.description),
+    tlp: row.tlp,
+    pap: row.pap,
+    statusValue: row.status_value as CaseStatus,
+    typeValue: orNull(row.type_value),
+    assigneeId: orNull(row.assignee_id),
+    clientId: orNull(row.client_id),
+    source: orNull(row.source),
+    sourceRef: orNull(row.source_ref),
+    tags: fromJson(row.tags),
+    teams: fromJson(row.teams),
+    organizations: fromJson(row.organizations),
+    customFields: fromJson(row.custom_fields),
+    closedAt: toIsoTimestampOrNull(row.closed_at),
+    createdAt: toIsoTimestamp(row.created_at),
+    updatedAt: toIsoTimestamp(row.updated_at),
+    createdBy: orNull(row.created_by),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// audit_log
+
+export interface AuditEntryRow<M extends RowMode = "read"> {
+  id: string;
+  organization_id: string;
+  actor_user_id: Opt<M, string>;
+  actor_key_id: Opt<M, string>;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  changes: Opt<M, Js<M, Record<string, { from: unknown; to: unknown }>>>;
+  request_id: Opt<M, string>;
+  ip: Opt<M, string>;
+  user_agent: Opt<M, string>;
+  at: Ts<M>;
+}
+
+export const auditEntryColumns = [
+  "id",
+  "organization_id",
+  "actor_user_id",
+  "actor_key_id",
+  "action",
+  "resource_type",
+  "resource_id",
+  "changes",
+  "request_id",
+  "ip",
+  "user_agent",
+  "at",
+] as const satisfies readonly (keyof AuditEntryRow)[];
+type _AuditEntryColumnsComplete = Complete<Exclude<keyof AuditEntryRow, (typeof auditEntryColumns)[number]>>;
+
+export function auditEntryToRow(entry: AuditEntry): AuditEntryRow<"write"> {
+  return {
+    id: entry.id,
+    organization_id: entry.organizationId,
+    actor_user_id: orNull(entry.actorUserId),
+    actor_key_id: orNull(entry.actorKeyId),
+    action: entry.action,
+    resource_type: entry.resourceType,
+    resource_id: entry.resourceId,
+    changes: toJsonOrNull(entry.changes),
+    request_id: orNull(entry.requestId),
+    ip: orNull(entry.ip),
+    user_agent: orNull(entry.userAgent),
+    at: toIsoTimestamp(entry.at),
+  };
+}
+
+export function auditEntryFromRow(row: AuditEntryRow): AuditEntry {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    actorUserId: orNull(row.actor_user_id),
+    actorKeyId: orNull(row.actor_key_id),
+    action: row.action,
+    resourceType: row.resource_type,
+    resourceId: row.resource_id,
+    changes: fromJsonOrNull(row.changes),
+    requestId: orNull(row.request_id),
+    ip: orNull(row.ip),
+    userAgent: orNull(row.user_agent),
+    at: toIsoTimestamp(row.at),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// events (the outbox)
+
+export interface EventRow<M extends RowMode = "read"> {
+  id: string;
+  organization_id: string;
+  name: string;
+  resource_type: string;
+  resource_id: string;
+  payload: Js<M, Record<string, unknown>>;
+  tlp: Opt<M, number>;
+  bulk_request_id: Opt<M, string>;
+  occurred_at: Ts<M>;
+}
+
+export const eventColumns = [
+  "id",
+  "organization_id",
+  "name",
+  "resource_type",
+  "resource_id",
+  "payload",
+  "tlp",
+  "bulk_request_id",
+  "occurred_at",
+] as const satisfies readonly (keyof EventRow)[];
+type _EventColumnsComplete = Complete<Exclude<keyof EventRow, (typeof eventColumns)[number]>>;
+
+export function eventToRow(event: DomainEvent): EventRow<"write"> {
+  return {
+    id: event.id,
+    organization_id: event.organizationId,
+    name: event.name,
+    resource_type: event.resourceType,
+    resource_id: event.resourceId,
+    payload: toJson(event.payload),
+    tlp: orNull(event.tlp),
+    bulk_request_id: orNull(event.bulkRequestId),
+    occurred_at: toIsoTimestamp(event.occurredAt),
+  };
+}
+
+export function eventFromRow(row: EventRow): DomainEvent {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    name: row.name,
+    resourceType: row.resource_type,
+    resourceId: row.resource_id,
+    payload: fromJson(row.payload),
+    tlp: orNull(row.tlp),
+    bulkRequestId: orNull(row.bulk_request_id),
+    occurredAt: toIsoTimestamp(row.occurred_at),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// teams
+
+export interface TeamRow<M extends RowMode = "read"> {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: Opt<M, string>;
+  function: Opt<M, string>;
+  tier: Opt<M, string>;
+  escalation_team_id: Opt<M, string>;
+  email: Opt<M, string>;
+  slack_channel: Opt<M, string>;
+  teams_channel: Opt<M, string>;
+  timezone: Opt<M, string>;
+  created_at: Ts<M>;
+  updated_at: Ts<M>;
+  created_by: Opt<M, string>;
+}
+
+export const teamColumns = [
+  "id",
+  "organization_id",
+  "name",
+  "description",
+  "function",
+  "tier",
+  "escalation_team_id",
+  "email",
+  "slack_channel",
+  "teams_channel",
+  "timezone",
+  "created_at",
+  "updated_at",
+  "created_by",
+] as const satisfies readonly (keyof TeamRow)[];
+type _TeamColumnsComplete = Complete<Exclude<keyof TeamRow, (typeof teamColumns)[number]>>;
+
+export function teamToRow(team: Team): TeamRow<"write"> {
+  return {
+    id: team.id,
+    organization_id: team.organizationId,
+    name: team.name,
+    description: orNull(team.description),
+    function: orNull(team.function),
+    tier: orNull(team.tier),
+    escalation_team_id: orNull(team.escalationTeamId),
+    email: orNull(team.email),
+    slack_channel: orNull(team.slackChannel),
+    teams_channel: orNull(team.teamsChannel),
+    timezone: orNull(team.timezone),
+    created_at: toIsoTimestamp(team.createdAt),
+    updated_at: toIsoTimestamp(team.updatedAt),
+    created_by: orNull(team.createdBy),
+  };
+}
+
+export function teamFromRow(row: TeamRow): Team {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    name: row.name,
+    description: orNull(row.description),
+    function: orNull(row.function),
+    tier: orNull(row.tier),
+    escalationTeamId: orNull(row.escalation_team_id),
+    email: orNull(row.email),
+    slackChannel: orNull(row.slack_channel),
+    teamsChannel: orNull(row.teams_channel),
+    timezone: orNull(row.timezone),
+    createdAt: toIsoTimestamp(row.created_at),
+    updatedAt: toIsoTimestamp(row.updated_at),
+    createdBy: orNull(row.created_by),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// tlp_audit_log (append-only, hash-chained per organization)
+
+export interface TlpAuditEntryRow<M extends RowMode = "read"> {
+  id: string;
+  organization_id: string;
+  seq: number;
+  actor_user_id: Opt<M, string>;
+  actor_key_id: Opt<M, string>;
+  resource_type: string;
+  resource_id: string;
+  action: string;
+  tlp_before: Opt<M, number>;
+  tlp_after: Opt<M, number>;
+  outcome: string;
+  ip: Opt<M, string>;
+  user_agent: Opt<M, string>;
+  request_id: Opt<M, string>;
+  at: Ts<M>;
+  prev_hash: string;
+  hash: string;
+}
+
+export const tlpAuditEntryColumns = [
+  "id",
+  "organization_id",
+  "seq",
+  "actor_user_id",
+  "actor_key_id",
+  "resource_type",
+  "resource_id",
+  "action",
+  "tlp_before",
+  "tlp_after",
+  "outcome",
+  "ip",
+  "user_agent",
+  "request_id",
+  "at",
+  "prev_hash",
+  "hash",
+] as const satisfies readonly (keyof TlpAuditEntryRow)[];
+type _TlpAuditEntryColumnsComplete = Complete<Exclude<keyof TlpAuditEntryRow, (typeof tlpAuditEntryColumns)[number]>>;
+
+/**
+ * The hash covers `at` as text: the core hashes canonical ISO text (`toISOString()`), which is
+ * what is stored and read back, so the chain verifies. An entry hashed over another form of the
+ * instant would be stored canonical and then fail verification.
+ */
+export function tlpAuditEntryToRow(entry: TlpAuditEntry): TlpAuditEntryRow<"write"> {
+  return {
+    id: entry.id,
+    organization_id: entry.organizationId,
+    seq: entry.seq,
+    actor_user_id: orNull(entry.actorUserId),
+    actor_key_id: orNull(entry.actorKeyId),
+    resource_type: entry.resourceType,
+    resource_id: entry.resourceId,
+    action: entry.action,
+    tlp_before: orNull(entry.tlpBefore),
+    tlp_after: orNull(entry.tlpAfter),
+    outcome: entry.outcome,
+    ip: orNull(entry.ip),
+    user_agent: orNull(entry.userAgent),
+    request_id: orNull(entry.requestId),
+    at: toIsoTimestamp(entry.at),
+    prev_hash: entry.prevHash,
+    hash: entry.hash,
+  };
+}
+
+export function tlpAuditEntryFromRow(row: TlpAuditEntryRow): TlpAuditEntry {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    seq: row.seq,
+    actorUserId: orNull(row.actor_user_id),
+    actorKeyId: orNull(row.actor_key_id),
+    resourceType: row.resource_type as TlpResourceType,
+    resourceId: row.resource_id,
+    action: row.action as TlpAction,
+    tlpBefore: orNull(row.tlp_before),
+    tlpAfter: orNull(row.tlp_after),
+    outcome: row.outcome as TlpOutcome,
+    ip: orNull(row.ip),
+    userAgent: orNull(row.user_agent),
+    requestId: orNull(row.request_id),
+    at: toIsoTimestamp(row.at),
+    prevHash: row.prev_hash,
+    hash: row.hash,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// sessions
+
+export interface SessionRow<M extends RowMode = "read"> {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  token_hash: string;
+  csrf_hash: string;
+  created_at: Ts<M>;
+  expires_at: Ts<M>;
+}
+
+export const sessionColumns = [
+  "id",
+  "organization_id",
+  "user_id",
+  "token_hash",
+  "csrf_hash",
+  "created_at",
+  "expires_at",
+] as const satisfies readonly (keyof SessionRow)[];
+type _SessionColumnsComplete = Complete<Exclude<keyof SessionRow, (typeof sessionColumns)[number]>>;
+
+export function sessionToRow(session: Session): SessionRow<"write"> {
+  return {
+    id: session.id,
+    organization_id: session.organizationId,
+    user_id: session.userId,
+    token_hash: session.tokenHash,
+    csrf_hash: session.csrfHash,
+    created_at: toIsoTimestamp(session.createdAt),
+    expires_at: toIsoTimestamp(session.expiresAt),
+  };
+}
+
+export function sessionFromRow(row: SessionRow): Session {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    userId: row.user_id,
+    tokenHash: row.token_hash,
+    csrfHash: row.csrf_hash,
+    createdAt: toIsoTimestamp(row.created_at),
+    expiresAt: toIsoTimestamp(row.expires_at),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// sign_in_throttles (not tenant data: keyed by email)
+
+export interface SignInThrottleRow<M extends RowMode = "read"> {
+  email: string;
+  failures: number;
+  window_started_at: Ts<M>;
+  blocked_until: Opt<M, Ts<M>>;
+}
+
+export const signInThrottleColumns = ["email", "failures", "window_started_at", "blocked_until"] as const satisfies readonly (keyof SignInThrottleRow)[];
+type _SignInThrottleColumnsComplete = Complete<Exclude<keyof SignInThrottleRow, (typeof signInThrottleColumns)[number]>>;
+
+export function signInThrottleToRow(throttle: SignInThrottle): SignInThrottleRow<"write"> {
+  return {
+    email: throttle.email,
+    failures: throttle.failures,
+    window_started_at: toIsoTimestamp(throttle.windowStartedAt),
+    blocked_until: toIsoTimestampOrNull(throttle.blockedUntil),
+  };
+}
+
+export function signInThrottleFromRow(row: SignInThrottleRow): SignInThrottle {
+  return {
+    email: row.email,
+    failures: row.failures,
+    windowStartedAt: toIsoTimestamp(row.window_started_at),
+    blockedUntil: toIsoTimestampOrNull(row.blocked_until),
+  };
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from "drizzle-kit";
+
+/**
+ * `npm run db:generate` writes new migrations here. They ship with the package
+ * (package.json "files") and run on start through drizzle's better-sqlite3 migrator.
+ */
+export default defineConfig({
+  dialect: "sqlite",
+  schema: "./adapters/sqlite/schema.ts",
+  out: "./adapters/sqlite/migrations",
+});

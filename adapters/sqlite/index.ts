@@ -1,0 +1,4 @@
+// casekit/sqlite: the embedded storage adapter (better-sqlite3 via drizzle-orm migrations).
+export { createSqliteStorage } from "./storage.js";
+export type { SqliteDatabase, SqliteStorageOptions } from "./storage.js";
+export { resolveMigrationsFolder } from "../shared/migrations-folder.js";

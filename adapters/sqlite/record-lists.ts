@@ -1,0 +1,51 @@
+import type { ApiKeyFilter, UserFilter } from "../../core/ports/storage.js";
+import type { TeamFilter } from "../../core/teams/types.js";
+import type { TlpAuditFilter } from "../../core/tlp/types.js";
+import { Conditions } from "./list-query.js";
+import { sql } from "./statements.js";
+
+/**
+ * The SQL and parameters of the user, API key, team and TLP audit lists. Filters arrive
+ * normalised (adapters/shared/list-filters.ts: no empty lists, canonical time bounds); each
+ * member narrows (AND), a list means "any of"; newest first, keyset by id, scoped by
+ * organization_id.
+ */
+type Query = { text: string; params: unknown[] };
+
+export function userListQuery(organizationId: string, filter: UserFilter, limit: number, beforeId: string | undefined): Query {
+  return new Conditions(organizationId)
+    .anyOf("status", filter.status)
+    .anyOf("role", filter.role)
+    .equals("email", filter.email)
+    .page(sql.userSelect, limit, beforeId);
+}
+
+export function apiKeyListQuery(organizationId: string, filter: ApiKeyFilter, limit: number, beforeId: string | undefined): Query {
+  return new Conditions(organizationId)
+    .anyOf("status", filter.status)
+    .anyOf("tier", filter.tier)
+    .equals("user_id", filter.userId)
+    .page(sql.apiKeySelect, limit, beforeId);
+}
+
+export function teamListQuery(organizationId: string, filter: TeamFilter, limit: number, beforeId: string | undefined): Query {
+  return new Conditions(organizationId)
+    .equals("name", filter.name)
+    .anyOf("function", filter.function)
+    .anyOf("tier", filter.tier)
+    .equals("escalation_team_id", filter.escalationTeamId)
+    .page(sql.teamSelect, limit, beforeId);
+}
+
+/** `actorId` matches the acting user or the acting key; `from` is inclusive, `to` exclusive. */
+export function tlpAuditListQuery(organizationId: string, filter: TlpAuditFilter, limit: number, beforeId: string | undefined): Query {
+  const where = new Conditions(organizationId)
+    .equals("resource_id", filter.resourceId)
+    .anyOf("resource_type", filter.resourceType)
+    .anyOf("action", filter.action)
+    .equals("outcome", filter.outcome);
+  if (filter.actorId !== undefined) where.add("(actor_user_id = ? OR actor_key_id = ?)", filter.actorId, filter.actorId);
+  if (filter.from !== undefined) where.add("at >= ?", filter.from);
+  if (filter.to !== undefined) where.add("at < ?", filter.to);
+  return where.page(sql.tlpAuditSelect, limit, beforeId);
+}

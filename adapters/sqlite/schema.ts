@@ -1,0 +1,250 @@
+/**
+ * The SQLite tables: the source drizzle-kit generates migrations from. Table and column names
+ * match the PostgreSQL adapter's (adapters/postgres/schema.ts) and the shared row shapes
+ * (adapters/shared/rows.ts), so one set of row mappers serves both dialects.
+ *
+ * Timestamps are ISO 8601 UTC text with milliseconds (`2026-01-01T00:00:00.000Z`): that form sorts
+ * as text in time order, so range filters and indexes work on it directly. JSON values are text.
+ */
+import { foreignKey, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Scope } from "../../core/access/scopes.js";
+import type { CaseTag } from "../../core/cases/types.js";
+import type { OrganizationPolicy } from "../../core/organizations/policy.js";
+
+const timestamp = (name: string) => text(name);
+const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>();
+
+export const organizations = sqliteTable("organizations", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique("organizations_name_unique"),
+  /**
+   * The stored policy (JSON); NULL, or a policy missing settings added later, reads back with the
+   * defaults filled in (adapters/shared/rows.ts).
+   */
+  policy: json<Partial<OrganizationPolicy>>("policy"),
+  /** The last case number handed out (OrganizationRepository.nextCaseNumber). */
+  caseSeq: integer("case_seq").notNull().default(0),
+  /** The TLP audit chain's head: the last entry's seq and hash (TlpAuditRepository.head). */
+  tlpAuditSeq: integer("tlp_audit_seq").notNull().default(0),
+  tlpAuditHash: text("tlp_audit_hash").notNull().default(""),
+  createdAt: timestamp("created_at").notNull(),
+  updatedAt: timestamp("updated_at").notNull(),
+});
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    /** Unique across the deployment: an email names one person, whatever their tenant. */
+    email: text("email").notNull().unique("users_email_unique"),
+    name: text("name").notNull(),
+    role: text("role").notNull(),
+    status: text("status").notNull(),
+    tlpClearance: integer("tlp_clearance").notNull(),
+    passwordHash: text("password_hash"),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+  },
+  (t) => [
+    foreignKey({ name: "users_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    index("users_organization_id_idx").on(t.organizationId, t.id),
+  ],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    userId: text("user_id").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    tier: text("tier").notNull(),
+    scopes: json<Scope[]>("scopes").notNull(),
+    tlpClearance: integer("tlp_clearance").notNull(),
+    status: text("status").notNull(),
+    expiresAt: timestamp("expires_at"),
+    lastUsedAt: timestamp("last_used_at"),
+    /** Display prefix of the secret; the secret itself is never stored. */
+    start: text("start").notNull(),
+    hash: text("hash").notNull().unique("api_keys_hash_unique"),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+  },
+  (t) => [
+    foreignKey({ name: "api_keys_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    foreignKey({ name: "api_keys_user_id_fk", columns: [t.userId], foreignColumns: [users.id] }),
+    index("api_keys_organization_id_idx").on(t.organizationId, t.id),
+  ],
+);
+
+export const cases = sqliteTable(
+  "cases",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    number: integer("number").notNull(),
+    title: text("title").notNull(),
+    severity: integer("severity").notNull(),
+    description: text("description"),
+    tlp: integer("tlp").notNull(),
+    pap: integer("pap").notNull(),
+    statusValue: text("status_value").notNull(),
+    typeValue: text("type_value"),
+    assigneeId: text("assignee_id"),
+    clientId: text("client_id"),
+    source: text("source"),
+    sourceRef: text("source_ref"),
+    tags: json<CaseTag[]>("tags").notNull(),
+    teams: json<{ id: string }[]>("teams").notNull(),
+    organizations: json<string[]>("organizations").notNull(),
+    customFields: json<Record<string, unknown>>("custom_fields").notNull(),
+    closedAt: timestamp("closed_at"),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+  },
+  (t) => [
+    foreignKey({ name: "cases_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    uniqueIndex("cases_organization_id_number_unique").on(t.organizationId, t.number),
+    // Keyset lists run newest first (id DESC) inside one organization, optionally narrowed by
+    // one of these; with one value per filter, SQLite walks the index backwards without sorting.
+    index("cases_organization_id_idx").on(t.organizationId, t.id),
+    index("cases_organization_id_status_value_idx").on(t.organizationId, t.statusValue, t.id),
+    index("cases_organization_id_severity_idx").on(t.organizationId, t.severity, t.id),
+    index("cases_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
+  ],
+);
+
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    actorUserId: text("actor_user_id"),
+    actorKeyId: text("actor_key_id"),
+    action: text("action").notNull(),
+    resourceType: text("resource_type").notNull(),
+    resourceId: text("resource_id").notNull(),
+    changes: json<Record<string, { from: unknown; to: unknown }>>("changes"),
+    requestId: text("request_id"),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    at: timestamp("at").notNull(),
+  },
+  (t) => [
+    foreignKey({ name: "audit_log_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    index("audit_log_organization_id_idx").on(t.organizationId, t.id),
+  ],
+);
+
+/** The transactional outbox. */
+export const events = sqliteTable(
+  "events",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    name: text("name").notNull(),
+    resourceType: text("resource_type").notNull(),
+    resourceId: text("resource_id").notNull(),
+    payload: json<Record<string, unknown>>("payload").notNull(),
+    tlp: integer("tlp"),
+    bulkRequestId: text("bulk_request_id"),
+    occurredAt: timestamp("occurred_at").notNull(),
+  },
+  (t) => [
+    foreignKey({ name: "events_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    index("events_organization_id_idx").on(t.organizationId, t.id),
+  ],
+);
+
+export const teams = sqliteTable(
+  "teams",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    function: text("function"),
+    tier: text("tier"),
+    /** Another team of the same organization; the core checks it and refuses cycles. */
+    escalationTeamId: text("escalation_team_id"),
+    email: text("email"),
+    slackChannel: text("slack_channel"),
+    teamsChannel: text("teams_channel"),
+    timezone: text("timezone"),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+  },
+  (t) => [
+    foreignKey({ name: "teams_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    uniqueIndex("teams_organization_id_name_unique").on(t.organizationId, t.name),
+    index("teams_organization_id_idx").on(t.organizationId, t.id),
+  ],
+);
+
+/**
+ * The TLP audit log: hash-chained per organization (seq 1, 2, 3 …; the head lives in
+ * organizations.tlp_audit_seq / tlp_audit_hash) and append-only: migration 0001 adds triggers
+ * that refuse UPDATE and DELETE. drizzle-kit knows nothing of triggers, and a later migration that
+ * rebuilds this table (SQLite's way of altering a column) would drop them: the SQLite tests check
+ * that they exist once every migration has run.
+ */
+export const tlpAuditLog = sqliteTable(
+  "tlp_audit_log",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    seq: integer("seq").notNull(),
+    actorUserId: text("actor_user_id"),
+    actorKeyId: text("actor_key_id"),
+    resourceType: text("resource_type").notNull(),
+    resourceId: text("resource_id").notNull(),
+    action: text("action").notNull(),
+    tlpBefore: integer("tlp_before"),
+    tlpAfter: integer("tlp_after"),
+    outcome: text("outcome").notNull(),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    requestId: text("request_id"),
+    at: timestamp("at").notNull(),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (t) => [
+    foreignKey({ name: "tlp_audit_log_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    uniqueIndex("tlp_audit_log_organization_id_seq_unique").on(t.organizationId, t.seq),
+    index("tlp_audit_log_organization_id_idx").on(t.organizationId, t.id),
+    index("tlp_audit_log_organization_id_resource_id_idx").on(t.organizationId, t.resourceId, t.id),
+  ],
+);
+
+/** Account-area sessions; the token and the CSRF token are stored as hashes only. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    userId: text("user_id").notNull(),
+    tokenHash: text("token_hash").notNull().unique("sessions_token_hash_unique"),
+    csrfHash: text("csrf_hash").notNull(),
+    createdAt: timestamp("created_at").notNull(),
+    expiresAt: timestamp("expires_at").notNull(),
+  },
+  (t) => [
+    foreignKey({ name: "sessions_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    foreignKey({ name: "sessions_user_id_fk", columns: [t.userId], foreignColumns: [users.id] }),
+  ],
+);
+
+/** Failed sign-ins per email address (known or not): not tenant data, so no organization. */
+export const signInThrottles = sqliteTable("sign_in_throttles", {
+  email: text("email").primaryKey(),
+  failures: integer("failures").notNull(),
+  windowStartedAt: timestamp("window_started_at").notNull(),
+  blockedUntil: timestamp("blocked_until"),
+});

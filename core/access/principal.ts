@@ -1,0 +1,46 @@
+import type { Scope } from "./scopes.js";
+import type { UserRole } from "../users/types.js";
+import type { KeyTier } from "../keys/types.js";
+import { CaseKitError } from "../errors.js";
+
+/** Where a request came from: recorded in audit entries, never used for decisions. */
+export interface RequestOrigin {
+  requestId?: string;
+  ip?: string;
+  userAgent?: string;
+}
+
+/**
+ * The authenticated caller every service call takes. The core, not the host, decides access:
+ * effective scopes are the key's scopes intersected with the owner's role, and the clearance is
+ * the lower of the key's and the owner's.
+ */
+export interface Principal {
+  organizationId: string;
+  userId: string;
+  /** Null when the caller was not authenticated by a casekit key. */
+  keyId: string | null;
+  /**
+   * How the caller proved who it is: a casekit API key, a casekit account session (a person
+   * signed in with a password), or the embedding host's own identity system.
+   */
+  authenticatedBy: "key" | "session" | "host";
+  role: UserRole;
+  /** The key's tier (rate limits only); null for sessions and host identities. */
+  tier: KeyTier | null;
+  scopes: ReadonlySet<Scope>;
+  tlpClearance: number;
+  origin?: RequestOrigin;
+}
+
+export function requireScope(principal: Principal, scope: Scope): void {
+  if (!principal.scopes.has(scope)) {
+    throw new CaseKitError("missing_scope", `This operation needs the scope ${scope}`);
+  }
+}
+
+export function requireClearance(principal: Principal, tlp: number): void {
+  if (tlp > principal.tlpClearance) {
+    throw new CaseKitError("tlp_restricted");
+  }
+}

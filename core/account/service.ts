@@ -1,0 +1,152 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import type { Principal, RequestOrigin } from "../access/principal.js";
+import { resolvePrincipal } from "../access/resolve-principal.js";
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError } from "../errors.js";
+import { hashPassword, verifyPassword } from "../users/passwords.js";
+import type { User } from "../users/types.js";
+import { toPublicUser } from "../users/service.js";
+import { parse } from "../validation.js";
+import type { Session, SignInThrottle } from "./types.js";
+
+export const signInSchema = z
+  .strictObject({ email: z.email().max(320), password: z.string().min(1).max(1024) })
+  .meta({ id: "SignIn" });
+
+/** Sessions end this long after sign-in, whatever happens. */
+export const sessionLifetimeMs = 8 * 60 * 60 * 1000;
+/** This many failures for one email within the window block it for the window. */
+export const signInFailureLimit = 5;
+export const signInWindowMs = 15 * 60 * 1000;
+
+const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
+const newToken = () => randomBytes(32).toString("base64url");
+
+export interface SignedIn {
+  user: User;
+  /** The session cookie's value: shown once, stored as a hash. */
+  token: string;
+  /** Send back in `X-CSRF-Token` on every state-changing request. */
+  csrfToken: string;
+  expiresAt: string;
+}
+
+/**
+ * The account area: a person signs in with email and password and manages their own keys through
+ * a session. Passwords are scrypt hashes; failures are counted per email (known or not), blocked
+ * after `signInFailureLimit` within `signInWindowMs`, and audited for known users.
+ */
+export function createAccountService(deps: CaseKitDeps) {
+  const { storage, clock, ids } = deps;
+  // Compared against when the email is unknown, so a miss costs what a hit does.
+  const decoy = hashPassword(newToken());
+
+  return {
+    async signIn(input: unknown, origin?: RequestOrigin): Promise<SignedIn> {
+      const { email: rawEmail, password } = parse(signInSchema, input);
+      const email = rawEmail.toLowerCase();
+      const now = clock.now();
+      const throttle = await storage.read((tx) => tx.signInThrottles.get(email));
+      if (throttle?.blockedUntil && Date.parse(throttle.blockedUntil) > now.getTime()) {
+        const error = new CaseKitError("rate_limited", "Too many failed sign-ins for this account; try again later");
+        error.retryAfterSeconds = Math.max(1, Math.ceil((Date.parse(throttle.blockedUntil) - now.getTime()) / 1000));
+        throw error;
+      }
+
+      const user = await storage.read((tx) => tx.users.findByEmail(email));
+      const matches = await verifyPassword(password, user?.passwordHash ?? (await decoy));
+      if (!user || !user.passwordHash || !matches || user.status !== "active") {
+        await storage.transaction(async (tx) => {
+          await tx.signInThrottles.put(nextThrottle(throttle, email, now));
+          if (user) {
+            await tx.audit.append({
+              id: ids.next("aud"),
+              organizationId: user.organizationId,
+              actorUserId: null,
+              actorKeyId: null,
+              action: "user.sign_in_failed",
+              resourceType: "user",
+              resourceId: user.id,
+              changes: null,
+              requestId: origin?.requestId ?? null,
+              ip: origin?.ip ?? null,
+              userAgent: origin?.userAgent ?? null,
+              at: now.toISOString(),
+            });
+          }
+        });
+        throw new CaseKitError("invalid_credentials");
+      }
+
+      const token = newToken();
+      const csrfToken = newToken();
+      const session: Session = {
+        id: ids.next("ses"),
+        organizationId: user.organizationId,
+        userId: user.id,
+        tokenHash: sha256(token),
+        csrfHash: sha256(csrfToken),
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + sessionLifetimeMs).toISOString(),
+      };
+      await storage.transaction(async (tx) => {
+        await tx.signInThrottles.clear(email);
+        await tx.sessions.insert(session);
+        await tx.audit.append({
+          id: ids.next("aud"),
+          organizationId: user.organizationId,
+          actorUserId: user.id,
+          actorKeyId: null,
+          action: "user.signed_in",
+          resourceType: "user",
+          resourceId: user.id,
+          changes: null,
+          requestId: origin?.requestId ?? null,
+          ip: origin?.ip ?? null,
+          userAgent: origin?.userAgent ?? null,
+          at: now.toISOString(),
+        });
+      });
+      return { user: toPublicUser(user), token, csrfToken, expiresAt: session.expiresAt };
+    },
+
+    /**
+     * The principal of a session token. With `csrfToken` (required by hosts on every request that
+     * changes state), the token must match the session's.
+     */
+    async authenticateSession(token: string, options: { csrfToken?: string | undefined; requireCsrf: boolean; origin?: RequestOrigin }): Promise<Principal & { sessionId: string }> {
+      const found = await storage.read((tx) => tx.sessions.findByTokenHash(sha256(token)));
+      if (!found || Date.parse(found.session.expiresAt) <= clock.now().getTime()) throw new CaseKitError("invalid_session");
+      if (options.requireCsrf) {
+        const given = Buffer.from(sha256(options.csrfToken ?? ""));
+        if (!options.csrfToken || !timingSafeEqual(given, Buffer.from(found.session.csrfHash))) throw new CaseKitError("csrf_rejected");
+      }
+      const principal = resolvePrincipal(found.owner, { authenticatedBy: "session", ...(options.origin ? { origin: options.origin } : {}) });
+      return { ...principal, sessionId: found.session.id };
+    },
+
+    async signOut(principal: Principal & { sessionId: string }): Promise<void> {
+      await storage.transaction((tx) => tx.sessions.delete(principal.organizationId, principal.sessionId));
+    },
+
+    async me(principal: Principal): Promise<User> {
+      const user = await storage.read((tx) => tx.users.findById(principal.organizationId, principal.userId));
+      if (!user) throw new CaseKitError("invalid_session");
+      return toPublicUser(user);
+    },
+  };
+}
+
+function nextThrottle(previous: SignInThrottle | null, email: string, now: Date): SignInThrottle {
+  const fresh = !previous || Date.parse(previous.windowStartedAt) + signInWindowMs <= now.getTime();
+  const failures = fresh ? 1 : previous.failures + 1;
+  return {
+    email,
+    failures,
+    windowStartedAt: fresh ? now.toISOString() : previous.windowStartedAt,
+    blockedUntil: failures >= signInFailureLimit ? new Date(now.getTime() + signInWindowMs).toISOString() : null,
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

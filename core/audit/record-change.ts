@@ -1,0 +1,78 @@
+import type { Principal } from "../access/principal.js";
+import type { AuditEntry } from "./types.js";
+import type { CaseKitDeps } from "../context.js";
+import type { UnitOfWork } from "../ports/storage.js";
+
+interface Change<T extends { id: string }> {
+  /** `<resource>.<verb>`, e.g. `case.created`. */
+  name: string;
+  resourceType: string;
+  before: T | null;
+  after: T;
+  tlp: number | null;
+  bulkRequestId?: string;
+  now: Date;
+}
+
+/**
+ * Writes the audit entry and the outbox event of one change, inside the caller's unit of work,
+ * so the change, its audit entry and its event commit together or not at all.
+ */
+export async function recordChange<T extends { id: string }>(
+  deps: Pick<CaseKitDeps, "ids">,
+  tx: UnitOfWork,
+  actor: Principal,
+  change: Change<T>,
+): Promise<void> {
+  // A change always happens inside the actor's organization: tenant isolation by construction.
+  const organizationId = actor.organizationId;
+  const at = change.now.toISOString();
+  const entry: AuditEntry = {
+    id: deps.ids.next("aud"),
+    organizationId,
+    actorUserId: actor.userId,
+    actorKeyId: actor.keyId,
+    action: change.name,
+    resourceType: change.resourceType,
+    resourceId: change.after.id,
+    changes: change.before ? diff(change.before, change.after) : null,
+    requestId: actor.origin?.requestId ?? null,
+    ip: actor.origin?.ip ?? null,
+    userAgent: actor.origin?.userAgent ?? null,
+    at,
+  };
+  await tx.audit.append(entry);
+  await tx.events.append({
+    id: deps.ids.next("evt"),
+    organizationId,
+    name: change.name,
+    resourceType: change.resourceType,
+    resourceId: change.after.id,
+    payload: { ...change.after } as Record<string, unknown>,
+    tlp: change.tlp,
+    bulkRequestId: change.bulkRequestId ?? null,
+    occurredAt: at,
+  });
+}
+
+const unaudited = new Set(["updatedAt"]);
+
+function diff(before: object, after: object): Record<string, { from: unknown; to: unknown }> {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  for (const key of Object.keys(b)) {
+    if (unaudited.has(key)) continue;
+    if (canonical(a[key]) !== canonical(b[key])) changes[key] = { from: a[key] ?? null, to: b[key] ?? null };
+  }
+  return changes;
+}
+
+/** JSON with object keys sorted: storage may reorder keys (PostgreSQL's jsonb does), values stay equal. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : v,
+  );
+}

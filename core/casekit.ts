@@ -1,0 +1,78 @@
+import { createAccountService } from "./account/service.js";
+import type { PrincipalClaims } from "./access/resolve-principal.js";
+import { resolvePrincipal } from "./access/resolve-principal.js";
+import type { Principal } from "./access/principal.js";
+import { createCaseService } from "./cases/service.js";
+import type { CaseKitConfig, CaseKitDeps } from "./context.js";
+import { CaseKitError } from "./errors.js";
+import { createHealthService } from "./health/service.js";
+import { createKeyAuthenticator } from "./keys/authenticate.js";
+import { createKeyService } from "./keys/service.js";
+import { createOrganizationService } from "./organizations/service.js";
+import type { RateLimitConfig } from "./limits/service.js";
+import { createRateLimiter } from "./limits/service.js";
+import type { Clock } from "./ports/clock.js";
+import { systemClock } from "./ports/clock.js";
+import type { IdGenerator } from "./ports/ids.js";
+import { createIdGenerator } from "./ports/ids.js";
+import type { Storage } from "./ports/storage.js";
+import { createSetupService } from "./setup/service.js";
+import { createTeamService } from "./teams/service.js";
+import { createTlpService } from "./tlp/service.js";
+import { createUserService } from "./users/service.js";
+
+export interface CaseKitOptions {
+  storage: Storage;
+  clock?: Clock;
+  ids?: IdGenerator;
+  config?: Partial<CaseKitConfig>;
+  /** Rate limits: the store (memory by default), deployment figures, failure mode. */
+  rateLimits?: Partial<RateLimitConfig>;
+}
+
+/** The one way in: wires the ports into the services. Every service call takes a principal. */
+export function createCaseKit(options: CaseKitOptions) {
+  const clock = options.clock ?? systemClock;
+  const deps: CaseKitDeps = {
+    storage: options.storage,
+    clock,
+    ids: options.ids ?? createIdGenerator(clock),
+    config: {
+      keyHashSecret: options.config?.keyHashSecret ?? "casekit-default-key-hash-secret",
+      keyEnvironment: options.config?.keyEnvironment ?? "live",
+    },
+  };
+
+  /**
+   * Bring your own identity: the host vouches for a user of an organization, and the same rule as
+   * for keys applies (the user must exist and be active; role caps scopes; clearance is capped).
+   */
+  async function principalFor(identity: { organizationId: string; userId: string } & Omit<PrincipalClaims, "authenticatedBy" | "keyId">): Promise<Principal> {
+    const { organizationId, userId, ...claims } = identity;
+    const user = await deps.storage.read((tx) => tx.users.findById(organizationId, userId));
+    if (!user) throw new CaseKitError("owner_inactive", "No such user in that organization");
+    return resolvePrincipal(user, { ...claims, authenticatedBy: "host" });
+  }
+
+  const limits = createRateLimiter(deps, options.rateLimits);
+
+  return {
+    deps,
+    limits,
+    storage: deps.storage,
+    clock,
+    authenticateKey: createKeyAuthenticator(deps),
+    principalFor,
+    account: createAccountService(deps),
+    cases: createCaseService(deps),
+    keys: createKeyService(deps),
+    users: createUserService(deps),
+    teams: createTeamService(deps),
+    organizations: createOrganizationService(deps, { onPolicyChanged: (id) => limits.forgetPolicy(id) }),
+    tlp: createTlpService(deps),
+    setup: createSetupService(deps),
+    health: createHealthService(deps),
+  };
+}
+
+export type CaseKit = ReturnType<typeof createCaseKit>;

@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { anyOf, idSchema, listResponseSchema, pageQueryShape, papSchema, resourceMetaShape, timestampSchema, tlpSchema } from "../schema/common.js";
+import { caseStatuses, initialCaseStatuses } from "./lifecycle.js";
+
+/** A tag is a name with an optional colour, so UIs can show it as a chip. */
+export const caseTagSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    color: z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a #rrggbb colour").optional(),
+  })
+  .meta({ id: "CaseTag" });
+
+/** A team the case is assigned to. */
+export const caseTeamSchema = z.strictObject({ id: idSchema("team") }).meta({ id: "CaseTeamRef" });
+
+const optionalText = (max: number) => z.string().max(max);
+const customFieldsSchema = z
+  .record(z.string().min(1).max(100), z.unknown())
+  .refine((v) => JSON.stringify(v).length <= 65_536, "must serialise to at most 64 KiB")
+  .meta({ description: "Free-form values, at most 64 KiB as JSON" });
+
+/** Exactly the create body of spec section 2.1, unknown fields rejected. */
+export const caseCreateSchema = z
+  .strictObject({
+    title: z.string().min(1).max(500),
+    severity: z.int().min(1).max(4),
+    description: optionalText(100_000).optional(),
+    tlp: tlpSchema.default(2),
+    pap: papSchema.default(2),
+    statusValue: z.enum(initialCaseStatuses).default("new"),
+    typeValue: optionalText(100).optional(),
+    assigneeId: idSchema("user").optional(),
+    clientId: optionalText(200).optional(),
+    source: optionalText(200).optional(),
+    sourceRef: optionalText(500).optional(),
+    tags: z.array(caseTagSchema).max(100).default([]),
+    teams: z.array(caseTeamSchema).max(50).default([]),
+    organizations: z.array(idSchema("org")).max(50).default([]),
+    customFields: customFieldsSchema.default({}),
+  })
+  .meta({ id: "CaseCreate" });
+
+/** Only the fields to change; `null` clears an optional field. */
+export const caseUpdateSchema = z
+  .strictObject({
+    title: z.string().min(1).max(500),
+    severity: z.int().min(1).max(4),
+    description: optionalText(100_000).nullable(),
+    tlp: tlpSchema,
+    pap: papSchema,
+    statusValue: z.enum(caseStatuses),
+    typeValue: optionalText(100).nullable(),
+    assigneeId: idSchema("user").nullable(),
+    clientId: optionalText(200).nullable(),
+    source: optionalText(200).nullable(),
+    sourceRef: optionalText(500).nullable(),
+    tags: z.array(caseTagSchema).max(100),
+    teams: z.array(caseTeamSchema).max(50),
+    organizations: z.array(idSchema("org")).max(50),
+    customFields: customFieldsSchema,
+  })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
+  .meta({ id: "CaseUpdate" });
+
+export const caseSchema = z
+  .object({
+    ...resourceMetaShape,
+    number: z.int().meta({ description: "Per-organization sequence number, for people" }),
+    title: z.string(),
+    severity: z.int(),
+    description: z.string().nullable(),
+    tlp: z.int(),
+    pap: z.int(),
+    statusValue: z.enum(caseStatuses),
+    typeValue: z.string().nullable(),
+    assigneeId: z.string().nullable(),
+    clientId: z.string().nullable(),
+    source: z.string().nullable(),
+    sourceRef: z.string().nullable(),
+    tags: z.array(caseTagSchema),
+    teams: z.array(caseTeamSchema),
+    organizations: z.array(z.string()),
+    customFields: z.record(z.string(), z.unknown()),
+    closedAt: z.string().nullable().meta({ format: "date-time" }),
+  })
+  .meta({ id: "Case" });
+
+/** List filters, named after the fields; repeated parameters mean "any of". */
+export const caseListQuerySchema = z.strictObject({
+  ...pageQueryShape,
+  statusValue: anyOf(z.enum(caseStatuses)).optional(),
+  severity: anyOf(z.coerce.number().int().min(1).max(4)).optional(),
+  tlp: anyOf(z.coerce.number().int().min(0).max(4)).optional(),
+  assigneeId: anyOf(z.string().max(64)).optional(),
+  source: anyOf(z.string().max(200)).optional(),
+  typeValue: anyOf(z.string().max(100)).optional(),
+  tag: anyOf(z.string().max(100)).optional(),
+  createdAfter: timestampSchema.optional(),
+  createdBefore: timestampSchema.optional(),
+});
+
+export const caseListSchema = listResponseSchema(caseSchema).meta({ id: "CaseList" });
+
+export type CaseCreateInput = z.input<typeof caseCreateSchema>;
+export type CaseUpdateInput = z.input<typeof caseUpdateSchema>;
+export type CaseListQuery = z.input<typeof caseListQuerySchema>;

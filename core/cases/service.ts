@@ -1,0 +1,190 @@
+import type { Principal } from "../access/principal.js";
+import { requireClearance, requireScope } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError, invalidField } from "../errors.js";
+import { decodeCursor, toPage } from "../pagination.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { appendTlpAudit, guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
+import { tlpAuditListThreshold } from "../tlp/levels.js";
+import type { TlpAction } from "../tlp/types.js";
+import { parse } from "../validation.js";
+import { canTransition, isReopen } from "./lifecycle.js";
+import { caseCreateSchema, caseListQuerySchema, caseUpdateSchema } from "./schema.js";
+import type { Case } from "./types.js";
+
+export interface CaseService {
+  create(principal: Principal, input: unknown): Promise<Case>;
+  get(principal: Principal, id: string): Promise<Case>;
+  list(principal: Principal, query: unknown): Promise<{ data: Case[]; nextCursor: string | null }>;
+  update(principal: Principal, id: string, input: unknown): Promise<Case>;
+}
+
+export function createCaseService(deps: CaseKitDeps): CaseService {
+  const { storage, clock, ids } = deps;
+
+  /**
+   * The case as the caller may see it: its own organization's, or one shared with it while both
+   * organizations' policies allow sharing (read-only). Unknown and other-tenant ids are 404 alike;
+   * a record above the caller's clearance is 403 (and audited as denied).
+   */
+  async function loadVisible(tx: UnitOfWork, principal: Principal, id: string, action: TlpAction): Promise<Case> {
+    const own = await tx.cases.findById(principal.organizationId, id);
+    if (own) {
+      guardTlp(principal, own, "case", action);
+      return own;
+    }
+    const shared = await tx.cases.findSharedWith(principal.organizationId, id);
+    if (!shared) throw new CaseKitError("not_found", `No case ${id}`);
+    const [ours, theirs] = await Promise.all([
+      tx.organizations.findById(principal.organizationId),
+      tx.organizations.findById(shared.organizationId),
+    ]);
+    if (!ours?.policy.allowCaseSharing || !theirs?.policy.allowCaseSharing) {
+      throw new CaseKitError("organization_restricted", "Case sharing is turned off by an organization's policy");
+    }
+    guardTlp(principal, shared, "case", action);
+    return shared;
+  }
+
+  /** References must name records the caller's organization can use. */
+  async function checkReferences(tx: UnitOfWork, principal: Principal, value: Partial<Case>): Promise<void> {
+    if (value.assigneeId) {
+      const user = await tx.users.findById(principal.organizationId, value.assigneeId);
+      if (!user || user.status !== "active") throw invalidField("assigneeId", "must name an active user of your organization");
+    }
+    for (const [index, team] of (value.teams ?? []).entries()) {
+      if (!(await tx.teams.findById(principal.organizationId, team.id))) throw invalidField(`teams.${index}.id`, "must name a team of your organization");
+    }
+    if (value.organizations && value.organizations.length > 0) {
+      await checkSharing(tx, principal, value.organizations);
+    }
+  }
+
+  /** Sharing needs both sides' policies to allow it. */
+  async function checkSharing(tx: UnitOfWork, principal: Principal, organizations: string[]): Promise<void> {
+    if (organizations.includes(principal.organizationId)) throw invalidField("organizations", "lists the case's own organization");
+    const ours = await tx.organizations.findById(principal.organizationId);
+    if (!ours?.policy.allowCaseSharing) throw new CaseKitError("organization_restricted", "Your organization's policy does not allow sharing cases");
+    for (const id of organizations) {
+      const theirs = await tx.organizations.findById(id);
+      if (!theirs) throw invalidField("organizations", `no organization ${id}`);
+      if (!theirs.policy.allowCaseSharing) throw new CaseKitError("organization_restricted", `Organization ${id} does not accept shared cases`);
+    }
+  }
+
+  return {
+    async create(principal, input) {
+      requireScope(principal, "cases:write");
+      const body = parse(caseCreateSchema, input);
+      // Nobody may create what they could not read back.
+      requireClearance(principal, body.tlp);
+      const now = clock.now();
+      return storage.transaction(async (tx) => {
+        await checkReferences(tx, principal, body);
+        const at = now.toISOString();
+        const record: Case = {
+          id: ids.next("case"),
+          organizationId: principal.organizationId,
+          number: await tx.organizations.nextCaseNumber(principal.organizationId),
+          title: body.title,
+          severity: body.severity,
+          description: body.description ?? null,
+          tlp: body.tlp,
+          pap: body.pap,
+          statusValue: body.statusValue,
+          typeValue: body.typeValue ?? null,
+          assigneeId: body.assigneeId ?? null,
+          clientId: body.clientId ?? null,
+          source: body.source ?? null,
+          sourceRef: body.sourceRef ?? null,
+          tags: body.tags,
+          teams: body.teams,
+          organizations: [...new Set(body.organizations)],
+          customFields: body.customFields,
+          closedAt: null,
+          createdAt: at,
+          updatedAt: at,
+          createdBy: principal.userId,
+        };
+        await tx.cases.insert(record);
+        await recordChange(deps, tx, principal, { name: "case.created", resourceType: "case", before: null, after: record, tlp: record.tlp, now });
+        await appendTlpAudit(deps, tx, principal, { resourceType: "case", resourceId: record.id, action: "edit", tlpBefore: null, tlpAfter: record.tlp, outcome: "allowed" }, now);
+        return record;
+      });
+    },
+
+    async get(principal, id) {
+      requireScope(principal, "cases:read");
+      return withTlpDenialAudit(deps, principal, () => {
+        const now = clock.now();
+        return storage.transaction(async (tx) => {
+          const found = await loadVisible(tx, principal, id, "view");
+          await appendTlpAudit(deps, tx, principal, { resourceType: "case", resourceId: id, action: "view", tlpBefore: found.tlp, tlpAfter: found.tlp, outcome: "allowed" }, now);
+          return found;
+        });
+      });
+    },
+
+    async list(principal, query) {
+      requireScope(principal, "cases:read");
+      const { limit, cursor, ...filters } = parse(caseListQuerySchema, query);
+      const beforeId = decodeCursor(cursor);
+      const rows = await storage.read((tx) =>
+        tx.cases.list(principal.organizationId, { ...filters, maxTlp: principal.tlpClearance }, { limit: limit + 1, beforeId }),
+      );
+      const page = toPage(rows, limit);
+      const sensitive = page.data.filter((c) => c.tlp >= tlpAuditListThreshold);
+      if (sensitive.length > 0) {
+        const now = clock.now();
+        await storage.transaction(async (tx) => {
+          for (const c of sensitive) {
+            await appendTlpAudit(deps, tx, principal, { resourceType: "case", resourceId: c.id, action: "view", tlpBefore: c.tlp, tlpAfter: c.tlp, outcome: "allowed" }, now);
+          }
+        });
+      }
+      return page;
+    },
+
+    async update(principal, id, input) {
+      requireScope(principal, "cases:write");
+      const patch = parse(caseUpdateSchema, input);
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
+          const before = await loadVisible(tx, principal, id, action);
+          if (before.organizationId !== principal.organizationId) {
+            throw new CaseKitError("organization_restricted", "A case shared with your organization is read-only");
+          }
+          guardTlp(principal, before, "case", action, patch.tlp ?? before.tlp);
+          await checkReferences(tx, principal, patch);
+          const status = patch.statusValue ?? before.statusValue;
+          if (!canTransition(before.statusValue, status)) {
+            throw new CaseKitError("invalid_transition", `A ${before.statusValue} case cannot become ${status}`);
+          }
+          if (isReopen(before.statusValue, status) && principal.role !== "admin" && principal.userId !== before.assigneeId) {
+            throw new CaseKitError("invalid_transition", "Only an admin or the case's assignee may reopen a case");
+          }
+          const after: Case = {
+            ...before,
+            ...patch,
+            organizations: patch.organizations ? [...new Set(patch.organizations)] : before.organizations,
+            closedAt: status === "closed" ? (before.closedAt ?? now.toISOString()) : null,
+            updatedAt: now.toISOString(),
+          };
+          await tx.cases.update(after);
+          await recordChange(deps, tx, principal, { name: "case.updated", resourceType: "case", before, after, tlp: after.tlp, now });
+          await appendTlpAudit(
+            deps,
+            tx,
+            principal,
+            { resourceType: "case", resourceId: id, action: after.tlp !== before.tlp ? "change" : "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" },
+            now,
+          );
+          return after;
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { CaseStatus } from "./lifecycle.js";
+
+export interface CaseTag {
+  name: string;
+  color?: string;
+}
+
+export interface Case {
+  id: string;
+  organizationId: string;
+  number: number;
+  title: string;
+  severity: number;
+  description: string | null;
+  tlp: number;
+  pap: number;
+  statusValue: CaseStatus;
+  typeValue: string | null;
+  assigneeId: string | null;
+  clientId: string | null;
+  source: string | null;
+  sourceRef: string | null;
+  tags: CaseTag[];
+  teams: { id: string }[];
+  organizations: string[];
+  customFields: Record<string, unknown>;
+  closedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string | null;
+}
+
+/** What a list may filter on; every member narrows the result (AND), arrays mean "any of". */
+export interface CaseFilter {
+  /** Records above this TLP are left out (the caller's clearance). */
+  maxTlp: number;
+  statusValue?: CaseStatus[];
+  severity?: number[];
+  tlp?: number[];
+  assigneeId?: string[];
+  source?: string[];
+  typeValue?: string[];
+  tag?: string[];
+  createdAfter?: string;
+  createdBefore?: string;
+}

@@ -1,0 +1,68 @@
+/**
+ * One table of stable error codes. Every failure the core reports is a CaseKitError with one of
+ * these codes; hosts map codes to transport statuses in one exhaustive table (server/problem.ts).
+ */
+export const errorTitles = {
+  validation_failed: "The request is not valid",
+  invalid_json: "The body is not valid JSON",
+  unsupported_media_type: "The body must be JSON",
+  payload_too_large: "The body is too large",
+  missing_credentials: "No API key was given",
+  invalid_key: "The API key is not valid",
+  key_revoked: "The API key was revoked",
+  key_suspended: "The API key is suspended",
+  key_expired: "The API key has expired",
+  owner_inactive: "The owner of the API key is not active",
+  invalid_credentials: "The email or the password is wrong",
+  invalid_session: "The session is unknown or has ended",
+  csrf_rejected: "The request lacks the session's CSRF token",
+  credentials_in_query: "Credentials must not travel in the query string",
+  legacy_credentials_rejected: "Split key and secret headers are not accepted",
+  ambiguous_credentials: "More than one credential was given",
+  missing_scope: "The API key lacks the scope for this operation",
+  tlp_restricted: "The record is above the caller's TLP clearance",
+  organization_restricted: "The organization's policy does not allow this",
+  not_found: "No such record",
+  route_not_found: "No such endpoint",
+  method_not_allowed: "The endpoint does not accept this method",
+  conflict: "The request conflicts with the current state",
+  invalid_transition: "The status change is not allowed",
+  rate_limited: "Too many requests",
+  unavailable: "The service is not ready",
+  internal_error: "Something went wrong on our side",
+} as const;
+
+export type ErrorCode = keyof typeof errorTitles;
+
+export interface FieldError {
+  /** Dotted path of the offending field, e.g. `tags.0.name`; empty for the whole body. */
+  path: string;
+  message: string;
+}
+
+export class CaseKitError extends Error {
+  readonly code: ErrorCode;
+  readonly errors: FieldError[] | undefined;
+  /** For rate_limited: whole seconds until a retry may succeed. */
+  retryAfterSeconds: number | undefined;
+
+  constructor(code: ErrorCode, detail?: string, errors?: FieldError[], options?: { cause?: unknown }) {
+    super(detail ?? errorTitles[code], options);
+    this.name = "CaseKitError";
+    this.code = code;
+    this.errors = errors;
+  }
+
+  get title(): string {
+    return errorTitles[this.code];
+  }
+}
+
+export function isCaseKitError(value: unknown): value is CaseKitError {
+  return value instanceof Error && value.name === "CaseKitError" && "code" in value;
+}
+
+/** Shorthand for the most common failure: one field is wrong. */
+export function invalidField(path: string, message: string): CaseKitError {
+  return new CaseKitError("validation_failed", `${path}: ${message}`, [{ path, message }]);
+}

@@ -1,0 +1,71 @@
+// casekit core: the public API. Named exports only.
+export { createCaseKit } from "./casekit.js";
+export type { CaseKit, CaseKitOptions } from "./casekit.js";
+export type { CaseKitConfig, CaseKitDeps } from "./context.js";
+
+export { CaseKitError, errorTitles, invalidField, isCaseKitError } from "./errors.js";
+export type { ErrorCode, FieldError } from "./errors.js";
+
+export { ManualClock, systemClock } from "./ports/clock.js";
+export type { Clock } from "./ports/clock.js";
+export { createIdGenerator } from "./ports/ids.js";
+export type { IdGenerator, IdPrefix } from "./ports/ids.js";
+export type * from "./ports/storage.js";
+
+export { requireClearance, requireScope } from "./access/principal.js";
+export type { Principal, RequestOrigin } from "./access/principal.js";
+export { adminScopes, allScopes, dataScopes, isScope, scopesOfRole } from "./access/scopes.js";
+export type { Scope } from "./access/scopes.js";
+
+export type { Organization } from "./organizations/types.js";
+export { userRoles, userStatuses } from "./users/types.js";
+export type { StoredUser, User, UserRole, UserStatus } from "./users/types.js";
+export { keyStatuses, keyTiers } from "./keys/types.js";
+export type { ApiKey, KeyStatus, KeyTier, StoredApiKey } from "./keys/types.js";
+export { generateKeySecret, hashKeySecret, isWellFormedKeySecret } from "./keys/secret.js";
+
+export { caseStatuses, caseTransitions, canTransition, initialCaseStatuses } from "./cases/lifecycle.js";
+export type { CaseStatus } from "./cases/lifecycle.js";
+export { caseCreateSchema, caseListQuerySchema, caseListSchema, caseSchema, caseUpdateSchema } from "./cases/schema.js";
+export type { CaseCreateInput, CaseListQuery, CaseUpdateInput } from "./cases/schema.js";
+export type { Case, CaseFilter, CaseTag } from "./cases/types.js";
+export type { CaseService } from "./cases/service.js";
+
+export type { AuditEntry } from "./audit/types.js";
+export type { DomainEvent } from "./events/types.js";
+export { healthSchema } from "./health/service.js";
+export type { Health } from "./health/service.js";
+export type { InitResult } from "./setup/service.js";
+export { version } from "./version.js";
+
+export { resolvePrincipal } from "./access/resolve-principal.js";
+export type { PrincipalClaims } from "./access/resolve-principal.js";
+
+export { apiKeyCreateSchema, apiKeyCreatedSchema, apiKeyListQuerySchema, apiKeyListSchema, apiKeySchema } from "./keys/schema.js";
+export type { KeyService, KeyStatusAction } from "./keys/service.js";
+export { userCreateSchema, userCreatedSchema, userListQuerySchema, userListSchema, userSchema, userUpdateSchema } from "./users/schema.js";
+export type { UserService } from "./users/service.js";
+export { teamCreateSchema, teamListQuerySchema, teamListSchema, teamSchema, teamUpdateSchema } from "./teams/schema.js";
+export type { TeamService } from "./teams/service.js";
+export type { Team, TeamFilter } from "./teams/types.js";
+export { defaultOrganizationPolicy, organizationPolicySchema, organizationPolicyUpdateSchema } from "./organizations/policy.js";
+export type { OrganizationPolicy } from "./organizations/policy.js";
+export { signInSchema, sessionLifetimeMs, signInFailureLimit, signInWindowMs } from "./account/service.js";
+export type { AccountService, SignedIn } from "./account/service.js";
+export type { Session, SignInThrottle } from "./account/types.js";
+
+export { papLevels, tlpAuditListThreshold, tlpLevels } from "./tlp/levels.js";
+export { tlpActions, tlpResourceTypes } from "./tlp/types.js";
+export type { TlpAction, TlpAuditEntry, TlpAuditFilter, TlpOutcome, TlpResourceType } from "./tlp/types.js";
+export { hashTlpEntry, verifyTlpChain } from "./tlp/chain.js";
+export type { ChainVerdict } from "./tlp/chain.js";
+export { tlpAuditEntrySchema, tlpAuditListSchema, tlpAuditQuerySchema, tlpConstantsSchema } from "./tlp/service.js";
+
+export { effectiveLimits, tierLimits } from "./limits/tiers.js";
+export type { RateLimitOverrides, RateLimits } from "./limits/tiers.js";
+export { decide as decideRateLimit } from "./limits/limiter.js";
+export type { LimitDecision, LimiterState } from "./limits/limiter.js";
+export { defaultSourceFailureLimits } from "./limits/service.js";
+export type { RateLimitConfig, RateLimiter } from "./limits/service.js";
+export { createMemoryRateLimitStore } from "./ports/rate-limit-store.js";
+export type { RateLimitStore } from "./ports/rate-limit-store.js";

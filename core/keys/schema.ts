@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { allScopes } from "../access/scopes.js";
+import { pageQueryShape, listResponseSchema, resourceMetaShape, timestampSchema, tlpSchema, anyOf } from "../schema/common.js";
+import { keyStatuses, keyTiers } from "./types.js";
+
+export const apiKeyCreateSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(1000).optional(),
+    tier: z.enum(keyTiers).default("standard"),
+    scopes: z
+      .array(z.enum(allScopes))
+      .min(1)
+      .refine((s) => new Set(s).size === s.length, "lists a scope twice"),
+    tlpClearance: tlpSchema.optional().meta({ description: "Defaults to the creator's clearance (capped by the organization's policy)" }),
+    expiresAt: timestampSchema.optional(),
+  })
+  .meta({ id: "ApiKeyCreate" });
+
+export const apiKeySchema = z
+  .object({
+    ...resourceMetaShape,
+    userId: z.string().meta({ description: "The owner: the user whose status and role bound the key" }),
+    name: z.string(),
+    description: z.string().nullable(),
+    tier: z.enum(keyTiers),
+    scopes: z.array(z.enum(allScopes)),
+    tlpClearance: z.int(),
+    status: z.enum(keyStatuses),
+    expiresAt: z.string().nullable(),
+    lastUsedAt: z.string().nullable(),
+    start: z.string().meta({ description: "The first characters of the secret, to tell keys apart" }),
+  })
+  .meta({ id: "ApiKey" });
+
+export const apiKeyCreatedSchema = apiKeySchema
+  .extend({ key: z.string().meta({ description: "The secret. Shown this once: only a hash is stored." }) })
+  .meta({ id: "ApiKeyCreated" });
+
+export const apiKeyListQuerySchema = z.strictObject({
+  ...pageQueryShape,
+  status: anyOf(z.enum(keyStatuses)).optional(),
+  tier: anyOf(z.enum(keyTiers)).optional(),
+  userId: z.string().max(64).optional(),
+});
+
+export const apiKeyListSchema = listResponseSchema(apiKeySchema).meta({ id: "ApiKeyList" });

@@ -1,0 +1,161 @@
+import type { Principal } from "../access/principal.js";
+import { requireScope } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError, invalidField } from "../errors.js";
+import { decodeCursor, toPage } from "../pagination.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { parse } from "../validation.js";
+import { apiKeyCreateSchema, apiKeyListQuerySchema } from "./schema.js";
+import { displayStart, generateKeySecret, hashKeySecret } from "./secret.js";
+import type { ApiKey, KeyStatus, StoredApiKey } from "./types.js";
+
+const dayMs = 86_400_000;
+
+/** Which status changes each action makes, from which statuses. Revocation is final. */
+const statusActions = {
+  suspend: { from: ["active"], to: "suspended" },
+  resume: { from: ["suspended"], to: "active" },
+  revoke: { from: ["active", "suspended"], to: "revoked" },
+} as const satisfies Record<string, { from: readonly KeyStatus[]; to: KeyStatus }>;
+
+export type KeyStatusAction = keyof typeof statusActions;
+
+export function toPublicKey(stored: StoredApiKey): ApiKey {
+  const { hash: _hash, ...key } = stored;
+  return key;
+}
+
+/**
+ * API key management. Two kinds of caller may manage keys: a person signed in to the account area
+ * (authenticatedBy "session"), who manages their own keys only, and a key manager (scope
+ * `keys:write`), who manages every key of the organization. A key never grants more than its
+ * creator holds, nor more than the organization's policy allows.
+ */
+export function createKeyService(deps: CaseKitDeps) {
+  const { storage, clock, ids, config } = deps;
+
+  /** Self-service callers see only their own keys; key managers see the organization's. */
+  function ownerScope(principal: Principal): string | undefined {
+    if (principal.authenticatedBy === "session") return principal.userId;
+    requireScope(principal, "keys:write");
+    return undefined;
+  }
+
+  async function load(tx: UnitOfWork, principal: Principal, id: string): Promise<StoredApiKey> {
+    const owner = ownerScope(principal);
+    const key = await tx.apiKeys.findById(principal.organizationId, id);
+    if (!key || (owner !== undefined && key.userId !== owner)) throw new CaseKitError("not_found", `No API key ${id}`);
+    return key;
+  }
+
+  return {
+    async create(principal: Principal, input: unknown): Promise<ApiKey & { key: string }> {
+      ownerScope(principal);
+      const body = parse(apiKeyCreateSchema, input);
+      const now = clock.now();
+      return storage.transaction(async (tx) => {
+        const organization = await tx.organizations.findById(principal.organizationId);
+        if (!organization) throw new CaseKitError("not_found", "No such organization");
+        const policy = organization.policy;
+
+        const beyond = body.scopes.filter((s) => !principal.scopes.has(s));
+        if (beyond.length > 0) throw new CaseKitError("missing_scope", `You cannot grant scopes you do not hold: ${beyond.join(", ")}`);
+        const tlpClearance = body.tlpClearance ?? Math.min(principal.tlpClearance, policy.maxKeyTlp);
+        if (tlpClearance > principal.tlpClearance) throw new CaseKitError("tlp_restricted", "You cannot grant a TLP clearance above your own");
+        if (tlpClearance > policy.maxKeyTlp) {
+          throw new CaseKitError("organization_restricted", `The organization allows keys up to TLP ${policy.maxKeyTlp}`);
+        }
+        if (!policy.allowedTiers.includes(body.tier)) {
+          throw new CaseKitError("organization_restricted", `The organization does not allow ${body.tier} keys`);
+        }
+        if (body.expiresAt !== undefined && Date.parse(body.expiresAt) <= now.getTime()) {
+          throw invalidField("expiresAt", "must be in the future");
+        }
+        if (body.expiresAt === undefined && (policy.requireKeyExpiry || policy.maxKeyLifetimeDays !== null)) {
+          throw new CaseKitError("organization_restricted", "The organization requires keys to expire: give expiresAt");
+        }
+        if (body.expiresAt !== undefined && policy.maxKeyLifetimeDays !== null && Date.parse(body.expiresAt) > now.getTime() + policy.maxKeyLifetimeDays * dayMs) {
+          throw new CaseKitError("organization_restricted", `The organization allows keys to live at most ${policy.maxKeyLifetimeDays} days`);
+        }
+
+        const secret = generateKeySecret(config.keyEnvironment);
+        const at = now.toISOString();
+        const stored: StoredApiKey = {
+          id: ids.next("key"),
+          organizationId: principal.organizationId,
+          userId: principal.userId,
+          name: body.name,
+          description: body.description ?? null,
+          tier: body.tier,
+          scopes: body.scopes,
+          tlpClearance,
+          status: "active",
+          expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,
+          lastUsedAt: null,
+          start: displayStart(secret),
+          hash: hashKeySecret(secret, config.keyHashSecret),
+          createdAt: at,
+          updatedAt: at,
+          createdBy: principal.userId,
+        };
+        await tx.apiKeys.insert(stored);
+        const key = toPublicKey(stored);
+        await recordChange(deps, tx, principal, { name: "key.created", resourceType: "key", before: null, after: key, tlp: null, now });
+        return { ...key, key: secret };
+      });
+    },
+
+    async list(principal: Principal, query: unknown): Promise<{ data: ApiKey[]; nextCursor: string | null }> {
+      const owner = ownerScope(principal);
+      const { limit, cursor, userId, ...filters } = parse(apiKeyListQuerySchema, query);
+      const rows = await storage.read((tx) =>
+        tx.apiKeys.list(
+          principal.organizationId,
+          { ...filters, ...(owner !== undefined ? { userId: owner } : userId !== undefined ? { userId } : {}) },
+          { limit: limit + 1, beforeId: decodeCursor(cursor) },
+        ),
+      );
+      return toPage(rows.map(toPublicKey), limit);
+    },
+
+    async get(principal: Principal, id: string): Promise<ApiKey> {
+      return toPublicKey(await storage.read((tx) => load(tx, principal, id)));
+    },
+
+    async changeStatus(principal: Principal, id: string, action: KeyStatusAction): Promise<ApiKey> {
+      const rule = statusActions[action];
+      const now = clock.now();
+      return storage.transaction(async (tx) => {
+        const before = await load(tx, principal, id);
+        if (!(rule.from as readonly KeyStatus[]).includes(before.status)) {
+          throw new CaseKitError("invalid_transition", `A ${before.status} key cannot be ${action}d`);
+        }
+        const after: StoredApiKey = { ...before, status: rule.to, updatedAt: now.toISOString() };
+        await tx.apiKeys.update(after);
+        await recordChange(deps, tx, principal, {
+          name: `key.${rule.to}`,
+          resourceType: "key",
+          before: toPublicKey(before),
+          after: toPublicKey(after),
+          tlp: null,
+          now,
+        });
+        return toPublicKey(after);
+      });
+    },
+
+    /** Removes the key for good; the audit trail keeps what it was. */
+    async delete(principal: Principal, id: string): Promise<ApiKey> {
+      const now = clock.now();
+      return storage.transaction(async (tx) => {
+        const key = toPublicKey(await load(tx, principal, id));
+        await tx.apiKeys.delete(principal.organizationId, id);
+        await recordChange(deps, tx, principal, { name: "key.deleted", resourceType: "key", before: null, after: key, tlp: null, now });
+        return key;
+      });
+    },
+  };
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

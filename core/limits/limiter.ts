@@ -1,0 +1,96 @@
+import type { RateLimits } from "./tiers.js";
+
+const minuteMs = 60_000;
+/** Minute buckets counted for the hourly cap: 61, so they always cover the last full hour. */
+const hourBuckets = 61;
+const epsilon = 1e-6;
+
+/**
+ * A key's limiter state: GCRA's theoretical arrival time for the per-minute rate, the request
+ * counts of recent minutes for the hourly cap, and the last reported reset (kept monotonic).
+ */
+export interface LimiterState {
+  tat: number;
+  buckets: [minute: number, count: number][];
+  reset: number;
+}
+
+export interface LimitDecision {
+  allowed: boolean;
+  /** The limit of the window that binds: `burst` for the minute rate, `perHour` for the hour. */
+  limit: number;
+  window: "minute" | "hour";
+  remaining: number;
+  /** Epoch ms at which the binding window is fully restored; never decreases for one key. */
+  resetAt: number;
+  /** Epoch ms until a refused request may succeed; 0 when allowed. */
+  retryAfterMs: number;
+}
+
+/**
+ * Decides one request at `now` (epoch ms). Admitted only if both limiters admit it, and then both
+ * record it; a refusal records nothing. Guarantees, for any window of length L: admitted ≤
+ * burst + perMinute·L/1min, and in any hour admitted ≤ perHour (buckets over-cover the hour, so
+ * the cap errs on the safe side).
+ */
+export function decide(limits: RateLimits, state: LimiterState | null, now: number): { state: LimiterState; decision: LimitDecision } {
+  const minute = Math.floor(now / minuteMs);
+  const buckets = (state?.buckets ?? []).filter(([m]) => m > minute - hourBuckets);
+  const hourCount = buckets.reduce((sum, [, count]) => sum + count, 0);
+  const interval = minuteMs / limits.perMinute; // GCRA emission interval (0 when unbounded)
+  const capacity = limits.burst * interval;
+  const tat = Math.max(state?.tat ?? now, now);
+  const nextTat = tat + interval;
+
+  const minuteOk = !Number.isFinite(limits.perMinute) || nextTat - now <= capacity + epsilon;
+  const hourOk = !Number.isFinite(limits.perHour) || hourCount + 1 <= limits.perHour;
+  const allowed = minuteOk && hourOk;
+
+  const newTat = allowed && Number.isFinite(limits.perMinute) ? nextTat : tat;
+  const newBuckets = allowed ? addToBucket(buckets, minute) : buckets;
+  const newHourCount = hourCount + (allowed ? 1 : 0);
+
+  const minuteRemaining = Number.isFinite(limits.perMinute) ? Math.max(0, Math.floor((capacity - (newTat - now) + epsilon) / interval)) : Infinity;
+  const hourRemaining = Number.isFinite(limits.perHour) ? Math.max(0, limits.perHour - newHourCount) : Infinity;
+  const hourBinds = hourRemaining < minuteRemaining || (!hourOk && minuteOk);
+  const window = hourBinds ? "hour" : "minute";
+
+  const minuteReset = newTat;
+  const hourReset = newBuckets.length > 0 ? (newBuckets[newBuckets.length - 1]![0] + hourBuckets) * minuteMs : now;
+  const resetAt = Math.max(state?.reset ?? 0, hourBinds ? hourReset : minuteReset, now);
+
+  let retryAfterMs = 0;
+  if (!allowed) {
+    const minuteWait = minuteOk ? 0 : tat + interval - capacity - now;
+    const hourWait = hourOk ? 0 : hourFreesAt(buckets, limits.perHour) - now;
+    retryAfterMs = Math.max(minuteWait, hourWait, 1);
+  }
+
+  return {
+    state: { tat: newTat, buckets: newBuckets, reset: resetAt },
+    decision: {
+      allowed,
+      limit: hourBinds ? limits.perHour : limits.burst,
+      window,
+      remaining: hourBinds ? hourRemaining : minuteRemaining,
+      resetAt,
+      retryAfterMs,
+    },
+  };
+}
+
+function addToBucket(buckets: [number, number][], minute: number): [number, number][] {
+  const last = buckets[buckets.length - 1];
+  if (last && last[0] === minute) return [...buckets.slice(0, -1), [minute, last[1] + 1]];
+  return [...buckets, [minute, 1]];
+}
+
+/** When enough old buckets will have left the hour for one more request to fit. */
+function hourFreesAt(buckets: [number, number][], perHour: number): number {
+  let count = buckets.reduce((sum, [, c]) => sum + c, 0);
+  for (const [minute, c] of buckets) {
+    count -= c;
+    if (count + 1 <= perHour) return (minute + hourBuckets) * minuteMs;
+  }
+  return 0;
+}

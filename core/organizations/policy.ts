@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { keyTiers } from "../keys/types.js";
+import { tlpSchema } from "../schema/common.js";
+
+/**
+ * Per-organization settings that narrow access further than scopes and TLP do. They only ever
+ * take rights away: no policy value grants what a key's scopes, its owner's role or TLP deny.
+ */
+export const organizationPolicySchema = z
+  .strictObject({
+    maxKeyTlp: tlpSchema.meta({ description: "Highest TLP clearance any new key of the organization may be given" }),
+    requireKeyExpiry: z.boolean().meta({ description: "New keys must carry expiresAt" }),
+    maxKeyLifetimeDays: z.int().min(1).max(3650).nullable().meta({ description: "Longest lifetime of a new key, in days; null for no limit" }),
+    allowedTiers: z.array(z.enum(keyTiers)).min(1).meta({ description: "Tiers new keys may have" }),
+    rateLimits: z
+      .partialRecord(
+        z.enum(keyTiers),
+        z.strictObject({ perMinute: z.int().min(1), perHour: z.int().min(1), burst: z.int().min(1) }).partial(),
+      )
+      .meta({ description: "Lower the deployment's rate limits for this organization's keys, per tier (never raises them)" }),
+    allowCaseSharing: z
+      .boolean()
+      .meta({ description: "Cases may be shared with, and received from, other organizations (both sides must allow it)" }),
+  })
+  .meta({ id: "OrganizationPolicy" });
+
+export type OrganizationPolicy = z.infer<typeof organizationPolicySchema>;
+
+export const defaultOrganizationPolicy: OrganizationPolicy = {
+  maxKeyTlp: 4,
+  requireKeyExpiry: false,
+  maxKeyLifetimeDays: null,
+  allowedTiers: [...keyTiers],
+  rateLimits: {},
+  allowCaseSharing: false,
+};
+
+export const organizationPolicyUpdateSchema = organizationPolicySchema
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, "give at least one setting to change")
+  .meta({ id: "OrganizationPolicyUpdate" });

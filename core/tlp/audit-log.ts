@@ -1,0 +1,85 @@
+import type { Principal } from "../access/principal.js";
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError } from "../errors.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { hashTlpEntry } from "./chain.js";
+import type { TlpAction, TlpAuditEntry, TlpOutcome, TlpResourceType } from "./types.js";
+
+export interface TlpAccess {
+  resourceType: TlpResourceType;
+  resourceId: string;
+  action: TlpAction;
+  tlpBefore: number | null;
+  tlpAfter: number | null;
+  outcome: TlpOutcome;
+}
+
+/**
+ * Appends one entry to the organization's TLP audit chain inside the caller's unit of work, so
+ * the entry commits with the action it records. `tx.tlpAudit.head` holds the chain until commit.
+ */
+export async function appendTlpAudit(
+  deps: Pick<CaseKitDeps, "ids">,
+  tx: UnitOfWork,
+  principal: Principal,
+  access: TlpAccess,
+  now: Date,
+): Promise<void> {
+  const head = await tx.tlpAudit.head(principal.organizationId);
+  const unhashed: Omit<TlpAuditEntry, "hash"> = {
+    id: deps.ids.next("tlpa"),
+    organizationId: principal.organizationId,
+    seq: head.seq + 1,
+    actorUserId: principal.userId,
+    actorKeyId: principal.keyId,
+    ...access,
+    ip: principal.origin?.ip ?? null,
+    userAgent: principal.origin?.userAgent ?? null,
+    requestId: principal.origin?.requestId ?? null,
+    at: now.toISOString(),
+    prevHash: head.hash,
+  };
+  await tx.tlpAudit.append({ ...unhashed, hash: hashTlpEntry(unhashed) });
+}
+
+/**
+ * A refusal because of TLP. It carries the attempt so that `withTlpDenialAudit` can record it
+ * after the refused unit of work has rolled back.
+ */
+export class TlpDeniedError extends CaseKitError {
+  readonly attempt: TlpAccess;
+
+  constructor(attempt: TlpAccess) {
+    super("tlp_restricted");
+    this.attempt = attempt;
+  }
+}
+
+/** Throws TlpDeniedError when `tlp` is above the principal's clearance. */
+export function guardTlp(
+  principal: Principal,
+  record: { id: string; tlp: number },
+  resourceType: TlpResourceType,
+  action: TlpAction,
+  tlpAfter: number | null = record.tlp,
+): void {
+  if (record.tlp > principal.tlpClearance || (tlpAfter !== null && tlpAfter > principal.tlpClearance)) {
+    throw new TlpDeniedError({ resourceType, resourceId: record.id, action, tlpBefore: record.tlp, tlpAfter, outcome: "denied" });
+  }
+}
+
+/**
+ * Runs `work`; if it was refused for TLP, writes the denied attempt in a unit of work of its own
+ * (the refused one rolled back) and rethrows.
+ */
+export async function withTlpDenialAudit<T>(deps: CaseKitDeps, principal: Principal, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof TlpDeniedError) {
+      const now = deps.clock.now();
+      await deps.storage.transaction((tx) => appendTlpAudit(deps, tx, principal, error.attempt, now));
+    }
+    throw error;
+  }
+}

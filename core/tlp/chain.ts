@@ -1,0 +1,57 @@
+import { createHash } from "node:crypto";
+import type { TlpAuditEntry } from "./types.js";
+
+type Unhashed = Omit<TlpAuditEntry, "hash">;
+
+/**
+ * The hash of an entry covers the previous entry's hash and every field of its own, in a fixed
+ * order, so changing, removing or reordering any row breaks the chain from that row on.
+ */
+export function hashTlpEntry(entry: Unhashed): string {
+  const fields = [
+    entry.prevHash,
+    entry.id,
+    entry.organizationId,
+    entry.seq,
+    entry.actorUserId,
+    entry.actorKeyId,
+    entry.resourceType,
+    entry.resourceId,
+    entry.action,
+    entry.tlpBefore,
+    entry.tlpAfter,
+    entry.outcome,
+    entry.ip,
+    entry.userAgent,
+    entry.requestId,
+    entry.at,
+  ];
+  return createHash("sha256").update(JSON.stringify(fields)).digest("hex");
+}
+
+export interface ChainVerdict {
+  ok: boolean;
+  /** How many entries were checked. */
+  checked: number;
+  /** The first entry whose content, link or position does not match; absent when ok. */
+  firstBad?: { id: string | null; seq: number; reason: "hash" | "link" | "sequence" | "missing" };
+}
+
+/** Walks entries in chain order (seq ascending), resuming from `previous` when given. */
+export function verifyTlpChain(
+  entries: Iterable<TlpAuditEntry>,
+  previous: { seq: number; hash: string } = { seq: 0, hash: "" },
+): ChainVerdict {
+  let { seq, hash } = previous;
+  let checked = 0;
+  for (const entry of entries) {
+    checked++;
+    if (entry.seq !== seq + 1) return { ok: false, checked, firstBad: { id: entry.id, seq: entry.seq, reason: "sequence" } };
+    if (entry.prevHash !== hash) return { ok: false, checked, firstBad: { id: entry.id, seq: entry.seq, reason: "link" } };
+    const { hash: stored, ...rest } = entry;
+    if (hashTlpEntry(rest) !== stored) return { ok: false, checked, firstBad: { id: entry.id, seq: entry.seq, reason: "hash" } };
+    seq = entry.seq;
+    hash = stored;
+  }
+  return { ok: true, checked };
+}

@@ -1,0 +1,158 @@
+import { H3 } from "h3";
+import { CaseKitError } from "../core/index.js";
+import type { CaseKit } from "../core/index.js";
+import { buildAccountOpenApiDocument, registerAccountRoutes } from "./account.js";
+import { authenticate } from "./auth.js";
+import { defaultBodyLimitBytes, readJsonBody } from "./body.js";
+import { defineHostHandler } from "./handle.js";
+import type { AccessLogLine, HostState } from "./handle.js";
+import { buildOpenApiDocument } from "./openapi.js";
+import type { OpenApiDocument } from "./openapi.js";
+import { methodNotAllowed, methodsByPath, paramsOf, queryOf } from "./request.js";
+import { apiBasePath } from "./route.js";
+import type { ApiRoute } from "./route.js";
+import { apiRoutes } from "./routes/index.js";
+
+export interface CaseKitAppOptions {
+  /** Largest request body read, in bytes; larger is 413. Default 1 MiB. */
+  bodyLimitBytes?: number;
+  /**
+   * Take the client address (recorded in audit entries, never used for decisions) from the first
+   * `X-Forwarded-For` entry. Only behind a proxy you run that overwrites that header. Default false.
+   */
+  trustProxy?: boolean;
+  /** Receives one structured access-log line per request. */
+  logger?: (line: AccessLogLine) => void;
+  /**
+   * Receives the raw error behind every 500, for your error tracker. The response and the access
+   * log only say `internal_error`; what you do with the error (which may hold SQL or paths) is
+   * yours to keep private.
+   */
+  onUnexpectedError?: (error: unknown, context: { requestId: string }) => void;
+  /**
+   * Answer every path the app does not know with a 404 problem (default true). `mountCaseKit`
+   * turns it off so the host app keeps its own not-found handling outside the prefix.
+   */
+  handleUnknownPaths?: boolean;
+  /**
+   * Mark the account area's session cookie `Secure` on every response. Without it the cookie is
+   * Secure when the request came over https (or, with `trustProxy`, `X-Forwarded-Proto: https`).
+   * Turn it on whenever clients reach the app over https through something that does not say so.
+   */
+  secureCookies?: boolean;
+}
+
+let defaultDocument: OpenApiDocument | undefined;
+let defaultAccountDocument: OpenApiDocument | undefined;
+
+/**
+ * The casekit HTTP API as an h3 app: `/api/v1/…` (every route requires a key), the account area
+ * at `/account/…` (a person's session: sign-in and their own keys, see account.ts), plus
+ * unversioned `/livez` and `/readyz` for orchestrators. Use `app.fetch(request)` in-process, `toNodeHandler(app)`
+ * from h3 for `node:http`, or `mountCaseKit` to put it inside another h3 app.
+ */
+export function createCaseKitApp(kit: CaseKit, options: CaseKitAppOptions = {}): H3 {
+  const host: HostState = {
+    kit,
+    bodyLimitBytes: options.bodyLimitBytes ?? defaultBodyLimitBytes,
+    trustProxy: options.trustProxy ?? false,
+    logger: options.logger,
+    onUnexpectedError: options.onUnexpectedError,
+    openapi: (defaultDocument ??= buildOpenApiDocument()),
+    accountOpenapi: (defaultAccountDocument ??= buildAccountOpenApiDocument()),
+    secureCookies: options.secureCookies ?? false,
+  };
+  // A path with malformed percent-encoding reaches our routes and gets a problem+json answer
+  // instead of h3's own plain-JSON 400 (route parameters are decoded defensively, see paramsOf).
+  const app = new H3({ silent: true, allowMalformedURL: true });
+
+  for (const route of apiRoutes) {
+    const handler = apiHandler(host, route);
+    app.on(route.method, apiBasePath + route.path, handler);
+    // h3 answers HEAD with the GET route only when nothing else matches; the 405 fallback below would.
+    if (route.method === "GET") app.on("HEAD", apiBasePath + route.path, handler);
+  }
+  registerMethodFallbacks(app, host, apiRoutes);
+
+  // Unknown API routes answer 404 only to an authenticated caller (401 first), so the API
+  // surface cannot be probed anonymously.
+  const unknownApiRoute = defineHostHandler(host, async (event, exchange) => {
+    exchange.principal = await authenticate(event, kit, exchange.requestId, host);
+    throw new CaseKitError("route_not_found", "No such endpoint in API v1");
+  });
+  app.all(apiBasePath, unknownApiRoute);
+  app.all(`${apiBasePath}/**`, unknownApiRoute);
+
+  registerAccountRoutes(app, host);
+
+  // Orchestrator probes: no key, no detail, nothing about the data.
+  const probes = {
+    "/livez": defineHostHandler(host, async () => ({ status: "ok" })),
+    "/readyz": defineHostHandler(host, async () => {
+      try {
+        await kit.storage.ping();
+      } catch {
+        throw new CaseKitError("unavailable", "Not ready");
+      }
+      return { status: "ok" };
+    }),
+  };
+  for (const [path, handler] of Object.entries(probes)) {
+    app.get(path, handler);
+    app.head(path, handler);
+    app.all(
+      path,
+      defineHostHandler(host, async (_event, exchange) => methodNotAllowed(exchange.headers, ["GET"])),
+    );
+  }
+
+  if (options.handleUnknownPaths ?? true) {
+    app.all(
+      "/**",
+      defineHostHandler(host, async () => {
+        throw new CaseKitError("route_not_found", "No such endpoint");
+      }),
+    );
+  }
+  return app;
+}
+
+/**
+ * Mounts the casekit API into an existing h3 app under `prefix` (e.g. `/casekit` gives
+ * `/casekit/api/v1/…`, `/casekit/livez`, `/casekit/readyz`). Uses h3's own `app.mount`; the
+ * casekit app has no global middleware, so its routes join the parent's router as they are.
+ */
+export function mountCaseKit(parent: H3, prefix: string, kit: CaseKit, options: Omit<CaseKitAppOptions, "handleUnknownPaths"> = {}): H3 {
+  return parent.mount(prefix, createCaseKitApp(kit, { ...options, handleUnknownPaths: false }));
+}
+
+/** Authenticate, read the body if the route has one, call the core once, return its value. */
+function apiHandler(host: HostState, route: ApiRoute) {
+  return defineHostHandler(host, async (event, exchange) => {
+    const principal = await authenticate(event, host.kit, exchange.requestId, host);
+    exchange.principal = principal;
+    const body = route.body ? await readJsonBody(event.req, host.bodyLimitBytes) : undefined;
+    return route.handle({
+      kit: host.kit,
+      principal,
+      params: paramsOf(event),
+      query: queryOf(event),
+      body,
+      url: event.url,
+      openapi: host.openapi,
+    });
+  });
+}
+
+/** A known path with a method it does not serve: 405 with `Allow`, after authentication. */
+function registerMethodFallbacks(app: H3, host: HostState, routes: readonly ApiRoute[]): void {
+  for (const [path, methods] of methodsByPath(routes)) {
+    app.all(
+      apiBasePath + path,
+      defineHostHandler(host, async (event, exchange) => {
+        exchange.principal = await authenticate(event, host.kit, exchange.requestId, host);
+        return methodNotAllowed(exchange.headers, methods);
+      }),
+    );
+  }
+}

@@ -1,0 +1,109 @@
+import type { H3Event } from "h3";
+import { getQuery, getRequestIP } from "h3";
+import { CaseKitError } from "../core/index.js";
+import type { CaseKit, Principal, RequestOrigin } from "../core/index.js";
+
+/**
+ * Reading the credential of a request (spec section 5): exactly one of `Authorization: Bearer
+ * <key>` or `X-Api-Key: <key>`. The checks run in this order, first failure wins:
+ *
+ * 1. a query parameter that looks like a credential → `credentials_in_query`, even when a header
+ *    is present too (the key has leaked into URLs and logs already; the caller must learn it);
+ * 2. a split legacy key/secret header → `legacy_credentials_rejected`;
+ * 3. more than one credential header — both headers, or either one twice → `ambiguous_credentials`;
+ * 4. no credential header → `missing_credentials`;
+ * 5. an Authorization scheme other than Bearer, or an empty key → `invalid_key`;
+ * 6. the core's key check (`invalid_key`, `key_revoked`, `key_suspended`, `key_expired`,
+ *    `owner_inactive`).
+ *
+ * Counting headers: a web `Request` folds a repeated header into one value (`a, b`), and Node's
+ * own `req.headers` even drops a second Authorization. On Node (h3 via srvx) we count the raw
+ * header list, `event.runtime.node.req.rawHeaders`, which holds every line as it arrived. Where no
+ * raw list exists (other runtimes, in-process `app.fetch`), a comma in the folded value counts as a
+ * repeat: neither a key secret (`ck_<env>_<base62>_<base62>`) nor a Bearer credential may contain
+ * one, so a comma means two values or junk, and both are refused.
+ */
+const queryCredentialNames = new Set(["api_key", "apikey", "api-key", "key", "token", "access_token", "secret"]);
+
+/** Headers of split key-id/secret schemes that other products use; never accepted here. */
+const legacyCredentialHeaders = [
+  "x-api-key-id",
+  "x-api-id",
+  "x-api-secret",
+  "x-api-key-secret",
+  "x-secret-key",
+  "x-access-key",
+  "x-access-key-id",
+  "x-secret-access-key",
+];
+
+const bearerPattern = /^bearer +(\S+) *$/i;
+
+/** The key secret the request carries, or the CaseKitError that says why there is none. */
+export function readCredential(event: H3Event): string {
+  for (const name of Object.keys(getQuery(event))) {
+    if (queryCredentialNames.has(name.toLowerCase())) {
+      throw new CaseKitError("credentials_in_query", `Do not send credentials in the query string ("${name}"); use the Authorization header`);
+    }
+  }
+  const headers = event.req.headers;
+  const legacy = legacyCredentialHeaders.find((name) => headers.has(name));
+  if (legacy) {
+    throw new CaseKitError("legacy_credentials_rejected", "Split key/secret headers are not accepted; send the key as Authorization: Bearer <key>");
+  }
+
+  const authorizations = headerCount(event, "authorization");
+  const apiKeys = headerCount(event, "x-api-key");
+  if (authorizations + apiKeys > 1) {
+    throw new CaseKitError("ambiguous_credentials", "Send exactly one credential: either Authorization: Bearer <key> or X-Api-Key: <key>, once");
+  }
+  if (authorizations === 1) {
+    const match = bearerPattern.exec(headers.get("authorization") ?? "");
+    if (!match) throw new CaseKitError("invalid_key", "The Authorization header must be Bearer <key>");
+    return match[1]!;
+  }
+  if (apiKeys === 1) {
+    const secret = (headers.get("x-api-key") ?? "").trim();
+    if (!secret) throw new CaseKitError("invalid_key", "The X-Api-Key header is empty");
+    return secret;
+  }
+  throw new CaseKitError("missing_credentials", "Send an API key as Authorization: Bearer <key> or X-Api-Key: <key>");
+}
+
+/** How many times the header arrived (see the note at the top of this file). */
+function headerCount(event: H3Event, lowerName: string): number {
+  const raw = event.runtime?.node?.req.rawHeaders;
+  if (raw) {
+    let count = 0;
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i]!.toLowerCase() === lowerName) count += 1;
+    }
+    return count;
+  }
+  const value = event.req.headers.get(lowerName);
+  if (value === null) return 0;
+  return value.includes(",") ? 2 : 1;
+}
+
+export interface AuthOptions {
+  /** Take the client address from the first X-Forwarded-For entry (only behind a proxy you run). */
+  trustProxy: boolean;
+}
+
+/** Authenticates the request's credential with the core; throws a 401 CaseKitError otherwise. */
+export async function authenticate(event: H3Event, kit: CaseKit, requestId: string, options: AuthOptions): Promise<Principal> {
+  const secret = readCredential(event);
+  return kit.authenticateKey(secret, originOf(event, requestId, options));
+}
+
+const maxUserAgentLength = 512;
+
+export function originOf(event: H3Event, requestId: string, options: AuthOptions): RequestOrigin {
+  const ip = getRequestIP(event, { xForwardedFor: options.trustProxy });
+  const userAgent = event.req.headers.get("user-agent");
+  return {
+    requestId,
+    ...(ip ? { ip } : {}),
+    ...(userAgent ? { userAgent: userAgent.slice(0, maxUserAgentLength) } : {}),
+  };
+}

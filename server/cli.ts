@@ -1,0 +1,164 @@
+import { parseArgs } from "node:util";
+import { listen } from "listhen";
+import { toNodeHandler } from "h3";
+import { createCaseKit, isCaseKitError, version } from "../core/index.js";
+import type { CaseKit, Storage } from "../core/index.js";
+import { createCaseKitApp } from "./app.js";
+import type { HostConfig } from "./config.js";
+import { loadHostConfig } from "./config.js";
+import { openStorage } from "./open-storage.js";
+
+const usage = `casekit ${version}: security case management
+
+Usage:
+  casekit init --org <name> --email <email> [--name <name>] [--database <url-or-path>] [--json]
+  casekit serve [--database <url-or-path>] [--port <n>] [--host <h>]
+  casekit migrate [--database <url-or-path>]
+
+--database takes a SQLite file path (default ./data/casekit.db) or a postgres:// URL.
+Environment: CASEKIT_DATABASE, CASEKIT_PORT, CASEKIT_HOST, CASEKIT_KEY_HASH_SECRET,
+CASEKIT_KEY_ENVIRONMENT, CASEKIT_BODY_LIMIT (see README, "Configuration").`;
+
+type Out = { log: (line: string) => void; error: (line: string) => void };
+
+/** Runs one CLI command; resolves to the process exit code (serve resolves once listening). */
+export async function main(argv: string[], out: Out = console): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "init":
+        return await init(rest, out);
+      case "serve":
+        return await serve(rest, out);
+      case "migrate":
+        return await migrate(rest, out);
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        out.log(usage);
+        return command === undefined ? 1 : 0;
+      case "--version":
+        out.log(version);
+        return 0;
+      default:
+        out.error(`Unknown command "${command}".\n\n${usage}`);
+        return 1;
+    }
+  } catch (error) {
+    out.error(`casekit ${command}: ${describe(error)}`);
+    return 1;
+  }
+}
+
+const databaseOption = { database: { type: "string" } } as const;
+
+async function withKit<T>(config: HostConfig, work: (kit: CaseKit, storage: Storage) => Promise<T>): Promise<T> {
+  const storage = await openStorage(config.database);
+  try {
+    await storage.migrate();
+    const kit = createCaseKit({
+      storage,
+      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment },
+    });
+    return await work(kit, storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+async function init(args: string[], out: Out): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { ...databaseOption, org: { type: "string" }, email: { type: "string" }, name: { type: "string" }, json: { type: "boolean" } },
+  });
+  if (!values.org || !values.email) throw new Error("--org and --email are required");
+  const config = loadHostConfig(values);
+  const result = await withKit(config, (kit) =>
+    kit.setup.initOrganization({
+      organizationName: values.org!,
+      email: values.email!,
+      ...(values.name ? { name: values.name } : {}),
+    }),
+  );
+  if (values.json) {
+    out.log(
+      JSON.stringify({
+        organizationId: result.organization.id,
+        userId: result.user.id,
+        email: result.user.email,
+        password: result.password,
+        apiKey: result.apiKey,
+      }),
+    );
+  } else {
+    out.log(
+      [
+        `Organization ${result.organization.name} (${result.organization.id})`,
+        `Admin user   ${result.user.email} (${result.user.id})`,
+        `Password     ${result.password}`,
+        `API key      ${result.apiKey}`,
+        "",
+        "The password and the API key are shown this once: casekit stores only their hashes.",
+      ].join("\n"),
+    );
+  }
+  return 0;
+}
+
+async function migrate(args: string[], out: Out): Promise<number> {
+  const { values } = parseArgs({ args, options: databaseOption });
+  const config = loadHostConfig(values);
+  await withKit(config, async () => undefined);
+  out.log(`Migrations applied to ${redact(config.database)}`);
+  return 0;
+}
+
+async function serve(args: string[], out: Out): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { ...databaseOption, port: { type: "string" }, host: { type: "string" } },
+  });
+  const config = loadHostConfig(values);
+  const storage = await openStorage(config.database);
+  await storage.migrate();
+  const kit = createCaseKit({
+    storage,
+    config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment },
+  });
+  const app = createCaseKitApp(kit, {
+    bodyLimitBytes: config.bodyLimitBytes,
+    logger: (line) => out.log(JSON.stringify(line)),
+  });
+  const listener = await listen(toNodeHandler(app), {
+    port: config.port,
+    hostname: config.host,
+    showURL: false,
+    qr: false,
+    clipboard: false,
+    open: false,
+    tunnel: false,
+  });
+  out.log(`casekit ${version} listening on ${listener.url}api/v1 (database: ${redact(config.database)})`);
+
+  const stop = async (signal: string) => {
+    out.log(`casekit: ${signal} received, shutting down`);
+    await listener.close();
+    await storage.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  return 0;
+}
+
+/** Database URLs may carry a password: never print it. */
+function redact(database: string): string {
+  return database.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
+}
+
+function describe(error: unknown): string {
+  if (isCaseKitError(error)) return error.errors?.length ? `${error.message} (${error.errors.map((e) => `${e.path}: ${e.message}`).join("; ")})` : error.message;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+
+/**
+ * The host's settings. Each comes from a command-line flag, else an environment variable, else
+ * a default; README "Configuration" lists them.
+ */
+export interface HostConfig {
+  /** SQLite file path, `:memory:`, or a `postgres://` / `postgresql://` URL. */
+  database: string;
+  port: number;
+  host: string;
+  /** Secret of the keyed hash that protects stored API keys (see resolveKeyHashSecret). */
+  keyHashSecret: string;
+  keyEnvironment: string;
+  bodyLimitBytes: number;
+}
+
+export const defaultDatabase = "./data/casekit.db";
+
+export interface ConfigFlags {
+  database?: string;
+  port?: string;
+  host?: string;
+}
+
+export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): HostConfig {
+  const database = flags.database ?? env.CASEKIT_DATABASE ?? env.DATABASE_URL ?? defaultDatabase;
+  return {
+    database,
+    port: toInteger(flags.port ?? env.CASEKIT_PORT ?? env.PORT ?? "3000", "port", 1, 65_535),
+    host: flags.host ?? env.CASEKIT_HOST ?? "127.0.0.1",
+    keyHashSecret: resolveKeyHashSecret(database, env),
+    keyEnvironment: env.CASEKIT_KEY_ENVIRONMENT ?? "live",
+    bodyLimitBytes: toInteger(env.CASEKIT_BODY_LIMIT ?? String(1024 * 1024), "CASEKIT_BODY_LIMIT", 1024, 64 * 1024 * 1024),
+  };
+}
+
+export function isPostgresUrl(database: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(database);
+}
+
+/**
+ * The key-hash secret must stay out of the database, or a stolen database would be enough to
+ * test guessed keys offline. It comes from CASEKIT_KEY_HASH_SECRET; failing that, for a SQLite
+ * file, from a `<database>.secret` file beside it, generated on first use with mode 0600. Several
+ * hosts on one PostgreSQL must share it, so PostgreSQL requires the environment variable.
+ */
+export function resolveKeyHashSecret(database: string, env: NodeJS.ProcessEnv): string {
+  const fromEnv = env.CASEKIT_KEY_HASH_SECRET;
+  if (fromEnv) {
+    if (fromEnv.length < 32) throw new Error("CASEKIT_KEY_HASH_SECRET must be at least 32 characters long");
+    return fromEnv;
+  }
+  if (isPostgresUrl(database)) {
+    throw new Error("Set CASEKIT_KEY_HASH_SECRET (at least 32 characters, the same on every host) to use PostgreSQL");
+  }
+  if (database === ":memory:") return randomBytes(32).toString("base64url");
+  const file = resolve(`${database}.secret`);
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+function toInteger(value: string, name: string, min: number, max: number): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min || number > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${value}"`);
+  }
+  return number;
+}

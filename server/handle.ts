@@ -1,0 +1,122 @@
+import { defineHandler } from "h3";
+import type { EventHandler, H3Event } from "h3";
+import { isCaseKitError } from "../core/index.js";
+import type { CaseKit, ErrorCode, Principal } from "../core/index.js";
+import { problemResponse, toProblem } from "./problem.js";
+import type { Problem } from "./problem.js";
+
+/** One structured line per request. Never headers, query strings or bodies. */
+export interface AccessLogLine {
+  msg: "request";
+  time: string;
+  requestId: string;
+  method: string;
+  /** The path without its query string. */
+  path: string;
+  status: number;
+  durationMs: number;
+  keyId?: string;
+  /** The account-area session's id (`ses_…`; never the session token). */
+  sessionId?: string;
+  organizationId?: string;
+  /** The problem code of an error response. */
+  code?: ErrorCode;
+  /** For an unexpected error (500): the error's class name, e.g. `TypeError`. Never its message. */
+  errorName?: string;
+}
+
+/** What every handler of one app shares. */
+export interface HostState {
+  kit: CaseKit;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  logger: ((line: AccessLogLine) => void) | undefined;
+  onUnexpectedError: ((error: unknown, context: { requestId: string }) => void) | undefined;
+  openapi: Readonly<Record<string, unknown>>;
+  /** The account area's OpenAPI document, built at start-up. */
+  accountOpenapi: Readonly<Record<string, unknown>>;
+  /** Mark the session cookie Secure on every response, not only on https requests. */
+  secureCookies: boolean;
+}
+
+/** The request's bookkeeping, filled in as the work goes. */
+export interface Exchange {
+  requestId: string;
+  principal?: Principal;
+  /** The account-area session the request was authenticated by. */
+  sessionId?: string;
+  /** Headers to add to the response, success or error (e.g. `Allow` on a 405). */
+  headers: Headers;
+}
+
+export interface HostHandlerOptions {
+  /** The WWW-Authenticate challenge of a 401; the API's Bearer challenge by default. */
+  challenge?: (problem: Problem) => string;
+}
+
+/**
+ * Wraps one piece of work into an h3 handler that owns the whole exchange: a fresh request id
+ * (`req_…`, never taken from the client, so nobody can forge ids into audit entries), the work's
+ * value as a 200 JSON response or its error as problem details, security headers, and one access
+ * log line. It always returns a Response, so it behaves the same standalone and mounted.
+ */
+export function defineHostHandler(
+  host: HostState,
+  work: (event: H3Event, exchange: Exchange) => Promise<unknown>,
+  options: HostHandlerOptions = {},
+): EventHandler {
+  return defineHandler(async (event) => {
+    const started = performance.now();
+    const exchange: Exchange = { requestId: host.kit.deps.ids.next("req"), headers: new Headers() };
+    let response: Response;
+    let code: ErrorCode | undefined;
+    let errorName: string | undefined;
+    try {
+      const value = await work(event, exchange);
+      response = new Response(JSON.stringify(value), { status: 200, headers: exchange.headers });
+      response.headers.set("content-type", "application/json; charset=utf-8");
+    } catch (error) {
+      const { problem, unexpected } = toProblem(error);
+      code = problem.code;
+      if (unexpected) {
+        errorName = error instanceof Error ? error.name : typeof error;
+        safely(() => host.onUnexpectedError?.(error, { requestId: exchange.requestId }));
+      }
+      if (isCaseKitError(error) && error.code === "rate_limited" && error.retryAfterSeconds !== undefined) {
+        exchange.headers.set("retry-after", String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+      }
+      response = problemResponse(problem, exchange.headers, options.challenge);
+    }
+    response.headers.set("x-request-id", exchange.requestId);
+    response.headers.set("cache-control", "no-store");
+    response.headers.set("x-content-type-options", "nosniff");
+
+    if (host.logger) {
+      const line: AccessLogLine = {
+        msg: "request",
+        time: host.kit.clock.now().toISOString(),
+        requestId: exchange.requestId,
+        method: event.req.method,
+        path: event.url.pathname,
+        status: response.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        ...(exchange.principal?.keyId ? { keyId: exchange.principal.keyId } : {}),
+        ...(exchange.sessionId ? { sessionId: exchange.sessionId } : {}),
+        ...(exchange.principal ? { organizationId: exchange.principal.organizationId } : {}),
+        ...(code ? { code } : {}),
+        ...(errorName ? { errorName } : {}),
+      };
+      safely(() => host.logger?.(line));
+    }
+    return response;
+  });
+}
+
+/** A failing logger or error hook must never turn an answer into a failure. */
+function safely(run: () => void): void {
+  try {
+    run();
+  } catch {
+    // Deliberately ignored.
+  }
+}

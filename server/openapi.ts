@@ -1,0 +1,274 @@
+import { isDeepStrictEqual } from "node:util";
+import { z } from "zod";
+import { errorTitles, version } from "../core/index.js";
+import type { ErrorCode } from "../core/index.js";
+import { httpStatusOf, problemSchema } from "./problem.js";
+import { apiBasePath } from "./route.js";
+import type { ApiRoute, RouteDoc } from "./route.js";
+import { apiRoutes } from "./routes/index.js";
+
+type JsonObject = Record<string, unknown>;
+
+export interface OpenApiDocument extends JsonObject {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
+  servers: { url: string }[];
+  tags: { name: string }[];
+  security: Record<string, string[]>[];
+  paths: Record<string, Record<string, JsonObject>>;
+  components: {
+    schemas: Record<string, JsonObject>;
+    responses: Record<string, JsonObject>;
+    headers: Record<string, JsonObject>;
+    securitySchemes: Record<string, JsonObject>;
+  };
+}
+
+export interface OpenApiOptions {
+  /** The route table to describe; casekit's own by default. */
+  routes?: readonly ApiRoute[];
+  /** The API's address, for `servers`; `/api/v1` by default. */
+  serverUrl?: string;
+}
+
+const statusNames: Record<number, string> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  409: "Conflict",
+  413: "PayloadTooLarge",
+  415: "UnsupportedMediaType",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "Unavailable",
+};
+
+const keySecuritySchemes: Record<string, JsonObject> = {
+  bearerAuth: {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "ck_<env>_<random>_<checksum>",
+    description: "`Authorization: Bearer <key>` (recommended). Send exactly one credential.",
+  },
+  apiKeyHeader: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Api-Key",
+    description: "`X-Api-Key: <key>`. Send exactly one credential; credentials in the query string are refused.",
+  },
+};
+
+/**
+ * Builds the OpenAPI 3.1 document from the route table and the core's zod schemas.
+ *
+ * Each schema is converted on its own with `z.toJSONSchema` (JSON Schema 2020-12, which OpenAPI
+ * 3.1 uses as is): request bodies and query parameters in their input form (defaults make fields
+ * optional), responses in their output form. Every schema with a `.meta({ id })` comes back in
+ * `$defs`; those are hoisted into `components.schemas` under their id and `#/$defs/<id>` references
+ * are rewritten to `#/components/schemas/<id>`. An id whose input and output forms differ is a
+ * start-up error, not a silently wrong document.
+ */
+export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
+  return buildDocument({
+    routes: options.routes ?? apiRoutes,
+    serverUrl: options.serverUrl ?? apiBasePath,
+    title: "casekit API",
+    description: [
+      "Security case management. Every endpoint requires an API key, sent in exactly one of `Authorization: Bearer <key>` or `X-Api-Key: <key>`.",
+      "Errors are RFC 9457 problem details (`application/problem+json`) whose `type` is `https://casekit.dev/problems/<code>`.",
+      "Every response carries `X-Request-Id`.",
+      "People manage their own keys in the account area, `/account` beside `/api/v1` (a session cookie instead of a key); it is described in its own document, `/account/openapi.json`.",
+    ].join("\n\n"),
+    securitySchemes: keySecuritySchemes,
+    security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    // OpenAPI 3.1 lets non-OAuth schemes list required roles: we list the scope.
+    operationSecurity: (route): Record<string, string[]>[] | undefined =>
+      route.scope ? [{ bearerAuth: [route.scope] }, { apiKeyHeader: [route.scope] }] : undefined,
+    accessNote: (route) => (route.scope ? `Requires the scope \`${route.scope}\`.` : "Any valid key may call it."),
+    challengeDescription: 'Bearer challenge: `Bearer realm="casekit"` plus `error="invalid_token"` unless no credential was sent',
+  });
+}
+
+/** Everything that differs between the API's document and the account area's. */
+export interface DocumentSpec {
+  routes: readonly RouteDoc[];
+  serverUrl: string;
+  title: string;
+  description: string;
+  securitySchemes: Record<string, JsonObject>;
+  /** The document's default security requirement. */
+  security: Record<string, string[]>[];
+  /** An operation's own requirement (`[]` for none at all), or undefined for the default. */
+  operationSecurity(route: RouteDoc): Record<string, string[]>[] | undefined;
+  /** One sentence about who may call the operation, appended to its description. */
+  accessNote(route: RouteDoc): string;
+  /** What the WWW-Authenticate header of a 401 says. */
+  challengeDescription: string;
+}
+
+export function buildDocument(spec: DocumentSpec): OpenApiDocument {
+  const schemas = createSchemaCollector();
+  schemas.add(problemSchema, "output");
+
+  const paths: OpenApiDocument["paths"] = {};
+  for (const route of spec.routes) {
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route, schemas, spec);
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: spec.title,
+      version,
+      description: spec.description,
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    servers: [{ url: spec.serverUrl }],
+    tags: [...new Set(spec.routes.map((r) => r.tag))].map((name) => ({ name })),
+    security: spec.security,
+    paths,
+    components: {
+      schemas: schemas.components,
+      responses: problemResponses(spec.challengeDescription),
+      headers: {
+        RequestId: { description: "Identifies this request in the server's logs", schema: { type: "string" } },
+      },
+      securitySchemes: spec.securitySchemes,
+    },
+  };
+}
+
+function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSpec): JsonObject {
+  const parameters: JsonObject[] = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
+  if (route.query) parameters.push(...queryParameters(schemas.add(route.query, "input")));
+
+  const errors = new Set<number>([401, 500, ...(route.errors ?? [])]);
+  if (route.body) [400, 413, 415].forEach((s) => errors.add(s));
+  if (route.query) errors.add(400);
+  if (route.scope) errors.add(403);
+  if (route.path.includes(":")) errors.add(404);
+
+  const responses: JsonObject = {
+    "200": {
+      description: "OK",
+      headers: { "X-Request-Id": { $ref: "#/components/headers/RequestId" } },
+      content: { "application/json": { schema: schemas.add(route.response, "output") } },
+    },
+  };
+  for (const status of [...errors].sort((a, b) => a - b)) {
+    const name = statusNames[status];
+    if (!name) throw new Error(`No response component for status ${status} (route ${route.operationId})`);
+    responses[String(status)] = { $ref: `#/components/responses/${name}` };
+  }
+
+  const security = spec.operationSecurity(route);
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: [route.description, spec.accessNote(route)].filter(Boolean).join("\n\n"),
+    tags: [route.tag],
+    ...(security ? { security } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: schemas.add(route.body, "input") } } } }
+      : {}),
+    responses,
+  };
+}
+
+/** One query parameter per property of the (object) query schema; a repeated parameter is an array. */
+function queryParameters(objectSchema: JsonObject): JsonObject[] {
+  const properties = (objectSchema.properties ?? {}) as Record<string, JsonObject>;
+  const required = new Set((objectSchema.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...schema } = property;
+    return {
+      name,
+      in: "query",
+      required: required.has(name),
+      ...(typeof description === "string" ? { description } : {}),
+      style: "form",
+      explode: true,
+      schema,
+    };
+  });
+}
+
+/** One reusable response per error status, listing the codes that produce it. */
+function problemResponses(challengeDescription: string): Record<string, JsonObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const [code, status] of Object.entries(httpStatusOf) as [ErrorCode, number][]) {
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, JsonObject> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const name = statusNames[status];
+    if (!name) throw new Error(`No response component name for status ${status}`);
+    out[name] = {
+      description: codes.map((code) => `\`${code}\`: ${errorTitles[code]}`).join("; "),
+      headers: {
+        "X-Request-Id": { $ref: "#/components/headers/RequestId" },
+        ...(status === 401
+          ? { "WWW-Authenticate": { description: challengeDescription, schema: { type: "string" } } }
+          : {}),
+        ...(status === 429 ? { "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" } } } : {}),
+        ...(status === 405 ? { Allow: { description: "The methods the endpoint accepts", schema: { type: "string" } } } : {}),
+      },
+      content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+    };
+  }
+  return out;
+}
+
+interface SchemaCollector {
+  /** Converts `schema`, registers its named parts as components, returns the schema or a $ref to it. */
+  add(schema: z.ZodType, io: "input" | "output"): JsonObject;
+  components: Record<string, JsonObject>;
+}
+
+function createSchemaCollector(): SchemaCollector {
+  const components: Record<string, JsonObject> = {};
+  return {
+    components,
+    add(schema, io) {
+      const json = z.toJSONSchema(schema, {
+        target: "draft-2020-12",
+        io,
+        unrepresentable: "any",
+        override: ({ jsonSchema }) => {
+          // z.int() bounds itself to the safe integers; that is noise for a client.
+          if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+          if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+        },
+      }) as JsonObject;
+      const { $schema: _dialect, $defs, ...root } = json;
+      for (const [id, definition] of Object.entries(($defs ?? {}) as Record<string, JsonObject>)) {
+        const rewritten = rewriteRefs(definition) as JsonObject;
+        const existing = components[id];
+        if (existing && !isDeepStrictEqual(existing, rewritten)) {
+          throw new Error(`The schema id "${id}" describes two different shapes (input and output?); give one of them its own id`);
+        }
+        components[id] = rewritten;
+      }
+      return rewriteRefs(root) as JsonObject;
+    },
+  };
+}
+
+function rewriteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteRefs);
+  if (value === null || typeof value !== "object") return value;
+  const out: JsonObject = {};
+  for (const [key, inner] of Object.entries(value)) {
+    out[key] = key === "$ref" && typeof inner === "string" && inner.startsWith("#/$defs/") ? `#/components/schemas/${inner.slice(8)}` : rewriteRefs(inner);
+  }
+  return out;
+}

@@ -1,0 +1,63 @@
+import type { z } from "zod";
+import type { CaseKit, Principal, Scope } from "../core/index.js";
+
+/** Every API route lives under this base (spec section 9). */
+export const apiBasePath = "/api/v1";
+
+export type ApiMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** What a route handler receives. It validates nothing: the core does. */
+export interface RouteInput {
+  kit: CaseKit;
+  principal: Principal;
+  /** Path parameters, percent-decoded. */
+  params: Record<string, string>;
+  /** Query parameters as a plain object; a repeated parameter becomes an array. */
+  query: Record<string, string | string[]>;
+  /** The parsed JSON body for routes that declare `body`; undefined otherwise. */
+  body: unknown;
+  /** The request URL as routed (including any mount prefix). */
+  url: URL;
+  /** The OpenAPI document of this app, built at start-up. */
+  openapi: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What the OpenAPI document needs to know about one operation. API routes and account routes
+ * both extend it, so every operation the app serves is documented from the row that serves it.
+ */
+export interface RouteDoc {
+  method: ApiMethod;
+  /** Path under the document's server, rou3 syntax (`/cases/:id`). */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** The scope the core demands. Documentation only: the core, not the host, decides access. */
+  scope?: Scope;
+  /** JSON body schema: the route reads a body, and the document describes it. */
+  body?: z.ZodType;
+  /** Query schema: documents the query parameters. */
+  query?: z.ZodObject;
+  /** The 200 body. */
+  response: z.ZodType;
+  /**
+   * Error statuses beyond the derived ones. Derived: 401 and 500 always; 400, 413 and 415 with a
+   * body; 400 with a query; 403 with a scope; 404 with a path parameter.
+   */
+  errors?: readonly number[];
+}
+
+/**
+ * One row of the route table. The same row registers the h3 route and produces the OpenAPI
+ * operation, so the two cannot drift apart.
+ */
+export interface ApiRoute extends RouteDoc {
+  handle(input: RouteInput): unknown;
+}
+
+/** Identity helper that type-checks a route row where it is written. */
+export function defineApiRoute(route: ApiRoute): ApiRoute {
+  return route;
+}

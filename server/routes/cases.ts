@@ -1,0 +1,55 @@
+import { caseCreateSchema, caseListQuerySchema, caseListSchema, caseSchema, caseUpdateSchema } from "../../core/index.js";
+import { defineApiRoute } from "../route.js";
+
+export const caseRoutes = [
+  defineApiRoute({
+    method: "POST",
+    path: "/cases",
+    operationId: "createCase",
+    tag: "Cases",
+    summary: "Create a case",
+    description: "Answers 200 with the whole stored case. A case above the caller's TLP clearance cannot be created.",
+    scope: "cases:write",
+    body: caseCreateSchema,
+    response: caseSchema,
+    errors: [409],
+    handle: ({ kit, principal, body }) => kit.cases.create(principal, body),
+  }),
+  defineApiRoute({
+    method: "GET",
+    path: "/cases",
+    operationId: "listCases",
+    tag: "Cases",
+    summary: "List cases",
+    description:
+      "Newest first, keyset-paged with `limit` and `cursor`. A repeated filter parameter means any of its values. Cases above the caller's TLP clearance are left out.",
+    scope: "cases:read",
+    query: caseListQuerySchema,
+    response: caseListSchema,
+    handle: ({ kit, principal, query }) => kit.cases.list(principal, query),
+  }),
+  defineApiRoute({
+    method: "GET",
+    path: "/cases/:id",
+    operationId: "getCase",
+    tag: "Cases",
+    summary: "Get a case",
+    description: "404 for an unknown id and for another organization's case alike; 403 for a case above the caller's TLP clearance.",
+    scope: "cases:read",
+    response: caseSchema,
+    handle: ({ kit, principal, params }) => kit.cases.get(principal, params.id ?? ""),
+  }),
+  defineApiRoute({
+    method: "PATCH",
+    path: "/cases/:id",
+    operationId: "updateCase",
+    tag: "Cases",
+    summary: "Change a case",
+    description: "Send only the fields to change; `null` clears an optional field. A status change the lifecycle does not allow is 409 `invalid_transition`.",
+    scope: "cases:write",
+    body: caseUpdateSchema,
+    response: caseSchema,
+    errors: [409],
+    handle: ({ kit, principal, params, body }) => kit.cases.update(principal, params.id ?? "", body),
+  }),
+];

@@ -1,0 +1,55 @@
+import { teamCreateSchema, teamListQuerySchema, teamListSchema, teamSchema, teamUpdateSchema } from "../../core/index.js";
+import { defineApiRoute } from "../route.js";
+
+export const teamRoutes = [
+  defineApiRoute({
+    method: "POST",
+    path: "/teams",
+    operationId: "createTeam",
+    tag: "Teams",
+    summary: "Create a team",
+    description:
+      "Admin only (spec section 4). `organizationId`, if given, must be the caller's own (403 `organization_restricted`); `escalationTeamId` must name a team of the organization without making a cycle (400). A name already used in the organization is 409 `conflict`.",
+    scope: "teams:write",
+    body: teamCreateSchema,
+    response: teamSchema,
+    errors: [409],
+    handle: ({ kit, principal, body }) => kit.teams.create(principal, body),
+  }),
+  defineApiRoute({
+    method: "GET",
+    path: "/teams",
+    operationId: "listTeams",
+    tag: "Teams",
+    summary: "List teams",
+    description: "Newest first, keyset-paged; `name` matches exactly.",
+    scope: "users:read",
+    query: teamListQuerySchema,
+    response: teamListSchema,
+    handle: ({ kit, principal, query }) => kit.teams.list(principal, query),
+  }),
+  defineApiRoute({
+    method: "GET",
+    path: "/teams/:id",
+    operationId: "getTeam",
+    tag: "Teams",
+    summary: "Get a team",
+    description: "404 for an unknown id and for another organization's team alike.",
+    scope: "users:read",
+    response: teamSchema,
+    handle: ({ kit, principal, params }) => kit.teams.get(principal, params.id ?? ""),
+  }),
+  defineApiRoute({
+    method: "PATCH",
+    path: "/teams/:id",
+    operationId: "updateTeam",
+    tag: "Teams",
+    summary: "Change a team",
+    description: "Send only the fields to change; `null` clears an optional field. An escalation cycle is 400.",
+    scope: "teams:write",
+    body: teamUpdateSchema,
+    response: teamSchema,
+    errors: [409],
+    handle: ({ kit, principal, params, body }) => kit.teams.update(principal, params.id ?? "", body),
+  }),
+];

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import type { AuditEntry, DomainEvent } from "../../core/index.js";
+import { shuffled } from "./fixtures.js";
+import type { SuiteContext } from "./suite-context.js";
+import { expectNoUndefined, walkPages } from "./suite-context.js";
+
+/** The audit trail and the outbox: append-only, listed newest first, scoped by organization. */
+export function describeLogs(ctx: SuiteContext): void {
+  describe("audit log", () => {
+    it("append then list returns the entries newest first, every field intact", async () => {
+      const { org, user } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const bare = f.auditEntry(org.id);
+      const full = f.auditEntry(org.id, {
+        actorUserId: user.id,
+        actorKeyId: f.ids.next("key"),
+        action: "case.updated",
+        changes: {
+          title: { from: "Old", to: "New ☕" },
+          tags: { from: [], to: [{ name: "apt", color: "#123456" }] },
+          assigneeId: { from: null, to: user.id },
+          customFields: { from: { a: { b: [1, 2.5, true, null] } }, to: {} },
+        },
+        requestId: "req_01",
+        ip: "2001:db8::1",
+        userAgent: "curl/8.5.0",
+      });
+      await ctx.storage().transaction(async (tx) => {
+        await tx.audit.append(full);
+        await tx.audit.append(bare);
+      });
+      const found = await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: 10 }));
+      expect(found).toStrictEqual([full, bare]);
+      expect(found[1]!.changes).toBeNull();
+      expectNoUndefined(found);
+    });
+
+    it("pages by id, newest first, and never shows another organization's entries", async () => {
+      const { org: a } = await ctx.seedOrganization();
+      const { org: b } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const mine: AuditEntry[] = [];
+      const theirs: AuditEntry[] = [];
+      for (let i = 0; i < 15; i++) {
+        mine.push(f.auditEntry(a.id));
+        theirs.push(f.auditEntry(b.id));
+      }
+      await ctx.storage().transaction(async (tx) => {
+        for (const entry of shuffled([...mine, ...theirs])) await tx.audit.append(entry);
+      });
+      const walk = (organizationId: string) => walkPages((page) => ctx.storage().read((tx) => tx.audit.list(organizationId, page)), 4);
+      expect(await walk(a.id)).toEqual(mine.map((e) => e.id).reverse());
+      expect(await walk(b.id)).toEqual(theirs.map((e) => e.id).reverse());
+      expect(await ctx.storage().read((tx) => tx.audit.list(ctx.fixtures().ids.next("org"), { limit: 10 }))).toEqual([]);
+    });
+  });
+
+  describe("events (outbox)", () => {
+    it("append then list returns the events newest first, payload intact", async () => {
+      const { org } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const bare = f.event(org.id, { tlp: 0 });
+      const full = f.event(org.id, {
+        name: "case.updated",
+        payload: {
+          id: "case_x",
+          title: "Ünïcødé 🚨",
+          tags: [{ name: "apt" }],
+          customFields: { nested: { list: [1, "2", false, null, { deep: [] }] } },
+          closedAt: null,
+          number: 12,
+        },
+        tlp: 4,
+        bulkRequestId: "bulk_0001",
+      });
+      const noTlp = f.event(org.id);
+      // Appended out of id order: the list orders by id, not by arrival.
+      await ctx.storage().transaction(async (tx) => {
+        await tx.events.append(full);
+        await tx.events.append(noTlp);
+        await tx.events.append(bare);
+      });
+      const found = await ctx.storage().read((tx) => tx.events.list(org.id, { limit: 10 }));
+      expect(found).toStrictEqual([noTlp, full, bare]);
+      expect(found[0]!.tlp).toBeNull();
+      expect(found[2]!.tlp).toBe(0);
+      expectNoUndefined(found);
+    });
+
+    it("pages by id, newest first, and never shows another organization's events", async () => {
+      const { org: a } = await ctx.seedOrganization();
+      const { org: b } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const mine: DomainEvent[] = [];
+      const theirs: DomainEvent[] = [];
+      for (let i = 0; i < 13; i++) {
+        mine.push(f.event(a.id, { payload: { i } }));
+        theirs.push(f.event(b.id, { payload: { i } }));
+      }
+      await ctx.storage().transaction(async (tx) => {
+        for (const event of shuffled([...mine, ...theirs])) await tx.events.append(event);
+      });
+      const walk = (organizationId: string) => walkPages((page) => ctx.storage().read((tx) => tx.events.list(organizationId, page)), 5);
+      expect(await walk(a.id)).toEqual(mine.map((e) => e.id).reverse());
+      expect(await walk(b.id)).toEqual(theirs.map((e) => e.id).reverse());
+    });
+  });
+}

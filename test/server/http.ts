@@ -1,0 +1,122 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { toNodeHandler } from "h3";
+import type { H3 } from "h3";
+import { expect } from "vitest";
+
+/** Headers as a list of pairs, so a test can send one header twice. */
+export type HeaderList = [string, string][];
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body (undefined when the body is empty). */
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+}
+
+export interface RequestSpec {
+  headers?: HeaderList;
+  /** A string is sent as is, anything else as JSON; Content-Type application/json unless given. */
+  body?: unknown;
+}
+
+/**
+ * One way to reach the app. The same tests run through both: the in-process `app.fetch`, and a
+ * real server on 127.0.0.1 reached with `node:http` (the only way a repeated header reaches the
+ * app as two raw header lines).
+ */
+export interface Transport {
+  name: string;
+  send(method: string, path: string, spec?: RequestSpec): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+export function inProcess(app: H3): Transport {
+  return {
+    name: "in-process fetch",
+    async send(method, path, spec = {}) {
+      const { headers, body } = prepare(spec);
+      const request = new Request(`http://casekit.test${path}`, {
+        method,
+        headers: new Headers(headers),
+        ...(body !== undefined ? { body } : {}),
+      });
+      const response = await app.fetch(request);
+      return answer(response.status, response.headers, await response.text());
+    },
+    async close() {},
+  };
+}
+
+export async function listening(app: H3): Promise<Transport & { port: number }> {
+  const server = http.createServer(toNodeHandler(app));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    name: "node:http on 127.0.0.1",
+    port,
+    send: (method, path, spec = {}) => sendRaw(port, method, path, spec),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+/** A request through node:http; repeated header names are sent as separate header lines. */
+export function sendRaw(port: number, method: string, path: string, spec: RequestSpec & { chunks?: string[] } = {}): Promise<Answer> {
+  const { headers, body } = prepare(spec);
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: "127.0.0.1", port, path, method, agent: false });
+    // setHeader replaces by case-insensitive name, so group the same way; an array sends one line each.
+    const grouped = new Map<string, { name: string; values: string[] }>();
+    for (const [name, value] of headers) {
+      const entry = grouped.get(name.toLowerCase()) ?? { name, values: [] };
+      entry.values.push(value);
+      grouped.set(name.toLowerCase(), entry);
+    }
+    for (const { name, values } of grouped.values()) request.setHeader(name, values.length === 1 ? values[0]! : values);
+    request.on("response", (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const out = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value !== undefined) out.set(name, Array.isArray(value) ? value.join(", ") : value);
+        }
+        resolve(answer(response.statusCode ?? 0, out, Buffer.concat(chunks).toString("utf8")));
+      });
+    });
+    request.on("error", reject);
+    if (spec.chunks) {
+      // Chunked transfer encoding: no Content-Length at all.
+      for (const chunk of spec.chunks) request.write(chunk);
+      request.end();
+    } else {
+      request.end(body);
+    }
+  });
+}
+
+/** A body goes out as JSON (Content-Type application/json) unless the test names another type. */
+function prepare(spec: RequestSpec): { headers: HeaderList; body: string | undefined } {
+  const headers = [...(spec.headers ?? [])];
+  if (spec.body === undefined) return { headers, body: undefined };
+  if (!headers.some(([name]) => name.toLowerCase() === "content-type")) headers.push(["Content-Type", "application/json"]);
+  return { headers, body: typeof spec.body === "string" ? spec.body : JSON.stringify(spec.body) };
+}
+
+/** Every answer is checked for leaks: no stack trace, no stack frames, no SQL. */
+function answer(status: number, headers: Headers, text: string): Answer {
+  expect(text).not.toMatch(/"stack"|\n\s+at |\bat .+:\d+:\d+\)|SELECT |INSERT INTO|sqlite|node_modules/i);
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status, headers, text, body };
+}
+
+export const bearer = (key: string): HeaderList => [["Authorization", `Bearer ${key}`]];

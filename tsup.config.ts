@@ -1,0 +1,18 @@
+import { defineConfig } from "tsup";
+
+// One entry per public subpath (package.json "exports") plus the CLI. Dependencies stay external.
+export default defineConfig({
+  entry: {
+    "core/index": "core/index.ts",
+    "adapters/sqlite/index": "adapters/sqlite/index.ts",
+    "adapters/postgres/index": "adapters/postgres/index.ts",
+    "server/index": "server/index.ts",
+    "server/cli": "server/cli.ts",
+  },
+  format: ["esm"],
+  target: "node20",
+  dts: { entry: ["core/index.ts", "adapters/sqlite/index.ts", "adapters/postgres/index.ts", "server/index.ts"] },
+  sourcemap: true,
+  clean: true,
+  splitting: true,
+});

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+import SummaryReporter from "./test/summary-reporter.js";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+    reporters: ["default", new SummaryReporter()],
+  },
+});
