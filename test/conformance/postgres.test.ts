@@ -167,7 +167,7 @@ describe.skipIf(unreachable !== null && !inCi)("postgres", () => {
       return storage;
     },
     (storage: Storage) => storage.close(),
-    { raw: () => rawAccess(suiteRaw) },
+    { raw: () => rawAccess(suiteRaw!) },
   );
 
   describe("postgres specifics", () => {
