@@ -62,6 +62,7 @@ export type { ChainVerdict } from "./tlp/chain.js";
 export { tlpAuditEntrySchema, tlpAuditListSchema, tlpAuditQuerySchema, tlpConstantsSchema } from "./tlp/service.js";
 
 export { effectiveLimits, tierLimits } from "./limits/tiers.js";
+export { rateLimitOverridesSchema } from "./limits/schema.js";
 export type { RateLimitOverrides, RateLimits } from "./limits/tiers.js";
 export { decide as decideRateLimit } from "./limits/limiter.js";
 export type { LimitDecision, LimiterState } from "./limits/limiter.js";

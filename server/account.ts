@@ -20,6 +20,7 @@ import type { HostState } from "./handle.js";
 import { buildDocument } from "./openapi.js";
 import type { OpenApiDocument } from "./openapi.js";
 import type { Problem } from "./problem.js";
+import { throttleBySource } from "./rate-limit.js";
 import { methodNotAllowed, methodsByPath, paramsOf, queryOf } from "./request.js";
 import type { RouteDoc } from "./route.js";
 
@@ -112,7 +113,7 @@ export const accountRoutes: readonly AccountRoute[] = [
     response: signedInSchema,
     errors: [429],
     handle: async ({ kit, body, origin, startSession }) => {
-      const { user, token, csrfToken, expiresAt } = await kit.account.signIn(body, origin);
+      const { user, token, csrfToken, expiresAt } = await throttleBySource(kit, origin.ip, () => kit.account.signIn(body, origin));
       startSession(token, expiresAt);
       return { user, csrfToken, expiresAt };
     },

@@ -77,7 +77,7 @@ export function createCaseKitApp(kit: CaseKit, options: CaseKitAppOptions = {}):
   // Unknown API routes answer 404 only to an authenticated caller (401 first), so the API
   // surface cannot be probed anonymously.
   const unknownApiRoute = defineHostHandler(host, async (event, exchange) => {
-    exchange.principal = await authenticate(event, kit, exchange.requestId, host);
+    exchange.principal = await authenticate(event, kit, exchange, host);
     throw new CaseKitError("route_not_found", "No such endpoint in API v1");
   });
   app.all(apiBasePath, unknownApiRoute);
@@ -129,7 +129,7 @@ export function mountCaseKit(parent: H3, prefix: string, kit: CaseKit, options: 
 /** Authenticate, read the body if the route has one, call the core once, return its value. */
 function apiHandler(host: HostState, route: ApiRoute) {
   return defineHostHandler(host, async (event, exchange) => {
-    const principal = await authenticate(event, host.kit, exchange.requestId, host);
+    const principal = await authenticate(event, host.kit, exchange, host);
     exchange.principal = principal;
     const body = route.body ? await readJsonBody(event.req, host.bodyLimitBytes) : undefined;
     return route.handle({
@@ -150,7 +150,7 @@ function registerMethodFallbacks(app: H3, host: HostState, routes: readonly ApiR
     app.all(
       apiBasePath + path,
       defineHostHandler(host, async (event, exchange) => {
-        exchange.principal = await authenticate(event, host.kit, exchange.requestId, host);
+        exchange.principal = await authenticate(event, host.kit, exchange, host);
         return methodNotAllowed(exchange.headers, methods);
       }),
     );

@@ -2,6 +2,7 @@ import type { H3Event } from "h3";
 import { getQuery, getRequestIP } from "h3";
 import { CaseKitError } from "../core/index.js";
 import type { CaseKit, Principal, RequestOrigin } from "../core/index.js";
+import { meterKey, throttleBySource } from "./rate-limit.js";
 
 /**
  * Reading the credential of a request (spec section 5): exactly one of `Authorization: Bearer
@@ -90,10 +91,22 @@ export interface AuthOptions {
   trustProxy: boolean;
 }
 
-/** Authenticates the request's credential with the core; throws a 401 CaseKitError otherwise. */
-export async function authenticate(event: H3Event, kit: CaseKit, requestId: string, options: AuthOptions): Promise<Principal> {
+/**
+ * Authenticates the request's credential with the core (a 401 CaseKitError otherwise), counting
+ * failed key checks against the source address, then meters the key: rate-limit headers go on
+ * `exchange.headers`, and a spent budget is 429 before any handler runs.
+ */
+export async function authenticate(
+  event: H3Event,
+  kit: CaseKit,
+  exchange: { requestId: string; headers: Headers },
+  options: AuthOptions,
+): Promise<Principal> {
   const secret = readCredential(event);
-  return kit.authenticateKey(secret, originOf(event, requestId, options));
+  const origin = originOf(event, exchange.requestId, options);
+  const principal = await throttleBySource(kit, origin.ip, () => kit.authenticateKey(secret, origin));
+  await meterKey(kit, principal, exchange.headers);
+  return principal;
 }
 
 const maxUserAgentLength = 512;

@@ -6,7 +6,7 @@ import type { CaseKit, Storage } from "../core/index.js";
 import { createCaseKitApp } from "./app.js";
 import type { HostConfig } from "./config.js";
 import { loadHostConfig } from "./config.js";
-import { openStorage } from "./open-storage.js";
+import { openRateLimitStore, openStorage } from "./open-storage.js";
 
 const usage = `casekit ${version}: security case management
 
@@ -122,9 +122,15 @@ async function serve(args: string[], out: Out): Promise<number> {
   const config = loadHostConfig(values);
   const storage = await openStorage(config.database);
   await storage.migrate();
+  const limitStore = await openRateLimitStore(config.database, config.rateLimits.store);
   const kit = createCaseKit({
     storage,
     config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment },
+    rateLimits: {
+      deployment: config.rateLimits.deployment,
+      failureMode: config.rateLimits.failureMode,
+      ...(limitStore ? { store: limitStore } : {}),
+    },
   });
   const app = createCaseKitApp(kit, {
     bodyLimitBytes: config.bodyLimitBytes,
@@ -144,6 +150,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   const stop = async (signal: string) => {
     out.log(`casekit: ${signal} received, shutting down`);
     await listener.close();
+    await limitStore?.close();
     await storage.close();
     process.exit(0);
   };

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { rateLimitOverridesSchema } from "../core/index.js";
+import type { RateLimitOverrides } from "../core/index.js";
 
 /**
  * The host's settings. Each comes from a command-line flag, else an environment variable, else
@@ -15,6 +17,14 @@ export interface HostConfig {
   keyHashSecret: string;
   keyEnvironment: string;
   bodyLimitBytes: number;
+  rateLimits: {
+    /** Lowers the tiers' figures; gives `unlimited` keys figures (none by default). */
+    deployment: RateLimitOverrides;
+    /** Where limiter state lives: this process's memory, or the shared PostgreSQL table. */
+    store: "memory" | "postgres";
+    /** What happens while the store cannot be reached: refuse (503) or admit unmetered. */
+    failureMode: "closed" | "open";
+  };
 }
 
 export const defaultDatabase = "./data/casekit.db";
@@ -34,6 +44,11 @@ export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proc
     keyHashSecret: resolveKeyHashSecret(database, env),
     keyEnvironment: env.CASEKIT_KEY_ENVIRONMENT ?? "live",
     bodyLimitBytes: toInteger(env.CASEKIT_BODY_LIMIT ?? String(1024 * 1024), "CASEKIT_BODY_LIMIT", 1024, 64 * 1024 * 1024),
+    rateLimits: {
+      deployment: parseRateLimits(env.CASEKIT_RATE_LIMITS),
+      store: oneOf(env.CASEKIT_RATE_LIMIT_STORE ?? (isPostgresUrl(database) ? "postgres" : "memory"), "CASEKIT_RATE_LIMIT_STORE", ["memory", "postgres"]),
+      failureMode: oneOf(env.CASEKIT_RATE_LIMIT_FAILURE_MODE ?? "closed", "CASEKIT_RATE_LIMIT_FAILURE_MODE", ["closed", "open"]),
+    },
   };
 }
 
@@ -72,4 +87,30 @@ function toInteger(value: string, name: string, min: number, max: number): numbe
     throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${value}"`);
   }
   return number;
+}
+
+/**
+ * CASEKIT_RATE_LIMITS: JSON, inline or `@path/to/file.json`, lowering tiers per key, e.g.
+ * `{"basic":{"perMinute":30},"unlimited":{"perMinute":20000,"perHour":1000000,"burst":2000}}`.
+ */
+export function parseRateLimits(value: string | undefined): RateLimitOverrides {
+  if (value === undefined || value.trim() === "") return {};
+  const text = value.startsWith("@") ? readFileSync(resolve(value.slice(1)), "utf8") : value;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error("CASEKIT_RATE_LIMITS must be JSON (inline, or @file)");
+  }
+  const parsed = rateLimitOverridesSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");
+    throw new Error(`CASEKIT_RATE_LIMITS is not valid: ${problems}`);
+  }
+  return parsed.data;
+}
+
+function oneOf<T extends string>(value: string, name: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${allowed.join(", ")}, not "${value}"`);
+  return value as T;
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { Storage } from "../core/index.js";
+import type { RateLimitStore, Storage } from "../core/index.js";
 import { isPostgresUrl } from "./config.js";
 
 /**
@@ -15,4 +15,15 @@ export async function openStorage(database: string): Promise<Storage> {
   const { createSqliteStorage } = await import("../adapters/sqlite/index.js");
   if (database !== ":memory:") mkdirSync(dirname(resolve(database)), { recursive: true });
   return createSqliteStorage({ path: database });
+}
+
+/**
+ * The rate-limit store the settings name: this process's memory, or the shared PostgreSQL table
+ * (so several hosts spend one budget per key). Null means memory: the core's default.
+ */
+export async function openRateLimitStore(database: string, store: "memory" | "postgres"): Promise<(RateLimitStore & { close(): Promise<void> }) | null> {
+  if (store === "memory") return null;
+  if (!isPostgresUrl(database)) throw new Error("CASEKIT_RATE_LIMIT_STORE=postgres needs a postgres:// database");
+  const { createPostgresRateLimitStore } = await import("../adapters/postgres/index.js");
+  return createPostgresRateLimitStore({ connectionString: database, max: 4 });
 }

@@ -83,6 +83,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     ].join("\n\n"),
     securitySchemes: keySecuritySchemes,
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    metered: true,
     // OpenAPI 3.1 lets non-OAuth schemes list required roles: we list the scope.
     operationSecurity: (route): Record<string, string[]>[] | undefined =>
       route.scope ? [{ bearerAuth: [route.scope] }, { apiKeyHeader: [route.scope] }] : undefined,
@@ -106,6 +107,23 @@ export interface DocumentSpec {
   accessNote(route: RouteDoc): string;
   /** What the WWW-Authenticate header of a 401 says. */
   challengeDescription: string;
+  /** Every operation is rate-limited per key: it may answer 429, and answers carry X-RateLimit-*. */
+  metered?: boolean;
+}
+
+/** The rate-limit headers of every authenticated API answer (README "Rate limits"). */
+const rateLimitHeaders: Record<string, JsonObject> = {
+  RateLimitLimit: { description: "The limit of the window that binds: the burst for the per-minute rate, or the hourly cap", schema: { type: "integer" } },
+  RateLimitRemaining: { description: "Requests left in that window; never negative", schema: { type: "integer" } },
+  RateLimitReset: { description: "Unix time (seconds) at which that window is fully restored", schema: { type: "integer" } },
+};
+
+function rateLimitHeaderRefs(): Record<string, JsonObject> {
+  return {
+    "X-RateLimit-Limit": { $ref: "#/components/headers/RateLimitLimit" },
+    "X-RateLimit-Remaining": { $ref: "#/components/headers/RateLimitRemaining" },
+    "X-RateLimit-Reset": { $ref: "#/components/headers/RateLimitReset" },
+  };
 }
 
 export function buildDocument(spec: DocumentSpec): OpenApiDocument {
@@ -132,9 +150,10 @@ export function buildDocument(spec: DocumentSpec): OpenApiDocument {
     paths,
     components: {
       schemas: schemas.components,
-      responses: problemResponses(spec.challengeDescription),
+      responses: problemResponses(spec.challengeDescription, spec.metered ?? false),
       headers: {
         RequestId: { description: "Identifies this request in the server's logs", schema: { type: "string" } },
+        ...(spec.metered ? rateLimitHeaders : {}),
       },
       securitySchemes: spec.securitySchemes,
     },
@@ -150,7 +169,7 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
   }));
   if (route.query) parameters.push(...queryParameters(schemas.add(route.query, "input")));
 
-  const errors = new Set<number>([401, 500, ...(route.errors ?? [])]);
+  const errors = new Set<number>([401, 500, ...(spec.metered ? [429] : []), ...(route.errors ?? [])]);
   if (route.body) [400, 413, 415].forEach((s) => errors.add(s));
   if (route.query) errors.add(400);
   if (route.scope) errors.add(403);
@@ -159,7 +178,7 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
   const responses: JsonObject = {
     "200": {
       description: "OK",
-      headers: { "X-Request-Id": { $ref: "#/components/headers/RequestId" } },
+      headers: { "X-Request-Id": { $ref: "#/components/headers/RequestId" }, ...(spec.metered ? rateLimitHeaderRefs() : {}) },
       content: { "application/json": { schema: schemas.add(route.response, "output") } },
     },
   };
@@ -203,7 +222,7 @@ function queryParameters(objectSchema: JsonObject): JsonObject[] {
 }
 
 /** One reusable response per error status, listing the codes that produce it. */
-function problemResponses(challengeDescription: string): Record<string, JsonObject> {
+function problemResponses(challengeDescription: string, metered: boolean): Record<string, JsonObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const [code, status] of Object.entries(httpStatusOf) as [ErrorCode, number][]) {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
@@ -216,6 +235,8 @@ function problemResponses(challengeDescription: string): Record<string, JsonObje
       description: codes.map((code) => `\`${code}\`: ${errorTitles[code]}`).join("; "),
       headers: {
         "X-Request-Id": { $ref: "#/components/headers/RequestId" },
+        // Authenticated answers are metered; a 401 (and a 500 before authentication) may carry none.
+        ...(metered && status !== 401 ? rateLimitHeaderRefs() : {}),
         ...(status === 401
           ? { "WWW-Authenticate": { description: challengeDescription, schema: { type: "string" } } }
           : {}),

@@ -3,7 +3,7 @@
  * row mappers and the conformance suite see one shape. Tables are unqualified on purpose: they
  * resolve through `search_path`, so one database can hold several isolated casekit schemas.
  */
-import { customType, foreignKey, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, customType, foreignKey, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { CaseTag } from "../../core/cases/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
 import type { Scope } from "../../core/access/scopes.js";
@@ -281,3 +281,17 @@ export const signInThrottles = pgTable("sign_in_throttles", {
   windowStartedAt: isoTimestamp("window_started_at").notNull(),
   blockedUntil: isoTimestamp("blocked_until"),
 });
+
+/**
+ * The shared rate-limit store's state, one row per limited key (`key:<id>`, `source:<ip>`); see
+ * rate-limit-store.ts. `expires_at` (epoch ms) is when the row no longer counts and may be swept.
+ */
+export const rateLimits = pgTable(
+  "rate_limits",
+  {
+    key: text("key").primaryKey(),
+    state: jsonb("state"),
+    expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+  },
+  (t) => [index("rate_limits_expires_at_idx").on(t.expiresAt)],
+);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { keyTiers } from "../keys/types.js";
+import { rateLimitOverridesSchema } from "../limits/schema.js";
 import { tlpSchema } from "../schema/common.js";
 
 /**
@@ -12,12 +13,7 @@ export const organizationPolicySchema = z
     requireKeyExpiry: z.boolean().meta({ description: "New keys must carry expiresAt" }),
     maxKeyLifetimeDays: z.int().min(1).max(3650).nullable().meta({ description: "Longest lifetime of a new key, in days; null for no limit" }),
     allowedTiers: z.array(z.enum(keyTiers)).min(1).meta({ description: "Tiers new keys may have" }),
-    rateLimits: z
-      .partialRecord(
-        z.enum(keyTiers),
-        z.strictObject({ perMinute: z.int().min(1), perHour: z.int().min(1), burst: z.int().min(1) }).partial(),
-      )
-      .meta({ description: "Lower the deployment's rate limits for this organization's keys, per tier (never raises them)" }),
+    rateLimits: rateLimitOverridesSchema.meta({ description: "Lower the deployment's rate limits for this organization's keys, per tier (never raises them)" }),
     allowCaseSharing: z
       .boolean()
       .meta({ description: "Cases may be shared with, and received from, other organizations (both sides must allow it)" }),

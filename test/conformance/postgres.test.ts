@@ -90,6 +90,7 @@ const tables = [
   "users",
   "sign_in_throttles",
   "organizations",
+  "rate_limits",
 ];
 
 /**

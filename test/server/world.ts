@@ -1,5 +1,5 @@
 import type { H3 } from "h3";
-import type { Principal, Scope, StoredApiKey, User, UserRole } from "../../core/index.js";
+import type { CaseKitOptions, Principal, Scope, StoredApiKey, User, UserRole } from "../../core/index.js";
 import { createCaseKitApp } from "../../server/index.js";
 import type { AccessLogLine, CaseKitAppOptions } from "../../server/index.js";
 import { addKey, addOrganization, addUser, makeTestKit } from "../helpers/kit.js";
@@ -27,8 +27,8 @@ export interface World extends TestKit {
 }
 
 /** A kit on in-memory SQLite with two organizations, a set of special keys and an h3 app. */
-export async function makeWorld(options: CaseKitAppOptions = {}): Promise<World> {
-  const t = await makeTestKit();
+export async function makeWorld(options: CaseKitAppOptions = {}, kitOptions: Pick<CaseKitOptions, "rateLimits"> = {}): Promise<World> {
+  const t = await makeTestKit(kitOptions);
   const logs: AccessLogLine[] = [];
   const app = createCaseKitApp(t.kit, { logger: (line) => logs.push(line), ...options });
   const other = await addOrganization(t.kit, "Other SOC");
