@@ -1,0 +1,111 @@
+/**
+ * The shared rate-limit store on a real PostgreSQL server: two host instances (each with its own
+ * storage pool, store pool and h3 app, as two processes behind a load balancer would have) spend
+ * one budget per key. Same server and CI rule as postgres.test.ts: with CI=true an unreachable
+ * server fails the run; elsewhere the file is skipped, saying why.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCaseKit, ManualClock, tierLimits } from "../../core/index.js";
+import type { CaseKit } from "../../core/index.js";
+import { createPostgresRateLimitStore, createPostgresStorage } from "../../adapters/postgres/index.js";
+import { apiBasePath, createCaseKitApp } from "../../server/index.js";
+import { addKey, addUser, keyHashSecret } from "../helpers/kit.js";
+
+const url = process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const inCi = process.env.CI === "true";
+
+async function reachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const up = await reachable();
+if (!up && !inCi) console.warn("[postgres rate limits] SKIPPED: PostgreSQL is unreachable; with CI=true this is a failure, not a skip.");
+
+const schema = `casekit_rl_${randomBytes(6).toString("hex")}`;
+const health = `http://casekit.test${apiBasePath}/health`;
+
+describe.skipIf(!up && !inCi)("the shared PostgreSQL rate-limit store", () => {
+  const clock = new ManualClock("2026-03-01T12:00:00.000Z");
+  const closers: (() => Promise<void>)[] = [];
+  let hosts: { kit: CaseKit; fetch: (secret: string) => Promise<Response> }[] = [];
+
+  /** One host: its own storage pool, its own store pool, its own app. */
+  async function host(storeUrl = url) {
+    const storage = createPostgresStorage({ connectionString: url, schema, max: 3 });
+    await storage.migrate();
+    const store = createPostgresRateLimitStore({ connectionString: storeUrl, schema, max: 3 });
+    closers.push(() => store.close(), () => storage.close());
+    const kit = createCaseKit({ storage, clock, config: { keyHashSecret }, rateLimits: { store } });
+    const app = createCaseKitApp(kit);
+    return { kit, fetch: (secret: string) => Promise.resolve(app.fetch(new Request(health, { headers: { authorization: `Bearer ${secret}` } }))) };
+  }
+
+  async function basicKey(kit: CaseKit, organizationId: string): Promise<string> {
+    return (await addKey(kit, await addUser(kit, organizationId), { tier: "basic" })).secret;
+  }
+
+  let organizationId: string;
+
+  beforeAll(async () => {
+    expect(up, "PostgreSQL is unreachable").toBe(true);
+    hosts = [await host(), await host()];
+    const init = await hosts[0]!.kit.setup.initOrganization({ organizationName: "Shared SOC", email: "admin@shared.test" });
+    organizationId = init.organization.id;
+  });
+
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`drop schema if exists "${schema}" cascade`);
+    await admin.end();
+  });
+
+  it("alternating between two hosts, one key spends one budget", async () => {
+    const secret = await basicKey(hosts[0]!.kit, organizationId);
+    const { burst } = tierLimits.basic;
+    const remaining: number[] = [];
+    for (let i = 0; i < burst; i++) {
+      const answer = await hosts[i % 2]!.fetch(secret);
+      expect(answer.status).toBe(200);
+      remaining.push(Number(answer.headers.get("x-ratelimit-remaining")));
+    }
+    expect(remaining).toEqual(Array.from({ length: burst }, (_, i) => burst - i - 1));
+    for (const h of hosts) expect((await h.fetch(secret)).status).toBe(429);
+  });
+
+  it("concurrent requests through both hosts admit exactly `burst`", async () => {
+    const secret = await basicKey(hosts[0]!.kit, organizationId);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => hosts[i % 2]!.fetch(secret)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(tierLimits.basic.burst);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30 - tierLimits.basic.burst);
+  });
+
+  it("one key's exhaustion leaves another key's budget alone, on either host", async () => {
+    const spent = await basicKey(hosts[0]!.kit, organizationId);
+    const fresh = await basicKey(hosts[1]!.kit, organizationId);
+    for (let i = 0; i < 12; i++) await hosts[i % 2]!.fetch(spent);
+    const answer = await hosts[1]!.fetch(fresh);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-ratelimit-remaining")).toBe(String(tierLimits.basic.burst - 1));
+  });
+
+  it("a store that cannot be reached fails closed with 503 unavailable", async () => {
+    const unreachable = await host("postgres://postgres@127.0.0.1:1/test");
+    const secret = await basicKey(unreachable.kit, organizationId);
+    const answer = await unreachable.fetch(secret);
+    expect(answer.status).toBe(503);
+    expect(await answer.json()).toMatchObject({ code: "unavailable" });
+  });
+});
