@@ -1,0 +1,58 @@
+/**
+ * A small in-process load loop: each scenario is a `() => Promise<Response>`; rounds interleave
+ * the scenarios so drift of the machine (thermal, GC, the other core) hits them alike, and each
+ * figure is the median of the rounds. Figures are requests per second and ratios against the
+ * baseline measured in the same run, never absolute claims.
+ */
+export interface Scenario {
+  name: string;
+  run: () => Promise<Response>;
+}
+
+export interface Figure {
+  name: string;
+  perSecond: number;
+}
+
+export async function measure(scenarios: Scenario[], options: { rounds?: number; requests?: number; concurrency?: number } = {}): Promise<Figure[]> {
+  const rounds = options.rounds ?? 7;
+  const requests = options.requests ?? 4_000;
+  const concurrency = options.concurrency ?? 16;
+  const samples = new Map<string, number[]>(scenarios.map((s) => [s.name, []]));
+
+  for (const scenario of scenarios) await drive(scenario, Math.min(requests, 1_000), concurrency); // warm-up
+  for (let round = 0; round < rounds; round++) {
+    for (const scenario of scenarios) {
+      const started = performance.now();
+      await drive(scenario, requests, concurrency);
+      samples.get(scenario.name)!.push(requests / ((performance.now() - started) / 1000));
+    }
+  }
+  return scenarios.map((s) => ({ name: s.name, perSecond: median(samples.get(s.name)!) }));
+}
+
+async function drive(scenario: Scenario, requests: number, concurrency: number): Promise<void> {
+  let sent = 0;
+  const worker = async () => {
+    while (sent < requests) {
+      sent += 1;
+      const response = await scenario.run();
+      if (response.status !== 200) throw new Error(`${scenario.name}: status ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+export function report(title: string, figures: Figure[], baseline: string): void {
+  const base = figures.find((f) => f.name === baseline)!.perSecond;
+  console.log(`\n${title}`);
+  for (const f of figures) {
+    console.log(`  ${f.name.padEnd(58)} ${f.perSecond.toFixed(0).padStart(8)} req/s   ${((f.perSecond / base) * 100).toFixed(1).padStart(6)} % of ${baseline}`);
+  }
+}
