@@ -1,0 +1,33 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadHostConfig, parseRateLimits } from "../../server/config.js";
+
+const secret = { CASEKIT_KEY_HASH_SECRET: "x".repeat(32) };
+
+describe("rate-limit settings", () => {
+  it("default to memory on SQLite, the shared table on PostgreSQL, and failing closed", () => {
+    expect(loadHostConfig({ database: ":memory:" }, secret).rateLimits).toEqual({ deployment: {}, store: "memory", failureMode: "closed" });
+    expect(loadHostConfig({ database: "postgres://db/casekit" }, secret).rateLimits.store).toBe("postgres");
+  });
+
+  it("read the deployment's figures inline or from a file", () => {
+    expect(parseRateLimits('{"basic":{"perMinute":30},"unlimited":{"perMinute":600,"burst":20}}')).toEqual({
+      basic: { perMinute: 30 },
+      unlimited: { perMinute: 600, burst: 20 },
+    });
+    const file = join(mkdtempSync(join(tmpdir(), "casekit-limits-")), "limits.json");
+    writeFileSync(file, '{"standard":{"perHour":5000}}');
+    expect(parseRateLimits(`@${file}`)).toEqual({ standard: { perHour: 5000 } });
+  });
+
+  it("refuse unknown tiers, unknown fields, non-positive figures, bad JSON and bad enum values at start-up", () => {
+    expect(() => parseRateLimits('{"gold":{"perMinute":1}}')).toThrow(/CASEKIT_RATE_LIMITS is not valid/);
+    expect(() => parseRateLimits('{"basic":{"perSecond":1}}')).toThrow(/not valid/);
+    expect(() => parseRateLimits('{"basic":{"burst":0}}')).toThrow(/not valid/);
+    expect(() => parseRateLimits("{basic")).toThrow(/must be JSON/);
+    expect(() => loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_RATE_LIMIT_STORE: "redis" })).toThrow(/CASEKIT_RATE_LIMIT_STORE/);
+    expect(() => loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_RATE_LIMIT_FAILURE_MODE: "maybe" })).toThrow(/FAILURE_MODE/);
+  });
+});
