@@ -144,6 +144,8 @@ async function serve(args: string[], out: Out): Promise<number> {
     clipboard: false,
     open: false,
     tunnel: false,
+    // listhen's own signal handlers would exit before ours close the listener and the pools.
+    autoClose: false,
   });
   out.log(`casekit ${version} listening on ${listener.url}api/v1 (database: ${redact(config.database)})`);
 
