@@ -3,7 +3,8 @@
  * row mappers and the conformance suite see one shape. Tables are unqualified on purpose: they
  * resolve through `search_path`, so one database can hold several isolated casekit schemas.
  */
-import { bigint, customType, foreignKey, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, boolean, customType, foreignKey, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { CaseTag } from "../../core/cases/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
 import type { Scope } from "../../core/access/scopes.js";
@@ -294,4 +295,143 @@ export const rateLimits = pgTable(
     expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
   },
   (t) => [index("rate_limits_expires_at_idx").on(t.expiresAt)],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Triage records (issue: alerts, tasks, observables, bulk). Soft-deleted rows keep their data and
+// carry deleted_at / deleted_by; every read path filters them out unless it asks for them.
+// ---------------------------------------------------------------------------------------------
+
+export const alerts = pgTable(
+  "alerts",
+  {
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    title: text("title").notNull(),
+    description: text("description"),
+    severity: integer("severity").notNull(),
+    tlp: integer("tlp").notNull(),
+    pap: integer("pap").notNull(),
+    typeValue: text("type_value"),
+    source: text("source").notNull(),
+    sourceRef: text("source_ref"),
+    statusValue: text("status_value").notNull(),
+    assigneeId: text("assignee_id"),
+    tags: jsonb("tags").$type<JsonValue<CaseTag[]>>().notNull(),
+    customFields: jsonb("custom_fields").$type<JsonValue<Record<string, unknown>>>().notNull(),
+    /** When the event the alert reports happened (the source's time), not when it arrived. */
+    eventDate: isoTimestamp("event_date"),
+    /** How often the source sent it (idempotent ingestion), and when last. */
+    occurrences: integer("occurrences").notNull().default(1),
+    lastSeenAt: isoTimestamp("last_seen_at").notNull(),
+    /** The case it was promoted to or merged into. */
+    caseId: text("case_id"),
+    createdAt: isoTimestamp("created_at").notNull(),
+    updatedAt: isoTimestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+    deletedAt: isoTimestamp("deleted_at"),
+    deletedBy: text("deleted_by"),
+  },
+  (t) => [
+    foreignKey({ name: "alerts_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    // Idempotent ingestion: one live alert per (organization, source, sourceRef).
+    uniqueIndex("alerts_source_ref_unique").on(t.organizationId, t.source, t.sourceRef).where(sql`deleted_at IS NULL AND source_ref IS NOT NULL`),
+    index("alerts_organization_id_idx").on(t.organizationId, t.id),
+    index("alerts_organization_id_status_value_idx").on(t.organizationId, t.statusValue, t.id),
+    index("alerts_organization_id_severity_idx").on(t.organizationId, t.severity, t.id),
+    index("alerts_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
+    index("alerts_tags_idx").using("gin", t.tags.op("jsonb_path_ops")),
+    // Alerts by source: counted from this index alone (covering), without touching the table.
+    index("alerts_organization_id_source_idx").on(t.organizationId, t.source, t.deletedAt, t.tlp, t.statusValue, t.createdAt),
+  ],
+);
+
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    caseId: text("case_id").notNull(),
+    title: text("title").notNull(),
+    description: text("description"),
+    status: text("status").notNull(),
+    assigneeId: text("assignee_id"),
+    dueDate: isoTimestamp("due_date"),
+    mandatory: boolean("mandatory").notNull(),
+    tlp: integer("tlp").notNull(),
+    order: integer("sort_order").notNull(),
+    createdAt: isoTimestamp("created_at").notNull(),
+    updatedAt: isoTimestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+    deletedAt: isoTimestamp("deleted_at"),
+    deletedBy: text("deleted_by"),
+  },
+  (t) => [
+    foreignKey({ name: "tasks_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    foreignKey({ name: "tasks_case_id_fk", columns: [t.caseId], foreignColumns: [cases.id] }),
+    index("tasks_organization_id_idx").on(t.organizationId, t.id),
+    index("tasks_organization_id_case_id_idx").on(t.organizationId, t.caseId, t.id),
+    index("tasks_organization_id_status_idx").on(t.organizationId, t.status, t.id),
+    index("tasks_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
+  ],
+);
+
+export const observables = pgTable(
+  "observables",
+  {
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    /** Exactly one of case_id and alert_id is set: the parent. */
+    caseId: text("case_id"),
+    alertId: text("alert_id"),
+    dataType: text("data_type").notNull(),
+    data: text("data").notNull(),
+    tlp: integer("tlp").notNull(),
+    pap: integer("pap").notNull(),
+    ioc: boolean("ioc").notNull(),
+    sighted: boolean("sighted").notNull(),
+    tags: jsonb("tags").$type<JsonValue<CaseTag[]>>().notNull(),
+    message: text("message"),
+    createdAt: isoTimestamp("created_at").notNull(),
+    updatedAt: isoTimestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+    deletedAt: isoTimestamp("deleted_at"),
+    deletedBy: text("deleted_by"),
+  },
+  (t) => [
+    foreignKey({ name: "observables_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    foreignKey({ name: "observables_case_id_fk", columns: [t.caseId], foreignColumns: [cases.id] }),
+    foreignKey({ name: "observables_alert_id_fk", columns: [t.alertId], foreignColumns: [alerts.id] }),
+    // One live observable per parent and (dataType, data).
+    uniqueIndex("observables_case_unique").on(t.caseId, t.dataType, t.data).where(sql`deleted_at IS NULL AND case_id IS NOT NULL`),
+    uniqueIndex("observables_alert_unique").on(t.alertId, t.dataType, t.data).where(sql`deleted_at IS NULL AND alert_id IS NOT NULL`),
+    index("observables_organization_id_idx").on(t.organizationId, t.id),
+    // "Where else have we seen this IP?": one index seek by value.
+    index("observables_organization_id_data_idx").on(t.organizationId, t.data, t.id),
+    index("observables_organization_id_case_id_idx").on(t.organizationId, t.caseId, t.id),
+    index("observables_organization_id_alert_id_idx").on(t.organizationId, t.alertId, t.id),
+  ],
+);
+
+export const comments = pgTable(
+  "comments",
+  {
+    id: sortableId("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    /** case, alert or task. */
+    parentType: text("parent_type").notNull(),
+    parentId: text("parent_id").notNull(),
+    body: text("body").notNull(),
+    createdAt: isoTimestamp("created_at").notNull(),
+    updatedAt: isoTimestamp("updated_at").notNull(),
+    /** The author. */
+    createdBy: text("created_by"),
+    editedAt: isoTimestamp("edited_at"),
+    deletedAt: isoTimestamp("deleted_at"),
+    deletedBy: text("deleted_by"),
+  },
+  (t) => [
+    foreignKey({ name: "comments_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    index("comments_organization_id_parent_idx").on(t.organizationId, t.parentType, t.parentId, t.id),
+  ],
 );

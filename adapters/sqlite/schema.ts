@@ -6,6 +6,7 @@
  * Timestamps are ISO 8601 UTC text with milliseconds (`2026-01-01T00:00:00.000Z`): that form sorts
  * as text in time order, so range filters and indexes work on it directly. JSON values are text.
  */
+import { sql } from "drizzle-orm";
 import { foreignKey, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Scope } from "../../core/access/scopes.js";
 import type { CaseTag } from "../../core/cases/types.js";
@@ -248,3 +249,141 @@ export const signInThrottles = sqliteTable("sign_in_throttles", {
   windowStartedAt: timestamp("window_started_at").notNull(),
   blockedUntil: timestamp("blocked_until"),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Triage records (issue: alerts, tasks, observables, bulk). Soft-deleted rows keep their data and
+// carry deleted_at / deleted_by; every read path filters them out unless it asks for them.
+// ---------------------------------------------------------------------------------------------
+
+export const alerts = sqliteTable(
+  "alerts",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    title: text("title").notNull(),
+    description: text("description"),
+    severity: integer("severity").notNull(),
+    tlp: integer("tlp").notNull(),
+    pap: integer("pap").notNull(),
+    typeValue: text("type_value"),
+    source: text("source").notNull(),
+    sourceRef: text("source_ref"),
+    statusValue: text("status_value").notNull(),
+    assigneeId: text("assignee_id"),
+    tags: json<CaseTag[]>("tags").notNull(),
+    customFields: json<Record<string, unknown>>("custom_fields").notNull(),
+    /** When the event the alert reports happened (the source's time), not when it arrived. */
+    eventDate: timestamp("event_date"),
+    /** How often the source sent it (idempotent ingestion), and when last. */
+    occurrences: integer("occurrences").notNull().default(1),
+    lastSeenAt: timestamp("last_seen_at").notNull(),
+    /** The case it was promoted to or merged into. */
+    caseId: text("case_id"),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+    deletedAt: timestamp("deleted_at"),
+    deletedBy: text("deleted_by"),
+  },
+  (t) => [
+    foreignKey({ name: "alerts_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    // Idempotent ingestion: one live alert per (organization, source, sourceRef).
+    uniqueIndex("alerts_source_ref_unique").on(t.organizationId, t.source, t.sourceRef).where(sql`deleted_at IS NULL AND source_ref IS NOT NULL`),
+    index("alerts_organization_id_idx").on(t.organizationId, t.id),
+    index("alerts_organization_id_status_value_idx").on(t.organizationId, t.statusValue, t.id),
+    index("alerts_organization_id_severity_idx").on(t.organizationId, t.severity, t.id),
+    index("alerts_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
+    // Alerts by source: counted from this index alone (covering), without touching the table.
+    index("alerts_organization_id_source_idx").on(t.organizationId, t.source, t.deletedAt, t.tlp, t.statusValue, t.createdAt),
+  ],
+);
+
+export const tasks = sqliteTable(
+  "tasks",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    caseId: text("case_id").notNull(),
+    title: text("title").notNull(),
+    description: text("description"),
+    status: text("status").notNull(),
+    assigneeId: text("assignee_id"),
+    dueDate: timestamp("due_date"),
+    mandatory: integer("mandatory", { mode: "boolean" }).notNull(),
+    tlp: integer("tlp").notNull(),
+    order: integer("sort_order").notNull(),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+    deletedAt: timestamp("deleted_at"),
+    deletedBy: text("deleted_by"),
+  },
+  (t) => [
+    foreignKey({ name: "tasks_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    foreignKey({ name: "tasks_case_id_fk", columns: [t.caseId], foreignColumns: [cases.id] }),
+    index("tasks_organization_id_idx").on(t.organizationId, t.id),
+    index("tasks_organization_id_case_id_idx").on(t.organizationId, t.caseId, t.id),
+    index("tasks_organization_id_status_idx").on(t.organizationId, t.status, t.id),
+    index("tasks_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
+  ],
+);
+
+export const observables = sqliteTable(
+  "observables",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    /** Exactly one of case_id and alert_id is set: the parent. */
+    caseId: text("case_id"),
+    alertId: text("alert_id"),
+    dataType: text("data_type").notNull(),
+    data: text("data").notNull(),
+    tlp: integer("tlp").notNull(),
+    pap: integer("pap").notNull(),
+    ioc: integer("ioc", { mode: "boolean" }).notNull(),
+    sighted: integer("sighted", { mode: "boolean" }).notNull(),
+    tags: json<CaseTag[]>("tags").notNull(),
+    message: text("message"),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+    createdBy: text("created_by"),
+    deletedAt: timestamp("deleted_at"),
+    deletedBy: text("deleted_by"),
+  },
+  (t) => [
+    foreignKey({ name: "observables_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    foreignKey({ name: "observables_case_id_fk", columns: [t.caseId], foreignColumns: [cases.id] }),
+    foreignKey({ name: "observables_alert_id_fk", columns: [t.alertId], foreignColumns: [alerts.id] }),
+    // One live observable per parent and (dataType, data).
+    uniqueIndex("observables_case_unique").on(t.caseId, t.dataType, t.data).where(sql`deleted_at IS NULL AND case_id IS NOT NULL`),
+    uniqueIndex("observables_alert_unique").on(t.alertId, t.dataType, t.data).where(sql`deleted_at IS NULL AND alert_id IS NOT NULL`),
+    index("observables_organization_id_idx").on(t.organizationId, t.id),
+    // "Where else have we seen this IP?": one index seek by value.
+    index("observables_organization_id_data_idx").on(t.organizationId, t.data, t.id),
+    index("observables_organization_id_case_id_idx").on(t.organizationId, t.caseId, t.id),
+    index("observables_organization_id_alert_id_idx").on(t.organizationId, t.alertId, t.id),
+  ],
+);
+
+export const comments = sqliteTable(
+  "comments",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    /** case, alert or task. */
+    parentType: text("parent_type").notNull(),
+    parentId: text("parent_id").notNull(),
+    body: text("body").notNull(),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+    /** The author. */
+    createdBy: text("created_by"),
+    editedAt: timestamp("edited_at"),
+    deletedAt: timestamp("deleted_at"),
+    deletedBy: text("deleted_by"),
+  },
+  (t) => [
+    foreignKey({ name: "comments_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
+    index("comments_organization_id_parent_idx").on(t.organizationId, t.parentType, t.parentId, t.id),
+  ],
+);

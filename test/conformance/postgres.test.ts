@@ -80,6 +80,10 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 
 /** casekit's tables, referencing ones first, so deleting in this order satisfies the foreign keys. */
 const tables = [
+  "comments",
+  "observables",
+  "tasks",
+  "alerts",
   "sessions",
   "tlp_audit_log",
   "teams",
