@@ -172,6 +172,8 @@ export const auditLog = pgTable(
     ip: text("ip"),
     userAgent: text("user_agent"),
     at: isoTimestamp("at").notNull(),
+    /** The bulk request this entry is one record of, or null. */
+    bulkRequestId: text("bulk_request_id"),
   },
   (t) => [
     foreignKey({ name: "audit_log_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),

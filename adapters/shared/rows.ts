@@ -355,6 +355,7 @@ export interface AuditEntryRow<M extends RowMode = "read"> {
   ip: Opt<M, string>;
   user_agent: Opt<M, string>;
   at: Ts<M>;
+  bulk_request_id: Opt<M, string>;
 }
 
 export const auditEntryColumns = [
@@ -370,6 +371,7 @@ export const auditEntryColumns = [
   "ip",
   "user_agent",
   "at",
+  "bulk_request_id",
 ] as const satisfies readonly (keyof AuditEntryRow)[];
 type _AuditEntryColumnsComplete = Complete<Exclude<keyof AuditEntryRow, (typeof auditEntryColumns)[number]>>;
 
@@ -387,6 +389,7 @@ export function auditEntryToRow(entry: AuditEntry): AuditEntryRow<"write"> {
     ip: orNull(entry.ip),
     user_agent: orNull(entry.userAgent),
     at: toIsoTimestamp(entry.at),
+    bulk_request_id: orNull(entry.bulkRequestId),
   };
 }
 
@@ -404,6 +407,7 @@ export function auditEntryFromRow(row: AuditEntryRow): AuditEntry {
     ip: orNull(row.ip),
     userAgent: orNull(row.user_agent),
     at: toIsoTimestamp(row.at),
+    bulkRequestId: orNull(row.bulk_request_id),
   };
 }
 

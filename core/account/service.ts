@@ -62,6 +62,7 @@ export function createAccountService(deps: CaseKitDeps) {
           if (user) {
             await tx.audit.append({
               id: ids.next("aud"),
+              bulkRequestId: null,
               organizationId: user.organizationId,
               actorUserId: null,
               actorKeyId: null,
@@ -95,6 +96,7 @@ export function createAccountService(deps: CaseKitDeps) {
         await tx.sessions.insert(session);
         await tx.audit.append({
           id: ids.next("aud"),
+          bulkRequestId: null,
           organizationId: user.organizationId,
           actorUserId: user.id,
           actorKeyId: null,

@@ -40,6 +40,7 @@ export async function recordChange<T extends { id: string }>(
     ip: actor.origin?.ip ?? null,
     userAgent: actor.origin?.userAgent ?? null,
     at,
+    bulkRequestId: change.bulkRequestId ?? null,
   };
   await tx.audit.append(entry);
   await tx.events.append({

@@ -14,4 +14,6 @@ export interface AuditEntry {
   ip: string | null;
   userAgent: string | null;
   at: string;
+  /** The bulk request this entry is one record of (`bulk_…`), or null. */
+  bulkRequestId: string | null;
 }

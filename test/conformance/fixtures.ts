@@ -163,6 +163,7 @@ export function createFixtures(start: string = fixedTime): Fixtures {
         ip: null,
         userAgent: null,
         at: at(),
+        bulkRequestId: null,
         ...overrides,
       };
     },

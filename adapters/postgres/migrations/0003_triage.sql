@@ -77,6 +77,7 @@ CREATE TABLE "tasks" (
 	"deleted_by" text
 );
 --> statement-breakpoint
+ALTER TABLE "audit_log" ADD COLUMN "bulk_request_id" text;--> statement-breakpoint
 ALTER TABLE "alerts" ADD CONSTRAINT "alerts_organization_id_fk" FOREIGN KEY ("organization_id") REFERENCES "organizations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "comments" ADD CONSTRAINT "comments_organization_id_fk" FOREIGN KEY ("organization_id") REFERENCES "organizations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "observables" ADD CONSTRAINT "observables_organization_id_fk" FOREIGN KEY ("organization_id") REFERENCES "organizations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

@@ -100,4 +100,5 @@ CREATE TABLE `tasks` (
 CREATE INDEX `tasks_organization_id_idx` ON `tasks` (`organization_id`,`id`);--> statement-breakpoint
 CREATE INDEX `tasks_organization_id_case_id_idx` ON `tasks` (`organization_id`,`case_id`,`id`);--> statement-breakpoint
 CREATE INDEX `tasks_organization_id_status_idx` ON `tasks` (`organization_id`,`status`,`id`);--> statement-breakpoint
-CREATE INDEX `tasks_organization_id_assignee_id_idx` ON `tasks` (`organization_id`,`assignee_id`,`id`);
+CREATE INDEX `tasks_organization_id_assignee_id_idx` ON `tasks` (`organization_id`,`assignee_id`,`id`);--> statement-breakpoint
+ALTER TABLE `audit_log` ADD `bulk_request_id` text;
