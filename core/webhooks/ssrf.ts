@@ -1,0 +1,139 @@
+import type { Cidr, IpBytes } from "./ip.js";
+import { embeddedIpv4, formatIp, inCidr, parseCidr, parseIp } from "./ip.js";
+
+/**
+ * Where webhook deliveries may not go (SSRF): every range that reaches the deployment itself,
+ * its private network, or a cloud metadata service. Checked on the URL at create/update and on
+ * the address actually connected to at send time, so DNS rebinding cannot slip through.
+ */
+const forbiddenRanges: readonly [string, string][] = [
+  ["0.0.0.0/8", "unspecified"],
+  ["10.0.0.0/8", "private"],
+  ["100.64.0.0/10", "carrier-grade NAT"],
+  ["127.0.0.0/8", "loopback"],
+  ["169.254.0.0/16", "link-local (cloud metadata)"],
+  ["172.16.0.0/12", "private"],
+  ["192.0.0.0/24", "IETF protocol assignments"],
+  ["192.0.2.0/24", "documentation"],
+  ["192.88.99.0/24", "6to4 relay"],
+  ["192.168.0.0/16", "private"],
+  ["198.18.0.0/15", "benchmarking"],
+  ["198.51.100.0/24", "documentation"],
+  ["203.0.113.0/24", "documentation"],
+  ["224.0.0.0/4", "multicast"],
+  ["240.0.0.0/4", "reserved"],
+  ["255.255.255.255/32", "broadcast"],
+  ["::/128", "unspecified"],
+  ["::1/128", "loopback"],
+  ["100::/64", "discard"],
+  ["2001:db8::/32", "documentation"],
+  ["2002::/16", "6to4"],
+  ["fc00::/7", "unique local (private; AWS metadata fd00:ec2::254)"],
+  ["fe80::/10", "link-local"],
+  ["fec0::/10", "site-local"],
+  ["ff00::/8", "multicast"],
+];
+
+const forbidden: readonly { cidr: Cidr; reason: string }[] = forbiddenRanges.map(([range, reason]) => ({ cidr: parseCidr(range)!, reason }));
+
+/** Why an address is off limits, or null when it is a public unicast address. */
+export function forbiddenReason(address: IpBytes): string | null {
+  const v4 = embeddedIpv4(address);
+  if (v4) return forbiddenReason(v4);
+  return forbidden.find(({ cidr }) => inCidr(address, cidr))?.reason ?? null;
+}
+
+/** What the operator allows explicitly (`CASEKIT_WEBHOOK_ALLOWLIST`). */
+export interface WebhookAllowlist {
+  entries: readonly AllowEntry[];
+}
+
+type AllowEntry = { kind: "host"; host: string; port: number | null } | { kind: "range"; cidr: Cidr; port: number | null };
+
+/**
+ * Parses `127.0.0.1:8787,10.1.0.0/16,hooks.internal,[::1]:9000`: host names, addresses or CIDR
+ * ranges, each optionally with `:port`. Throws on a malformed entry (a start-up error).
+ */
+export function parseWebhookAllowlist(text: string | undefined): WebhookAllowlist {
+  const entries: AllowEntry[] = [];
+  for (const raw of (text ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
+    const { host, port } = splitPort(raw);
+    const cidr = parseCidr(host);
+    if (cidr) entries.push({ kind: "range", cidr, port });
+    else if (/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(host)) entries.push({ kind: "host", host: host.toLowerCase(), port });
+    else throw new Error(`CASEKIT_WEBHOOK_ALLOWLIST: "${raw}" is not a host name, address or CIDR range (optionally with :port)`);
+  }
+  return { entries };
+}
+
+function splitPort(entry: string): { host: string; port: number | null } {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed) return { host: bracketed[1]!, port: toPort(bracketed[2], entry) };
+  const colons = entry.split(":").length - 1;
+  if (colons === 1) {
+    const [host, port] = entry.split(":");
+    return { host: host!, port: toPort(port, entry) };
+  }
+  return { host: entry, port: null }; // no port, or a bare IPv6 address
+}
+
+function toPort(text: string | undefined, entry: string): number | null {
+  if (text === undefined) return null;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`CASEKIT_WEBHOOK_ALLOWLIST: bad port in "${entry}"`);
+  return port;
+}
+
+export function allowsHost(allowlist: WebhookAllowlist, host: string, port: number): boolean {
+  const name = host.toLowerCase();
+  return allowlist.entries.some((e) => e.kind === "host" && e.host === name && (e.port === null || e.port === port));
+}
+
+export function allowsAddress(allowlist: WebhookAllowlist, address: IpBytes, port: number): boolean {
+  const candidates = [address, embeddedIpv4(address)].filter((a): a is IpBytes => a !== null);
+  return allowlist.entries.some((e) => e.kind === "range" && (e.port === null || e.port === port) && candidates.some((a) => inCidr(a, e.cidr)));
+}
+
+export type UrlVerdict = { ok: true; url: URL; port: number } | { ok: false; reason: string };
+
+/**
+ * The checks a webhook URL must pass before anything is sent: http(s) only, no credentials in
+ * the URL, and a host that is not (by any spelling) a forbidden address unless the operator
+ * allowed it. Host names pass here; their addresses are checked when connecting.
+ */
+export function checkWebhookUrl(text: string, allowlist: WebhookAllowlist): UrlVerdict {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, reason: "is not a valid URL" };
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, reason: "must use http or https" };
+  if (url.username || url.password) return { ok: false, reason: "must not carry credentials (use authType)" };
+  const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (allowsHost(allowlist, host, port)) return { ok: true, url, port };
+  const address = parseIp(host);
+  if (address) {
+    if (allowsAddress(allowlist, address, port)) return { ok: true, url, port };
+    const reason = forbiddenReason(address);
+    if (reason) return { ok: false, reason: `points at a ${reason} address (${formatIp(address)})` };
+    return { ok: true, url, port };
+  }
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal")) {
+    return { ok: false, reason: `names a local host (${host})` };
+  }
+  return { ok: true, url, port };
+}
+
+/**
+ * The check at connect time, on the address the socket is about to use (after DNS): forbidden
+ * ranges are refused unless the allowlist names the address, its range, or the URL's host name.
+ */
+export function checkConnectAddress(allowlist: WebhookAllowlist, host: string, address: string, port: number): string | null {
+  const bytes = parseIp(address);
+  if (!bytes) return `resolved to something that is not an IP address (${address})`;
+  if (allowsHost(allowlist, host, port) || allowsAddress(allowlist, bytes, port)) return null;
+  const reason = forbiddenReason(bytes);
+  return reason ? `resolves to a ${reason} address (${formatIp(bytes)})` : null;
+}
