@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { matchesFilters, webhookFiltersSchema } from "../../core/webhooks/filters.js";
 import { backoffMs, nextStep, retryAfterMs } from "../../core/webhooks/schedule.js";
+import { subscribedTo, webhookCreateSchema } from "../../core/webhooks/schema.js";
 
 describe("subscription filters", () => {
   const alert = { severity: 3, source: "edr", tlp: 2, tags: [{ name: "phishing" }], customFields: { region: "eu" } };
@@ -66,5 +67,51 @@ describe("retry schedule", () => {
     expect(nextStep({ status: 429, retryAfter: "60" }, 1, subscription, now, 0)).toEqual({ kind: "retry", delayMs: 60_000 });
     expect(nextStep({ status: 503, retryAfter: "0" }, 1, subscription, now, 0)).toEqual({ kind: "retry", delayMs: 500 });
     expect(nextStep({ status: 500, retryAfter: "60" }, 1, subscription, now, 0)).toEqual({ kind: "retry", delayMs: 500 });
+  });
+});
+
+describe("subscription bodies", () => {
+  const valid = { name: "SOAR", url: "https://soar.example.com/in", events: ["case.created", "alert.*"] };
+
+  it("fills the documented defaults", () => {
+    expect(webhookCreateSchema.parse(valid)).toEqual({
+      ...valid, method: "POST", authType: "none", authConfig: {}, headers: {}, filters: {}, retryDelayMs: 1000, timeoutMs: 30_000, maxRetries: 3, tags: [], environment: "production",
+    });
+  });
+
+  it.each([
+    [{ events: [] }, "events"],
+    [{ events: ["Case.Created"] }, "events"],
+    [{ method: "GET" }, "method"],
+    [{ timeoutMs: 31_000 }, "timeoutMs"],
+    [{ timeoutMs: 999 }, "timeoutMs"],
+    [{ maxRetries: 11 }, "maxRetries"],
+    [{ retryDelayMs: 50 }, "retryDelayMs"],
+    [{ headers: { Host: "evil" } }, "headers"],
+    [{ headers: { "webhook-signature": "v1,x" } }, "headers"],
+    [{ headers: { "X-Ok": "a\r\nInjected: 1" } }, "headers"],
+    [{ headers: { "Bad Name": "x" } }, "headers"],
+    [{ authType: "basic", authConfig: { token: "x" } }, "authConfig"],
+    [{ authType: "bearer" }, "authConfig"],
+    [{ authType: "none", authConfig: { token: "x" } }, "authConfig"],
+    [{ organizationId: "org_x" }, ""],
+  ])("refuses %j", (change, path) => {
+    const result = webhookCreateSchema.safeParse({ ...valid, ...change });
+    expect(result.success).toBe(false);
+    if (!result.success && path) expect(result.error.issues.map((i) => i.path.join("."))).toContainEqual(expect.stringContaining(path));
+  });
+
+  it("accepts each authType with its own config", () => {
+    expect(webhookCreateSchema.safeParse({ ...valid, authType: "basic", authConfig: { username: "u", password: "p" } }).success).toBe(true);
+    expect(webhookCreateSchema.safeParse({ ...valid, authType: "bearer", authConfig: { token: "t" } }).success).toBe(true);
+    expect(webhookCreateSchema.safeParse({ ...valid, authType: "header", authConfig: { name: "X-Key", value: "v" } }).success).toBe(true);
+  });
+
+  it("matches event names exactly, by resource wildcard, or with *", () => {
+    expect(subscribedTo(["case.created"], "case.created")).toBe(true);
+    expect(subscribedTo(["case.created"], "case.updated")).toBe(false);
+    expect(subscribedTo(["alert.*"], "alert.deleted")).toBe(true);
+    expect(subscribedTo(["alert.*"], "case.deleted")).toBe(false);
+    expect(subscribedTo(["*"], "webhook.test")).toBe(true);
   });
 });
