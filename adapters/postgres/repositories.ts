@@ -414,6 +414,11 @@ export function createUnitOfWork(db: NodePgDatabase, unit: UnitState): UnitOfWor
         );
         return rows.map((row) => eventFromRow(row as unknown as EventRow));
       },
+      async findById(organizationId, id) {
+        reading();
+        const rows = await guard(db.select(eventRow).from(events).where(and(eq(events.organizationId, organizationId), eq(events.id, id))).limit(1));
+        return rows[0] ? eventFromRow(rows[0] as unknown as EventRow) : null;
+      },
     },
 
     teams: {

@@ -237,6 +237,11 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
             : all<EventRow>(statements.get(sql.eventListBefore), organizationId, page.beforeId, limit);
         return rows.map(eventFromRow);
       },
+      async findById(organizationId, id) {
+        reading();
+        const row = get<EventRow>(sql.eventById, organizationId, id);
+        return row ? eventFromRow(row) : null;
+      },
     },
 
     teams: {

@@ -122,6 +122,7 @@ export const sql = {
   auditListBefore: `${select("audit_log", auditEntryColumns)} WHERE organization_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
 
   eventInsert: insert("events", eventColumns),
+  eventById: `${select("events", eventColumns)} WHERE organization_id = ? AND id = ?`,
   eventList: `${select("events", eventColumns)} WHERE organization_id = ? ORDER BY id DESC LIMIT ?`,
   eventListBefore: `${select("events", eventColumns)} WHERE organization_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
 

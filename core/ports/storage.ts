@@ -187,4 +187,5 @@ export interface SignInThrottleRepository {
 export interface EventRepository {
   append(event: DomainEvent): Promise<void>;
   list(organizationId: string, page: PageRequest): Promise<DomainEvent[]>;
+  findById(organizationId: string, id: string): Promise<DomainEvent | null>;
 }

@@ -104,5 +104,15 @@ export function describeLogs(ctx: SuiteContext): void {
       expect(await walk(a.id)).toEqual(mine.map((e) => e.id).reverse());
       expect(await walk(b.id)).toEqual(theirs.map((e) => e.id).reverse());
     });
+
+    it("finds one event by id within its organization only", async () => {
+      const { org: a } = await ctx.seedOrganization();
+      const { org: b } = await ctx.seedOrganization();
+      const event = ctx.fixtures().event(a.id, { payload: { title: "Ünïcødé" }, tlp: 3, bulkRequestId: "bulk_0002" });
+      await ctx.storage().transaction((tx) => tx.events.append(event));
+      expect(await ctx.storage().read((tx) => tx.events.findById(a.id, event.id))).toStrictEqual(event);
+      expect(await ctx.storage().read((tx) => tx.events.findById(b.id, event.id))).toBeNull();
+      expect(await ctx.storage().read((tx) => tx.events.findById(a.id, "evt_00000000000000000000000000"))).toBeNull();
+    });
   });
 }
