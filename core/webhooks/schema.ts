@@ -25,7 +25,7 @@ const headersSchema = z
 const authConfigSchema = z.union([
   z.strictObject({ username: z.string().min(1).max(200).refine((v) => !v.includes(":"), "must not contain ':'"), password: z.string().min(1).max(500) }),
   z.strictObject({ token: z.string().min(1).max(2000).refine((v) => !/[\r\n\0]/.test(v), "must not contain CR, LF or NUL") }),
-  z.strictObject({ name: headerName, value: headerValue }),
+  z.strictObject({ name: headerName.refine((n) => !reservedHeader.test(n) && n.toLowerCase() !== "content-type", "must not be a reserved header"), value: headerValue }),
   z.strictObject({}),
 ]);
 
