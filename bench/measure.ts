@@ -6,7 +6,7 @@
  */
 export interface Scenario {
   name: string;
-  run: () => Promise<Response>;
+  run: () => Response | Promise<Response>;
 }
 
 export interface Figure {
@@ -37,7 +37,7 @@ async function drive(scenario: Scenario, requests: number, concurrency: number):
     while (sent < requests) {
       sent += 1;
       const response = await scenario.run();
-      if (response.status !== 200) throw new Error(`${scenario.name}: status ${response.status} ${await response.text()}`);
+      if (!response.ok) throw new Error(`${scenario.name}: status ${response.status} ${await response.text()}`);
       await response.arrayBuffer();
     }
   };

@@ -3,6 +3,10 @@ import type { PrincipalClaims } from "./access/resolve-principal.js";
 import { resolvePrincipal } from "./access/resolve-principal.js";
 import type { Principal } from "./access/principal.js";
 import { createCaseService } from "./cases/service.js";
+import { createObservableService } from "./observables/service.js";
+import { createTaskService } from "./tasks/service.js";
+import { createAlertService } from "./alerts/service.js";
+import { createCommentService } from "./comments/service.js";
 import type { CaseKitConfig, CaseKitDeps } from "./context.js";
 import { CaseKitError } from "./errors.js";
 import { createHealthService } from "./health/service.js";
@@ -20,6 +24,10 @@ import { createSetupService } from "./setup/service.js";
 import { createTeamService } from "./teams/service.js";
 import { createTlpService } from "./tlp/service.js";
 import { createUserService } from "./users/service.js";
+import { createWebhookService } from "./webhooks/service.js";
+import type { DispatcherOptions } from "./webhooks/dispatcher.js";
+import { createDispatcher } from "./webhooks/dispatcher.js";
+import { createSealer } from "./webhooks/seal.js";
 
 export interface CaseKitOptions {
   storage: Storage;
@@ -40,6 +48,7 @@ export function createCaseKit(options: CaseKitOptions) {
     config: {
       keyHashSecret: options.config?.keyHashSecret ?? "casekit-default-key-hash-secret",
       keyEnvironment: options.config?.keyEnvironment ?? "live",
+      webhookAllowlist: options.config?.webhookAllowlist,
     },
   };
 
@@ -65,6 +74,10 @@ export function createCaseKit(options: CaseKitOptions) {
     principalFor,
     account: createAccountService(deps),
     cases: createCaseService(deps),
+    observables: createObservableService(deps),
+    tasks: createTaskService(deps),
+    alerts: createAlertService(deps),
+    comments: createCommentService(deps),
     keys: createKeyService(deps),
     users: createUserService(deps),
     teams: createTeamService(deps),
@@ -72,6 +85,14 @@ export function createCaseKit(options: CaseKitOptions) {
     tlp: createTlpService(deps),
     setup: createSetupService(deps),
     health: createHealthService(deps),
+    webhooks: createWebhookService(deps),
+    /**
+     * A webhook dispatcher over this kit's storage and clock. The host supplies the transport
+     * (adapters/outbound/node-transport.ts, with the SSRF allowlist) and runs it in a loop.
+     */
+    createDispatcher(options: Omit<DispatcherOptions, "unseal">) {
+      return createDispatcher(deps, { ...options, unseal: createSealer(deps.config.keyHashSecret).unseal });
+    },
   };
 }
 

@@ -10,6 +10,12 @@ export interface CaseKitConfig {
   keyHashSecret: string;
   /** Environment label in new key secrets: `ck_<environment>_…`. */
   keyEnvironment: string;
+  /**
+   * Where webhooks may point although the SSRF policy forbids it (`CASEKIT_WEBHOOK_ALLOWLIST`):
+   * comma-separated host names, IP addresses or CIDR ranges, each optionally with `:port`, e.g.
+   * `127.0.0.1:8787,10.1.0.0/16`. Unset: nothing is allowed beyond public addresses.
+   */
+  webhookAllowlist?: string;
 }
 
 /** What every service is built from: the ports and the configuration. */

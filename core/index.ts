@@ -70,3 +70,95 @@ export { defaultSourceFailureLimits } from "./limits/service.js";
 export type { RateLimitConfig, RateLimiter } from "./limits/service.js";
 export { createMemoryRateLimitStore } from "./ports/rate-limit-store.js";
 export type { RateLimitStore } from "./ports/rate-limit-store.js";
+
+export { builtInDataTypes, dataTypePattern, normalizeData, searchSpellings } from "./observables/data-types.js";
+export type { BuiltInDataType, Normalized } from "./observables/data-types.js";
+export {
+  observableCreateSchema,
+  observableCreatedSchema,
+  observableListQuerySchema,
+  observableListSchema,
+  observableParentListQuerySchema,
+  observableSchema,
+  observableUpdateSchema,
+} from "./observables/schema.js";
+export type { ObservableCreateInput, ObservableListQuery, ObservableUpdateInput } from "./observables/schema.js";
+export type { Observable, ObservableFilter, ObservableParent, ObservableTag } from "./observables/types.js";
+export type { ObservableService } from "./observables/service.js";
+export { copyObservablesToCase } from "./observables/copy.js";
+
+export { alertStatuses, alertTransitions, canTransitionAlert, settableAlertStatuses } from "./alerts/lifecycle.js";
+export type { AlertStatus } from "./alerts/lifecycle.js";
+export {
+  alertCreateSchema,
+  alertCreatedSchema,
+  alertFiltersSchema,
+  alertImportResultSchema,
+  alertListQuerySchema,
+  alertListSchema,
+  alertMergeSchema,
+  alertPromoteSchema,
+  alertSchema,
+  alertSourceMetricQuerySchema,
+  alertSourceMetricSchema,
+  alertUpdateSchema,
+} from "./alerts/schema.js";
+export type { AlertCreateInput, AlertFilters, AlertListQuery, AlertUpdateInput } from "./alerts/schema.js";
+export type { Alert, AlertFilter, AlertSourceCount, AlertSourceCountFilter, AlertTag } from "./alerts/types.js";
+export type { AlertService } from "./alerts/service.js";
+export type { AlertImport } from "./alerts/import.js";
+export type { CopyObservablesResult } from "./observables/copy.js";
+
+export { bulkRequestSchema, bulkResultSchema, maxBulkIds, selectionOf } from "./bulk/schema.js";
+export type { BulkSelection } from "./bulk/schema.js";
+export { runBulk } from "./bulk/run.js";
+export type { BulkCandidate, BulkPlan, BulkResult, BulkSkip, BulkSkipped } from "./bulk/types.js";
+
+export { canTransitionTask, initialTaskStatuses, openTaskStatuses, taskStatuses, taskTransitions } from "./tasks/lifecycle.js";
+export type { TaskStatus } from "./tasks/lifecycle.js";
+export {
+  taskBulkDeleteSchema,
+  taskBulkDeletedSchema,
+  taskBulkFiltersSchema,
+  taskBulkUpdateSchema,
+  taskBulkUpdatedSchema,
+  taskCaseListQuerySchema,
+  taskCreateSchema,
+  taskListQuerySchema,
+  taskListSchema,
+  taskSchema,
+  taskUpdateSchema,
+} from "./tasks/schema.js";
+export type { TaskBulkFilters, TaskCreateInput, TaskListQuery, TaskUpdateInput } from "./tasks/schema.js";
+export type { Task, TaskFilter, TaskWithCase } from "./tasks/types.js";
+export type { TaskService } from "./tasks/service.js";
+
+export { commentCreateSchema, commentListQuerySchema, commentListSchema, commentSchema, commentUpdateSchema, maxCommentLength } from "./comments/schema.js";
+export type { CommentCreateInput, CommentUpdateInput } from "./comments/schema.js";
+export { commentParentKinds } from "./comments/types.js";
+export type { Comment, CommentPageRequest, CommentParent, CommentParentKind } from "./comments/types.js";
+export { commentParentKindsServed, scopeFor as commentScopeFor, scopesFor as commentScopesFor } from "./comments/parent.js";
+export type { CommentService, CommentView } from "./comments/service.js";
+
+export {
+  webhookAuthTypes,
+  webhookCreateSchema,
+  webhookCreatedSchema,
+  webhookListSchema,
+  webhookMethods,
+  webhookSchema,
+  webhookStatuses,
+  webhookUpdateSchema,
+} from "./webhooks/schema.js";
+export type { WebhookCreateInput, WebhookUpdateInput } from "./webhooks/schema.js";
+export { deliveryListQuerySchema, deliveryListSchema, deliverySchema, webhookListQuerySchema } from "./webhooks/api-schema.js";
+export type { DeliveryView } from "./webhooks/api-schema.js";
+export type { Webhook } from "./webhooks/views.js";
+export { secretRotationGraceMs } from "./webhooks/service.js";
+export type { WebhookService } from "./webhooks/service.js";
+export type { AttemptErrorClass, Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStatus, StoredWebhook } from "./webhooks/types.js";
+export { createSealer } from "./webhooks/seal.js";
+export type { Sealer } from "./webhooks/seal.js";
+export { checkWebhookUrl, parseWebhookAllowlist } from "./webhooks/ssrf.js";
+export type { WebhookAllowlist } from "./webhooks/ssrf.js";
+export { verifySignature } from "./webhooks/signature.js";

@@ -7,17 +7,21 @@ import { createCaseKitApp } from "./app.js";
 import type { HostConfig } from "./config.js";
 import { loadHostConfig } from "./config.js";
 import { openRateLimitStore, openStorage } from "./open-storage.js";
+import type { DispatchLoop } from "./worker.js";
+import { startWebhookWorker } from "./worker.js";
 
 const usage = `casekit ${version}: security case management
 
 Usage:
   casekit init --org <name> --email <email> [--name <name>] [--database <url-or-path>] [--json]
   casekit serve [--database <url-or-path>] [--port <n>] [--host <h>]
+  casekit worker [--database <url-or-path>]     (webhook deliveries only, no API)
   casekit migrate [--database <url-or-path>]
 
 --database takes a SQLite file path (default ./data/casekit.db) or a postgres:// URL.
 Environment: CASEKIT_DATABASE, CASEKIT_PORT, CASEKIT_HOST, CASEKIT_KEY_HASH_SECRET,
-CASEKIT_KEY_ENVIRONMENT, CASEKIT_BODY_LIMIT (see README, "Configuration").`;
+CASEKIT_KEY_ENVIRONMENT, CASEKIT_BODY_LIMIT, CASEKIT_WEBHOOK_ALLOWLIST, CASEKIT_DISPATCHER,
+CASEKIT_WEBHOOK_RETENTION_DAYS (see README, "Configuration").`;
 
 type Out = { log: (line: string) => void; error: (line: string) => void };
 
@@ -30,6 +34,8 @@ export async function main(argv: string[], out: Out = console): Promise<number> 
         return await init(rest, out);
       case "serve":
         return await serve(rest, out);
+      case "worker":
+        return await worker(rest, out);
       case "migrate":
         return await migrate(rest, out);
       case undefined:
@@ -59,7 +65,7 @@ async function withKit<T>(config: HostConfig, work: (kit: CaseKit, storage: Stor
     await storage.migrate();
     const kit = createCaseKit({
       storage,
-      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment },
+      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist },
     });
     return await work(kit, storage);
   } finally {
@@ -125,7 +131,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   const limitStore = await openRateLimitStore(config.database, config.rateLimits.store);
   const kit = createCaseKit({
     storage,
-    config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment },
+    config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist },
     rateLimits: {
       deployment: config.rateLimits.deployment,
       failureMode: config.rateLimits.failureMode,
@@ -147,11 +153,14 @@ async function serve(args: string[], out: Out): Promise<number> {
     // listhen's own signal handlers would exit before ours close the listener and the pools.
     autoClose: false,
   });
-  out.log(`casekit ${version} listening on ${listener.url}api/v1 (database: ${redact(config.database)})`);
+  const deliveries = config.dispatcher === "on" ? startDeliveries(kit, config, out) : null;
+  out.log(`casekit ${version} listening on ${listener.url}api/v1 (database: ${redact(config.database)}; webhook dispatcher ${config.dispatcher})`);
 
   const stop = async (signal: string) => {
     out.log(`casekit: ${signal} received, shutting down`);
     await listener.close();
+    // The attempt in flight finishes and is recorded before the storage closes.
+    await deliveries?.stop();
     await limitStore?.close();
     await storage.close();
     process.exit(0);
@@ -159,6 +168,38 @@ async function serve(args: string[], out: Out): Promise<number> {
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
   return 0;
+}
+
+/** Only the webhook dispatcher: for hosts that serve no API, or to add delivery capacity. */
+async function worker(args: string[], out: Out): Promise<number> {
+  const { values } = parseArgs({ args, options: databaseOption });
+  const config = loadHostConfig(values);
+  const storage = await openStorage(config.database);
+  await storage.migrate();
+  const kit = createCaseKit({
+    storage,
+    config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist },
+  });
+  const deliveries = startDeliveries(kit, config, out);
+  out.log(`casekit ${version} worker delivering webhooks (database: ${redact(config.database)})`);
+  const stop = async (signal: string) => {
+    out.log(`casekit: ${signal} received, shutting down`);
+    await deliveries.stop();
+    await storage.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  return 0;
+}
+
+function startDeliveries(kit: CaseKit, config: HostConfig, out: Out): DispatchLoop {
+  return startWebhookWorker(kit, {
+    allowlist: config.webhookAllowlist,
+    retentionDays: config.webhookRetentionDays,
+    // The message only: errors of the storage or the transport never carry secrets, but a stack adds nothing.
+    onError: (error) => out.error(JSON.stringify({ level: "error", msg: "webhook dispatcher step failed", error: error instanceof Error ? error.message : String(error) })),
+  });
 }
 
 /** Database URLs may carry a password: never print it. */

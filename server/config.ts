@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { rateLimitOverridesSchema } from "../core/index.js";
+import { parseWebhookAllowlist, rateLimitOverridesSchema } from "../core/index.js";
 import type { RateLimitOverrides } from "../core/index.js";
 
 /**
@@ -17,6 +17,15 @@ export interface HostConfig {
   keyHashSecret: string;
   keyEnvironment: string;
   bodyLimitBytes: number;
+  /**
+   * CASEKIT_WEBHOOK_ALLOWLIST: hosts, addresses and CIDR ranges (optionally `:port`) webhooks may
+   * reach although the SSRF policy forbids them. Checked at start-up; empty allows nothing extra.
+   */
+  webhookAllowlist: string;
+  /** CASEKIT_DISPATCHER: whether `casekit serve` also delivers webhooks (`casekit worker` always does). */
+  dispatcher: "on" | "off";
+  /** CASEKIT_WEBHOOK_RETENTION_DAYS: finished deliveries and their attempts are kept this long. */
+  webhookRetentionDays: number;
   rateLimits: {
     /** Lowers the tiers' figures; gives `unlimited` keys figures (none by default). */
     deployment: RateLimitOverrides;
@@ -44,6 +53,9 @@ export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proc
     keyHashSecret: resolveKeyHashSecret(database, env),
     keyEnvironment: env.CASEKIT_KEY_ENVIRONMENT ?? "live",
     bodyLimitBytes: toInteger(env.CASEKIT_BODY_LIMIT ?? String(1024 * 1024), "CASEKIT_BODY_LIMIT", 1024, 64 * 1024 * 1024),
+    webhookAllowlist: checkedAllowlist(env.CASEKIT_WEBHOOK_ALLOWLIST ?? ""),
+    dispatcher: oneOf(env.CASEKIT_DISPATCHER ?? "on", "CASEKIT_DISPATCHER", ["on", "off"]),
+    webhookRetentionDays: toInteger(env.CASEKIT_WEBHOOK_RETENTION_DAYS ?? "30", "CASEKIT_WEBHOOK_RETENTION_DAYS", 1, 3650),
     rateLimits: {
       deployment: parseRateLimits(env.CASEKIT_RATE_LIMITS),
       store: oneOf(env.CASEKIT_RATE_LIMIT_STORE ?? (isPostgresUrl(database) ? "postgres" : "memory"), "CASEKIT_RATE_LIMIT_STORE", ["memory", "postgres"]),
@@ -108,6 +120,12 @@ export function parseRateLimits(value: string | undefined): RateLimitOverrides {
     throw new Error(`CASEKIT_RATE_LIMITS is not valid: ${problems}`);
   }
   return parsed.data;
+}
+
+/** The allowlist as given, once it parses (a malformed entry stops the start with its reason). */
+function checkedAllowlist(value: string): string {
+  parseWebhookAllowlist(value);
+  return value;
 }
 
 function oneOf<T extends string>(value: string, name: string, allowed: readonly T[]): T {

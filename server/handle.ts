@@ -3,6 +3,7 @@ import type { EventHandler, H3Event } from "h3";
 import { isCaseKitError } from "../core/index.js";
 import type { CaseKit, ErrorCode, Principal } from "../core/index.js";
 import { problemResponse, toProblem } from "./problem.js";
+import { StatusAnswer } from "./route.js";
 import type { Problem } from "./problem.js";
 
 /** One structured line per request. Never headers, query strings or bodies. */
@@ -73,7 +74,8 @@ export function defineHostHandler(
     let errorName: string | undefined;
     try {
       const value = await work(event, exchange);
-      response = new Response(JSON.stringify(value), { status: 200, headers: exchange.headers });
+      const answer = value instanceof StatusAnswer ? value : new StatusAnswer(200, value);
+      response = new Response(JSON.stringify(answer.value), { status: answer.status, headers: exchange.headers });
       response.headers.set("content-type", "application/json; charset=utf-8");
     } catch (error) {
       const { problem, unexpected } = toProblem(error);

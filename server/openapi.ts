@@ -85,9 +85,23 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     metered: true,
     // OpenAPI 3.1 lets non-OAuth schemes list required roles: we list the scope.
-    operationSecurity: (route): Record<string, string[]>[] | undefined =>
-      route.scope ? [{ bearerAuth: [route.scope] }, { apiKeyHeader: [route.scope] }] : undefined,
-    accessNote: (route) => (route.scope ? `Requires the scope \`${route.scope}\`.` : "Any valid key may call it."),
+    operationSecurity: (route): Record<string, string[]>[] | undefined => {
+      // Alternatives: any one requirement of the list satisfies it.
+      if (route.scope && route.alsoScopes) {
+        const all = [route.scope, ...route.alsoScopes];
+        return [{ bearerAuth: all }, { apiKeyHeader: all }];
+      }
+      const scopes = route.scope ? [route.scope] : route.parentScopes;
+      return scopes?.flatMap((scope): Record<string, string[]>[] => [{ bearerAuth: [scope] }, { apiKeyHeader: [scope] }]);
+    },
+    accessNote: (route) =>
+      route.scope
+        ? route.alsoScopes
+          ? `Requires the scopes ${[route.scope, ...route.alsoScopes].map((s) => `\`${s}\``).join(" and ")}.`
+          : `Requires the scope \`${route.scope}\`.`
+        : route.parentScopes
+          ? `Requires the scope of the record's parent: one of ${route.parentScopes.map((s) => `\`${s}\``).join(", ")}.`
+          : "Any valid key may call it.",
     challengeDescription: 'Bearer challenge: `Bearer realm="casekit"` plus `error="invalid_token"` unless no credential was sent',
   });
 }
@@ -172,7 +186,7 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
   const errors = new Set<number>([401, 500, ...(spec.metered ? [429] : []), ...(route.errors ?? [])]);
   if (route.body) [400, 413, 415].forEach((s) => errors.add(s));
   if (route.query) errors.add(400);
-  if (route.scope) errors.add(403);
+  if (route.scope || route.parentScopes) errors.add(403);
   if (route.path.includes(":")) errors.add(404);
 
   const responses: JsonObject = {
@@ -182,6 +196,9 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
       content: { "application/json": { schema: schemas.add(route.response, "output") } },
     },
   };
+  for (const status of route.statuses ?? []) {
+    responses[String(status)] = { ...(responses["200"] as JsonObject), description: status === 201 ? "Created" : "OK" };
+  }
   for (const status of [...errors].sort((a, b) => a - b)) {
     const name = statusNames[status];
     if (!name) throw new Error(`No response component for status ${status} (route ${route.operationId})`);

@@ -36,12 +36,24 @@ export interface RouteDoc {
   tag: string;
   /** The scope the core demands. Documentation only: the core, not the host, decides access. */
   scope?: Scope;
+  /**
+   * Instead of `scope`, for an operation on a record whose parent decides the scope (a comment by
+   * id): the parent kind's scope, so one of these, and which one only the record tells. Documentation only.
+   */
+  parentScopes?: readonly Scope[];
+  /** Scopes the core demands besides `scope` (all of them). Documentation only. */
+  alsoScopes?: readonly Scope[];
   /** JSON body schema: the route reads a body, and the document describes it. */
   body?: z.ZodType;
   /** Query schema: documents the query parameters. */
   query?: z.ZodObject;
   /** The 200 body. */
   response: z.ZodType;
+  /**
+   * Success statuses besides 200 the route may answer with the same body shape (a handler picks
+   * one by returning `withStatus(…)`), e.g. 201 for a record created.
+   */
+  statuses?: readonly number[];
   /**
    * Error statuses beyond the derived ones. Derived: 401 and 500 always; 400, 413 and 415 with a
    * body; 400 with a query; 403 with a scope; 404 with a path parameter.
@@ -55,6 +67,18 @@ export interface RouteDoc {
  */
 export interface ApiRoute extends RouteDoc {
   handle(input: RouteInput): unknown;
+}
+
+/** A handler's value answered with a success status other than 200 (see RouteDoc.statuses). */
+export class StatusAnswer {
+  constructor(
+    readonly status: number,
+    readonly value: unknown,
+  ) {}
+}
+
+export function withStatus(status: number, value: unknown): StatusAnswer {
+  return new StatusAnswer(status, value);
 }
 
 /** Identity helper that type-checks a route row where it is written. */

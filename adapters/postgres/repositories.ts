@@ -46,6 +46,12 @@ import { uniqueViolation } from "../shared/conflicts.js";
 import { normalizeApiKeyFilter, normalizeTeamFilter, normalizeTlpAuditFilter, normalizeUserFilter } from "../shared/list-filters.js";
 import { toIsoTimestamp } from "../shared/values.js";
 import { guard } from "./errors.js";
+import { createObservableRepository } from "./observable-repository.js";
+import { createTaskRepository } from "./task-repository.js";
+import { createAlertRepository } from "./alert-repository.js";
+import { createCommentRepository } from "./comment-repository.js";
+import { createDeliveryRepository } from "./delivery-repository.js";
+import { createWebhookRepository } from "./webhook-repository.js";
 import { rowSelection, rowValues } from "./rows.js";
 import { apiKeys, auditLog, cases, events, organizations, sessions, signInThrottles, teams, tlpAuditLog, users } from "./schema.js";
 
@@ -618,6 +624,13 @@ export function createUnitOfWork(db: NodePgDatabase, unit: UnitState): UnitOfWor
         await guard(db.delete(signInThrottles).where(eq(signInThrottles.email, email)));
       },
     },
+
+    alerts: createAlertRepository(db, unit),
+    observables: createObservableRepository(db, unit),
+    tasks: createTaskRepository(db, unit),
+    comments: createCommentRepository(db, unit),
+    webhooks: createWebhookRepository(db, unit),
+    deliveries: createDeliveryRepository(db, unit),
   };
 }
 

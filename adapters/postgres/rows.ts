@@ -17,6 +17,7 @@ import type {
   TlpAuditEntryRow,
   UserRow,
 } from "../shared/rows.js";
+import type { eventDispatchColumns } from "../shared/webhook-rows.js";
 import type { apiKeys, auditLog, cases, events, organizations, sessions, signInThrottles, teams, tlpAuditLog, users } from "./schema.js";
 
 /** A table's column SQL names. */
@@ -54,7 +55,7 @@ export const _columnsMatchSharedRows: [
   Same<ColumnNames<typeof apiKeys>, keyof ApiKeyRow>,
   Same<ColumnNames<typeof cases>, keyof CaseRow>,
   Same<ColumnNames<typeof auditLog>, keyof AuditEntryRow>,
-  Same<ColumnNames<typeof events>, keyof EventRow>,
+  Same<Exclude<ColumnNames<typeof events>, (typeof eventDispatchColumns)[number]>, keyof EventRow>,
   Same<ColumnNames<typeof teams>, keyof TeamRow>,
   Same<ColumnNames<typeof tlpAuditLog>, keyof TlpAuditEntryRow>,
   Same<ColumnNames<typeof sessions>, keyof SessionRow>,

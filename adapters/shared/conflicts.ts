@@ -20,6 +20,8 @@ const details: Record<string, string> = {
   tlp_audit_log_organization_id_seq_unique: "The organization's TLP audit log already has an entry at this position",
   "sessions.token_hash": "A session with this token already exists",
   sessions_token_hash_unique: "A session with this token already exists",
+  "alerts.organization_id,source,source_ref": "A live alert of the organization already has this source and sourceRef",
+  alerts_source_ref_unique: "A live alert of the organization already has this source and sourceRef",
 };
 
 const nouns: Record<string, string> = {
@@ -33,6 +35,7 @@ const nouns: Record<string, string> = {
   tlp_audit_log: "A TLP audit entry",
   sessions: "A session",
   sign_in_throttles: "A sign-in counter",
+  alerts: "An alert",
 };
 
 export interface UniqueViolation {

@@ -39,6 +39,12 @@ import {
 } from "../shared/rows.js";
 import { toIsoTimestamp } from "../shared/values.js";
 import { caseListQuery } from "./case-list.js";
+import { createObservableRepository } from "./observable-repository.js";
+import { createTaskRepository } from "./task-repository.js";
+import { createAlertRepository } from "./alert-repository.js";
+import { createCommentRepository } from "./comment-repository.js";
+import { createDeliveryRepository } from "./delivery-repository.js";
+import { createWebhookRepository } from "./webhook-repository.js";
 import { apiKeyListQuery, teamListQuery, tlpAuditListQuery, userListQuery } from "./record-lists.js";
 import { translateError } from "./errors.js";
 import type { Statement, Statements } from "./statements.js";
@@ -335,5 +341,12 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
         write(sql.throttleClear, email);
       },
     },
+
+    alerts: createAlertRepository(statements, unit),
+    observables: createObservableRepository(statements, unit),
+    tasks: createTaskRepository(statements, unit),
+    comments: createCommentRepository(statements, unit),
+    webhooks: createWebhookRepository(statements, unit),
+    deliveries: createDeliveryRepository(statements, unit),
   };
 }

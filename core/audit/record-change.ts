@@ -16,14 +16,15 @@ interface Change<T extends { id: string }> {
 
 /**
  * Writes the audit entry and the outbox event of one change, inside the caller's unit of work,
- * so the change, its audit entry and its event commit together or not at all.
+ * so the change, its audit entry and its event commit together or not at all. Resolves with the
+ * event's id (the webhook test delivery names it).
  */
 export async function recordChange<T extends { id: string }>(
   deps: Pick<CaseKitDeps, "ids">,
   tx: UnitOfWork,
   actor: Principal,
   change: Change<T>,
-): Promise<void> {
+): Promise<string> {
   // A change always happens inside the actor's organization: tenant isolation by construction.
   const organizationId = actor.organizationId;
   const at = change.now.toISOString();
@@ -43,8 +44,9 @@ export async function recordChange<T extends { id: string }>(
     bulkRequestId: change.bulkRequestId ?? null,
   };
   await tx.audit.append(entry);
+  const eventId = deps.ids.next("evt");
   await tx.events.append({
-    id: deps.ids.next("evt"),
+    id: eventId,
     organizationId,
     name: change.name,
     resourceType: change.resourceType,
@@ -54,6 +56,7 @@ export async function recordChange<T extends { id: string }>(
     bulkRequestId: change.bulkRequestId ?? null,
     occurredAt: at,
   });
+  return eventId;
 }
 
 const unaudited = new Set(["updatedAt"]);

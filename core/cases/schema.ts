@@ -14,7 +14,7 @@ export const caseTagSchema = z
 export const caseTeamSchema = z.strictObject({ id: idSchema("team") }).meta({ id: "CaseTeamRef" });
 
 const optionalText = (max: number) => z.string().max(max);
-const customFieldsSchema = z
+export const customFieldsSchema = z
   .record(z.string().min(1).max(100), z.unknown())
   .refine((v) => JSON.stringify(v).length <= 65_536, "must serialise to at most 64 KiB")
   .meta({ description: "Free-form values, at most 64 KiB as JSON" });

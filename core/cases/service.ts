@@ -166,6 +166,10 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           if (isReopen(before.statusValue, status) && principal.role !== "admin" && principal.userId !== before.assigneeId) {
             throw new CaseKitError("invalid_transition", "Only an admin or the case's assignee may reopen a case");
           }
+          // Closing needs every mandatory task done or cancelled (core/tasks/lifecycle.ts).
+          if (status === "closed" && before.statusValue !== "closed" && (await tx.tasks.hasOpenMandatory(principal.organizationId, id))) {
+            throw new CaseKitError("mandatory_tasks_open", "Complete or cancel the case's mandatory tasks before closing it");
+          }
           const after: Case = {
             ...before,
             ...patch,

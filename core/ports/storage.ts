@@ -8,6 +8,11 @@ import type { KeyStatus, KeyTier } from "../keys/types.js";
 import type { Team, TeamFilter } from "../teams/types.js";
 import type { TlpAuditEntry, TlpAuditFilter } from "../tlp/types.js";
 import type { Session, SignInThrottle } from "../account/types.js";
+import type { Delivery, DeliveryAttempt, DeliveryFilter, StoredWebhook } from "../webhooks/types.js";
+import type { Observable, ObservableFilter, ObservableParent } from "../observables/types.js";
+import type { Task, TaskFilter, TaskWithCase } from "../tasks/types.js";
+import type { Comment, CommentPageRequest, CommentParent } from "../comments/types.js";
+import type { Alert, AlertFilter, AlertSourceCount, AlertSourceCountFilter } from "../alerts/types.js";
 
 /**
  * The storage port. Adapters (adapters/sqlite, adapters/postgres) implement it and must pass the
@@ -54,6 +59,12 @@ export interface UnitOfWork {
   tlpAudit: TlpAuditRepository;
   sessions: SessionRepository;
   signInThrottles: SignInThrottleRepository;
+  webhooks: WebhookRepository;
+  deliveries: DeliveryRepository;
+  observables: ObservableRepository;
+  tasks: TaskRepository;
+  comments: CommentRepository;
+  alerts: AlertRepository;
 }
 
 export interface PageRequest {
@@ -188,4 +199,178 @@ export interface EventRepository {
   append(event: DomainEvent): Promise<void>;
   list(organizationId: string, page: PageRequest): Promise<DomainEvent[]>;
   findById(organizationId: string, id: string): Promise<DomainEvent | null>;
+}
+
+/**
+ * Alerts. "Live" means not soft-deleted. Only `findById` with `includeDeleted`, `update` and a
+ * list with `filter.includeDeleted` ever touch a soft-deleted alert (restore, an admin's view).
+ */
+export interface AlertRepository {
+  /**
+   * Throws conflict when the id is taken, or when a live alert of the organization already has
+   * this (source, sourceRef) (a null sourceRef never clashes; deleted alerts don't count). The
+   * conflict leaves the unit of work usable on every adapter, so a caller racing another writer
+   * may catch it and read the winner with `findBySourceRef`.
+   */
+  insert(record: Alert): Promise<void>;
+  /** The live alert, or null (unknown, another organization's and deleted ids alike); a deleted one too with `includeDeleted`. */
+  findById(organizationId: string, id: string, options?: { includeDeleted?: boolean }): Promise<Alert | null>;
+  /** The organization's live alert with this (source, sourceRef), or null. One seek on alerts_source_ref_unique. */
+  findBySourceRef(organizationId: string, source: string, sourceRef: string): Promise<Alert | null>;
+  /**
+   * Writes every field but the identity and creation ones (id, organizationId, createdAt,
+   * createdBy) of the alert with that organization and id, live or deleted. False if there is
+   * none. Throws conflict, leaving the unit usable, when the write would give a (source,
+   * sourceRef) a second live alert (restoring one whose reference a newer alert took).
+   */
+  update(record: Alert): Promise<boolean>;
+  /**
+   * Newest first (descending id), at most `page.limit` alerts matching `filter`, live ones only
+   * unless `filter.includeDeleted`. One value of statusValue, severity or assigneeId walks that
+   * column's (organization_id, column, id) index; otherwise (organization_id, id).
+   */
+  list(organizationId: string, filter: AlertFilter, page: PageRequest): Promise<Alert[]>;
+  /**
+   * Live alerts per source (sources with none are absent), ordered by source. Read from the
+   * covering index alerts_organization_id_source_idx alone, never the table.
+   */
+  countBySource(organizationId: string, filter: AlertSourceCountFilter): Promise<AlertSourceCount[]>;
+}
+
+/**
+ * Tasks of cases. "Live" means not soft-deleted; no method ever hands back a soft-deleted task.
+ * The repository does not check the case's marking except where a method says so.
+ */
+export interface TaskRepository {
+  /** Throws conflict when the id is taken. */
+  insert(record: Task): Promise<void>;
+  /** The live task, or null (unknown, another organization's and deleted ids alike). */
+  findById(organizationId: string, id: string): Promise<Task | null>;
+  /** The live tasks among `ids` (at most 500), each with its case's TLP, in any order; one query. */
+  findMany(organizationId: string, ids: readonly string[]): Promise<TaskWithCase[]>;
+  /**
+   * Writes every field but the identity and creation ones (id, organizationId, caseId, createdAt,
+   * createdBy) of a live task; setting deletedAt is the soft delete. False if there is no live
+   * task with that organization and id.
+   */
+  update(record: Task): Promise<boolean>;
+  /** `update` for many tasks of one organization at once (a bulk page); returns how many were written. */
+  updateMany(records: readonly Task[]): Promise<number>;
+  /** The highest `order` among the case's live tasks, or null when it has none. */
+  maxOrder(organizationId: string, caseId: string): Promise<number | null>;
+  /** Whether the case has a live mandatory task that is waiting or in progress. */
+  hasOpenMandatory(organizationId: string, caseId: string): Promise<boolean>;
+  /**
+   * Newest first (descending id), at most `page.limit` live tasks matching `filter`, leaving out
+   * tasks above `filter.maxTlp` and tasks whose case is above it. One caseId, status or
+   * assigneeId walks that column's (organization_id, column, id) index; otherwise
+   * (organization_id, id).
+   */
+  list(organizationId: string, filter: TaskFilter, page: PageRequest): Promise<Task[]>;
+}
+
+/**
+ * Observables of cases and alerts. "Live" means not soft-deleted; no method ever hands back a
+ * soft-deleted observable. Exactly one of `caseId` / `alertId` is set on every record.
+ */
+export interface ObservableRepository {
+  /**
+   * Throws conflict when the id is taken, or when the parent already has a live observable with
+   * the same (dataType, data) (one live observable per parent and value; deleted ones don't count).
+   * The conflict leaves the unit of work usable on every adapter, so a caller racing another
+   * writer may catch it and read the winner with `findByValue`.
+   */
+  insert(record: Observable): Promise<void>;
+  /** The live observable, or null; also null when its parent alert is soft-deleted. */
+  findById(organizationId: string, id: string): Promise<Observable | null>;
+  /** The parent's live observable with exactly this (dataType, data) (stored spelling), or null. */
+  findByValue(organizationId: string, parent: ObservableParent, dataType: string, data: string): Promise<Observable | null>;
+  /**
+   * Writes the mutable fields of a live observable (tlp, pap, ioc, sighted, tags, message,
+   * updatedAt, and deletedAt / deletedBy: setting deletedAt is the soft delete). False when there
+   * is no live observable with that organization and id.
+   */
+  update(record: Observable): Promise<boolean>;
+  /**
+   * Every live observable of the alert, oldest first, whether or not the alert itself is
+   * soft-deleted (promote and merge read them while changing the alert; the caller has decided the
+   * alert may be read).
+   */
+  listByAlert(organizationId: string, alertId: string): Promise<Observable[]>;
+  /**
+   * Newest first (descending id), at most `page.limit` live observables matching `filter`. Leaves
+   * out observables above `filter.maxTlp`, those whose parent case or alert is above it, and those
+   * whose parent alert is soft-deleted. With `data` and nothing narrower, a single index seek on
+   * (organization_id, data, id).
+   */
+  list(organizationId: string, filter: ObservableFilter, page: PageRequest): Promise<Observable[]>;
+}
+
+/**
+ * Comments on cases, alerts and tasks. "Live" means not soft-deleted; no method ever hands back a
+ * soft-deleted comment. The repository does not look at the parent: the core checks it first.
+ */
+export interface CommentRepository {
+  /** Throws conflict when the id is taken. */
+  insert(record: Comment): Promise<void>;
+  /** The live comment, or null (another organization's, unknown and deleted ids alike). */
+  findById(organizationId: string, id: string): Promise<Comment | null>;
+  /**
+   * Writes the mutable fields of a live comment (body, editedAt, updatedAt, and deletedAt /
+   * deletedBy: setting deletedAt is the soft delete). False when there is no live comment with
+   * that organization and id.
+   */
+  update(record: Comment): Promise<boolean>;
+  /**
+   * The parent's live comments, oldest first (ascending id), at most `page.limit`, only those
+   * after `page.afterId`: one range scan of comments_organization_id_parent_idx, so a deep page
+   * costs what the first one does.
+   */
+  listByParent(organizationId: string, parent: CommentParent, page: CommentPageRequest): Promise<Comment[]>;
+}
+
+/** Webhook subscriptions. Every method is scoped by organization. */
+export interface WebhookRepository {
+  insert(webhook: StoredWebhook): Promise<void>;
+  findById(organizationId: string, id: string): Promise<StoredWebhook | null>;
+  /** Replaces the stored subscription (same id and organization); false if none. */
+  update(webhook: StoredWebhook): Promise<boolean>;
+  /** Removes it with its deliveries and attempts; false if none. */
+  delete(organizationId: string, id: string): Promise<boolean>;
+  /** Newest first. */
+  list(organizationId: string, page: PageRequest): Promise<StoredWebhook[]>;
+  /** The organization's active subscriptions (fan-out reads them once per batch of events). */
+  active(organizationId: string): Promise<StoredWebhook[]>;
+}
+
+/**
+ * The delivery side of the outbox. Claims and the retention purge are the only methods not scoped
+ * by organization: the dispatcher serves every tenant, and each claimed row carries its
+ * organization id, which every later call uses. On PostgreSQL claims use FOR UPDATE SKIP LOCKED, so dispatchers on several
+ * hosts never take the same row; a lease (`leaseUntil`) lets another dispatcher take over work a
+ * crashed one held.
+ */
+export interface DeliveryRepository {
+  /**
+   * Takes up to `limit` events not yet fanned out (oldest first) and marks them fanned out at
+   * `now`, in the caller's unit of work: commit together with the deliveries created for them.
+   */
+  claimEvents(limit: number, now: string): Promise<DomainEvent[]>;
+  /** Inserts deliveries; a second delivery for the same (webhookId, eventId) is ignored. */
+  insertMany(deliveries: readonly Delivery[]): Promise<void>;
+  /**
+   * Takes up to `limit` pending deliveries due at `now` (nextAttemptAt ≤ now) whose lease is free
+   * or expired, oldest due first, and leases them until `leaseUntil`.
+   */
+  claimDue(limit: number, now: string, leaseUntil: string): Promise<Delivery[]>;
+  /** Replaces the stored delivery (same id and organization); false if none. */
+  update(delivery: Delivery): Promise<boolean>;
+  findById(organizationId: string, id: string): Promise<Delivery | null>;
+  /** A webhook's deliveries, newest first. */
+  list(organizationId: string, webhookId: string, filter: DeliveryFilter, page: PageRequest): Promise<Delivery[]>;
+  insertAttempt(attempt: DeliveryAttempt): Promise<void>;
+  /** The attempts of these deliveries, in attempt order. */
+  attemptsOf(organizationId: string, deliveryIds: readonly string[]): Promise<DeliveryAttempt[]>;
+  /** Deletes finished deliveries (and their attempts) completed before `before`; returns how many. */
+  purgeCompletedBefore(before: string, limit: number): Promise<number>;
 }

@@ -1,19 +1,27 @@
 import type { ApiRoute } from "../route.js";
+import { alertRoutes } from "./alerts.js";
 import { apiKeyRoutes } from "./api-keys.js";
 import { caseRoutes } from "./cases.js";
+import { commentRoutes } from "./comments.js";
 import { healthRoutes } from "./health.js";
+import { observableRoutes } from "./observables.js";
 import { openApiRoutes } from "./openapi.js";
 import { organizationRoutes } from "./organization.js";
 import { teamRoutes } from "./teams.js";
 import { tlpRoutes } from "./tlp.js";
 import { userRoutes } from "./users.js";
+import { webhookRoutes } from "./webhooks.js";
 
 /** The route table of API v1: one row per operation, one file per resource. */
 export const apiRoutes: readonly ApiRoute[] = [
   ...caseRoutes,
+  ...alertRoutes,
+  ...observableRoutes,
+  ...commentRoutes,
   ...apiKeyRoutes,
   ...userRoutes,
   ...teamRoutes,
+  ...webhookRoutes,
   ...organizationRoutes,
   ...tlpRoutes,
   ...healthRoutes,

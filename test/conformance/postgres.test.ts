@@ -80,6 +80,9 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 
 /** casekit's tables, referencing ones first, so deleting in this order satisfies the foreign keys. */
 const tables = [
+  "webhook_attempts",
+  "webhook_deliveries",
+  "webhooks",
   "comments",
   "observables",
   "tasks",

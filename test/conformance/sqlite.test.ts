@@ -34,6 +34,7 @@ import {
 } from "../../adapters/shared/rows.js";
 import { apiKeyListQuery, teamListQuery, tlpAuditListQuery, userListQuery } from "../../adapters/sqlite/record-lists.js";
 import { sql as statements } from "../../adapters/sqlite/statements.js";
+import { eventDispatchColumns } from "../../adapters/shared/webhook-rows.js";
 import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
 import { verifyTlpChain } from "../../core/tlp/chain.js";
 import { createFixtures, sleep } from "./fixtures.js";
@@ -191,7 +192,7 @@ describe("sqlite adapter", () => {
       expect(names(schema.apiKeys)).toEqual([...apiKeyColumns].sort());
       expect(names(schema.cases)).toEqual([...caseColumns].sort());
       expect(names(schema.auditLog)).toEqual([...auditEntryColumns].sort());
-      expect(names(schema.events)).toEqual([...eventColumns].sort());
+      expect(names(schema.events)).toEqual([...eventColumns, ...eventDispatchColumns].sort());
       expect(names(schema.teams)).toEqual([...teamColumns].sort());
       expect(names(schema.tlpAuditLog)).toEqual([...tlpAuditEntryColumns].sort());
       expect(names(schema.sessions)).toEqual([...sessionColumns].sort());

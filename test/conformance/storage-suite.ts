@@ -17,14 +17,17 @@ import type { Organization, Storage } from "../../core/index.js";
 import type { Fixtures } from "./fixtures.js";
 import { createFixtures } from "./fixtures.js";
 import { describeCases } from "./suite-cases.js";
+import { describeComments } from "./suite-comments.js";
 import { describeAccount } from "./suite-account.js";
 import type { RawAccess, StorageSuiteOptions, SuiteContext } from "./suite-context.js";
 import { describeLists } from "./suite-lists.js";
 import { describeLogs } from "./suite-log.js";
+import { describeObservables } from "./suite-observables.js";
 import { describeRecords } from "./suite-records.js";
 import { describeTeams } from "./suite-teams.js";
 import { describeTlpAudit } from "./suite-tlp-audit.js";
 import { describeUnits } from "./suite-units.js";
+import { describeWebhooks } from "./suite-webhooks.js";
 
 export type { RawAccess, StorageSuiteOptions } from "./suite-context.js";
 
@@ -100,9 +103,12 @@ export function describeStorage(
     describeLists(ctx);
     describeTeams(ctx);
     describeCases(ctx);
+    describeObservables(ctx);
+    describeComments(ctx);
     describeLogs(ctx);
     describeTlpAudit(ctx);
     describeAccount(ctx);
     describeUnits(ctx);
+    describeWebhooks(ctx);
   });
 }

@@ -44,6 +44,18 @@ const sampleBodies: Record<string, unknown> = {
   "POST /teams": { name: "Matrix team" },
   "PATCH /teams/{id}": { description: "Changed by the matrix" },
   "PATCH /organization/policy": { allowCaseSharing: true },
+  "POST /cases/{caseId}/observables": { dataType: "ip", data: "192.0.2.10" },
+  "PATCH /observables/{id}": { ioc: true },
+  "POST /cases/{caseId}/comments": { body: "Matrix comment" },
+  "POST /alerts/{alertId}/comments": { body: "Matrix comment" },
+  "PATCH /comments/{id}": { body: "Edited by the matrix" },
+  "POST /webhooks": { name: "Matrix hook", url: "https://hooks.example.com/matrix", events: ["case.created"] },
+  "PATCH /webhooks/{id}": { description: "Changed by the matrix" },
+  "POST /alerts": { title: "Matrix alert", source: "matrix", sourceRef: "matrix-1", severity: 2 },
+  "PATCH /alerts/{id}": { title: "Renamed by the matrix" },
+  "POST /alerts/{id}/promote": {},
+  "POST /alerts/{id}/merge": { caseId: "case_01kaaaaaaaaaaaaaaaaaaaaaaa" },
+  "POST /alerts/{alertId}/observables": { dataType: "ip", data: "192.0.2.11" },
 };
 
 /** The record kind behind the `{id}` of each resource (first path segment), and its id prefix. */
@@ -52,6 +64,10 @@ const resources = {
   "api-keys": "key",
   users: "user",
   teams: "team",
+  observables: "obs",
+  webhooks: "whk",
+  comments: "cmt",
+  alerts: "alert",
 } as const;
 type Resource = keyof typeof resources;
 
@@ -104,7 +120,7 @@ describe("the matrix covers the route table", () => {
   });
 
   it("every route without a scope is one documented for any valid key", () => {
-    expect(apiRoutes.filter((r) => r.scope === undefined).map(label).sort()).toEqual([...unscopedRoutes].sort());
+    expect(apiRoutes.filter((r) => r.scope === undefined && r.parentScopes === undefined).map(label).sort()).toEqual([...unscopedRoutes].sort());
   });
 
   each(apiRoutes.filter((r) => r.body).map((route) => ({ route, name: `${label(route)} has a sample body` })), ({ route }) => {
@@ -209,10 +225,16 @@ describe("scopes on every scoped route", () => {
       only.set(scope, await keyWithScopes(w, [scope]));
     }
     noScopes = await keyWithScopes(w, []);
+    for (const route of apiRoutes.filter((r) => r.scope && r.alsoScopes)) {
+      allRequired.set(label(route), await keyWithScopes(w, [route.scope!, ...route.alsoScopes!]));
+    }
   });
 
+  /** Routes that need more than one scope (promote and merge: the alert's and the case's). */
+  const allRequired = new Map<string, string>();
+
   const scoped = apiRoutes.filter((r) => r.scope !== undefined).map((route) => ({ route, scope: route.scope!, name: label(route) }));
-  const unscoped = apiRoutes.filter((r) => r.scope === undefined).map((route) => ({ route, name: label(route) }));
+  const unscoped = apiRoutes.filter((r) => r.scope === undefined && r.parentScopes === undefined).map((route) => ({ route, name: label(route) }));
 
   each(scoped.map((c) => ({ ...c, name: `${c.name} with every scope but ${c.scope} → 403 missing_scope` })), async ({ route }) => {
     const answer = await client.send(route.method, pathOf(route, neverExistingFor(route)), { headers: bearer(allBut.get(route.scope!)!), body: bodyOf(route) });
@@ -226,17 +248,59 @@ describe("scopes on every scoped route", () => {
 
   // The control: the documented scope is enough to get past the scope check. Empty bodies and
   // never-existing ids keep these requests from changing anything (400 or 404 after the check).
-  each(scoped.map((c) => ({ ...c, name: `${c.name} with only ${c.scope} gets past the scope check` })), async ({ route }) => {
-    const answer = await client.send(route.method, pathOf(route, neverExistingFor(route)), { headers: bearer(only.get(route.scope!)!), body: route.body ? {} : undefined });
+  each(scoped.map((c) => ({ ...c, name: `${c.name} with only ${[c.scope, ...(c.route.alsoScopes ?? [])].join(" and ")} gets past the scope check` })), async ({ route }) => {
+    const key = allRequired.get(label(route)) ?? only.get(route.scope!)!;
+    const answer = await client.send(route.method, pathOf(route, neverExistingFor(route)), { headers: bearer(key), body: route.body ? {} : undefined });
     expect(answer.status, answer.text).not.toBe(401);
     expect(answer.body?.code, answer.text).not.toBe("missing_scope");
     expect([200, 400, 404], answer.text).toContain(answer.status);
+  });
+
+  each(scoped.filter((c) => c.route.alsoScopes).flatMap((c) => c.route.alsoScopes!.map((also) => ({ ...c, also, name: `${c.name} with ${c.scope} but not ${also} → 403 missing_scope` }))), async ({ route }) => {
+    const answer = await client.send(route.method, pathOf(route, neverExistingFor(route)), { headers: bearer(only.get(route.scope!)!), body: bodyOf(route) });
+    expectProblem(answer, 403, "missing_scope");
   });
 
   each(unscoped.map((c) => ({ ...c, name: `${c.name} answers 200 to a valid key without any scope` })), async ({ route }) => {
     const answer = await client.send(route.method, pathOf(route), { headers: bearer(noScopes) });
     expect(answer.status, answer.text).toBe(200);
   });
+});
+
+/**
+ * Routes on a record whose parent decides the scope (a comment by id: its case's, alert's or
+ * task's): a key with none of those scopes is refused before anything is looked up; any one of
+ * them gets past that first check.
+ */
+describe("scopes on routes whose parent decides the scope", () => {
+  let w: World;
+  let client: Transport;
+  beforeAll(async () => {
+    w = await makeWorld();
+    client = inProcess(w.app);
+  });
+
+  const routes = apiRoutes.filter((r) => r.parentScopes !== undefined);
+
+  it("are the comment routes by id", () => {
+    expect(routes.map(label).sort()).toEqual(["DELETE /comments/{id}", "GET /comments/{id}", "PATCH /comments/{id}"]);
+  });
+
+  each(routes.map((route) => ({ route, name: `${label(route)} with every scope but ${route.parentScopes!.join(", ")} → 403 missing_scope` })), async ({ route }) => {
+    const key = await keyWithScopes(w, allScopes.filter((s) => !route.parentScopes!.includes(s)));
+    const answer = await client.send(route.method, pathOf(route, neverExistingFor(route)), { headers: bearer(key), body: bodyOf(route) });
+    expectProblem(answer, 403, "missing_scope");
+  });
+
+  each(
+    routes.flatMap((route) => route.parentScopes!.map((scope) => ({ route, scope, name: `${label(route)} with only ${scope} gets past the scope check` }))),
+    async ({ route, scope }) => {
+      const key = await keyWithScopes(w, [scope]);
+      const answer = await client.send(route.method, pathOf(route, neverExistingFor(route)), { headers: bearer(key), body: route.body ? {} : undefined });
+      expect(answer.body?.code, answer.text).not.toBe("missing_scope");
+      expect([400, 404], answer.text).toContain(answer.status);
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -256,12 +320,21 @@ describe("tenant isolation on every route with an {id}", () => {
     ids["api-keys"] = (await addKey(w.kit, w.analyst)).key.id;
     ids.users = w.analyst.id;
     ids.teams = (await w.kit.teams.create(w.admin, { name: "Tier 1" })).id;
+    ids.observables = (await w.kit.observables.create(w.admin, { kind: "case", id: ids.cases }, { dataType: "ip", data: "192.0.2.10", tlp: 0 })).id;
+    ids.webhooks = (await w.kit.webhooks.create(w.admin, { name: "Tenant hook", url: "https://hooks.example.com/tenant", events: ["*"] })).id;
+    ids.comments = (await w.kit.comments.create(w.admin, { kind: "case", id: ids.cases }, { body: "Tenant comment" })).id;
+    ids.alerts = (await w.kit.alerts.create(w.admin, { title: "Tenant alert", source: "siem", sourceRef: "tenant-1", severity: 2, tlp: 0 })).id;
     snapshot = () =>
       Promise.all([
         w.kit.cases.get(w.admin, ids.cases),
         w.kit.keys.get(w.admin, ids["api-keys"]),
         w.kit.users.get(w.admin, ids.users),
         w.kit.teams.get(w.admin, ids.teams),
+        w.kit.observables.get(w.admin, ids.observables),
+        w.kit.webhooks.get(w.admin, ids.webhooks),
+        w.kit.webhooks.listDeliveries(w.admin, ids.webhooks, {}),
+        w.kit.comments.get(w.admin, ids.comments),
+        w.kit.alerts.get(w.admin, ids.alerts),
       ]);
   });
 

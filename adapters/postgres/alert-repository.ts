@@ -1,0 +1,150 @@
+import type { SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, ilike, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
+import type { NodePgDatabase } from "drizzle-orm/node-postgres";
+import type { Alert, AlertFilter, AlertSourceCountFilter } from "../../core/alerts/types.js";
+import type { AlertRepository } from "../../core/ports/storage.js";
+import type { AlertRow } from "../shared/alert-rows.js";
+import { alertFromRow, alertMutableColumns, alertToRow, likePattern, normalizeAlertFilter, normalizeAlertSourceCountFilter } from "../shared/alert-rows.js";
+import { pageLimit } from "../shared/case-filter.js";
+import { uniqueViolation } from "../shared/conflicts.js";
+import { guard } from "./errors.js";
+import type { UnitState } from "./repositories.js";
+import { rowSelection, rowValues } from "./rows.js";
+import { alerts } from "./schema.js";
+
+/** Compile-time proof that the table's columns are exactly the shared row's keys. */
+type ColumnNames = { [K in keyof (typeof alerts)["_"]["columns"]]: (typeof alerts)["_"]["columns"][K]["_"]["name"] }[keyof (typeof alerts)["_"]["columns"]];
+type Same<A, B> = [Exclude<A, B>, Exclude<B, A>] extends [never, never] ? true : false;
+export const _alertColumnsMatch: Same<ColumnNames, keyof AlertRow> = true;
+
+const alertRow = rowSelection(alerts);
+const live = isNull(alerts.deletedAt);
+const toAlert = (row: Record<string, unknown>): Alert => alertFromRow(row as unknown as AlertRow);
+
+function conditions(filter: AlertFilter): SQL[] {
+  const where: SQL[] = [lte(alerts.tlp, filter.maxTlp)];
+  if (!filter.includeDeleted) where.push(live);
+  // One value is `=`, so an (organization_id, column, id) index walks the page in order.
+  const anyOf = <T>(column: Parameters<typeof eq>[0], values: readonly T[] | undefined) => {
+    if (values) where.push(values.length === 1 ? eq(column, values[0]) : inArray(column, values as T[]));
+  };
+  anyOf(alerts.statusValue, filter.statusValue);
+  anyOf(alerts.severity, filter.severity);
+  anyOf(alerts.assigneeId, filter.assigneeId);
+  anyOf(alerts.source, filter.source);
+  anyOf(alerts.typeValue, filter.typeValue);
+  anyOf(alerts.tlp, filter.tlp);
+  if (filter.tag) {
+    // jsonb containment, which the GIN index alerts_tags_idx serves.
+    const matches = filter.tag.map((name) => sql`${alerts.tags} @> ${JSON.stringify([{ name }])}::jsonb`);
+    where.push(or(...matches) ?? sql`false`);
+  }
+  // PostgreSQL's LIKE escape character is `\` by default, which likePattern uses.
+  if (filter.q !== undefined) where.push(ilike(alerts.title, likePattern(filter.q)));
+  if (filter.createdAfter !== undefined) where.push(gt(alerts.createdAt, filter.createdAfter));
+  if (filter.createdBefore !== undefined) where.push(lt(alerts.createdAt, filter.createdBefore));
+  return where;
+}
+
+/** One list call's statement (semantics: AlertRepository.list), filter already normalised. */
+export function alertListStatement(db: NodePgDatabase, organizationId: string, filter: AlertFilter, limit: number, beforeId: string | undefined) {
+  const keyset = beforeId === undefined ? [] : [lt(alerts.id, beforeId)];
+  return db
+    .select(alertRow)
+    .from(alerts)
+    .where(and(eq(alerts.organizationId, organizationId), ...conditions(filter), ...keyset))
+    .orderBy(desc(alerts.id))
+    .limit(limit);
+}
+
+/**
+ * The alerts-by-source statement: every column it reads is in alerts_organization_id_source_idx,
+ * so PostgreSQL can answer with an index-only scan, rows already grouped by source.
+ */
+export function alertSourceCountStatement(db: NodePgDatabase, organizationId: string, filter: AlertSourceCountFilter) {
+  const where: SQL[] = [eq(alerts.organizationId, organizationId), live, lte(alerts.tlp, filter.maxTlp)];
+  if (filter.statusValue) where.push(filter.statusValue.length === 1 ? eq(alerts.statusValue, filter.statusValue[0]!) : inArray(alerts.statusValue, filter.statusValue));
+  if (filter.from !== undefined) where.push(gte(alerts.createdAt, filter.from));
+  if (filter.to !== undefined) where.push(lt(alerts.createdAt, filter.to));
+  return db
+    .select({ source: alerts.source, count: count() })
+    .from(alerts)
+    .where(and(...where))
+    .groupBy(alerts.source)
+    .orderBy(asc(alerts.source));
+}
+
+/** The PostgreSQL AlertRepository of one unit of work (see createUnitOfWork for `unit`). */
+export function createAlertRepository(db: NodePgDatabase, unit: UnitState): AlertRepository {
+  const reading = (): void => {
+    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
+  };
+  const writing = (): void => {
+    reading();
+    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
+  };
+  const first = async (where: SQL | undefined): Promise<Alert | null> => {
+    const rows = await guard(db.select(alertRow).from(alerts).where(where).limit(1));
+    return rows[0] ? toAlert(rows[0]) : null;
+  };
+  const exists = async (where: SQL | undefined): Promise<boolean> =>
+    (await guard(db.select({ one: sql`1` }).from(alerts).where(where).limit(1))).length > 0;
+  /** Another live alert holding this record's (source, sourceRef). */
+  const refHeldElsewhere = (record: Alert) =>
+    and(eq(alerts.organizationId, record.organizationId), eq(alerts.source, record.source), eq(alerts.sourceRef, record.sourceRef ?? ""), live, ne(alerts.id, record.id));
+
+  return {
+    async insert(record) {
+      writing();
+      // ON CONFLICT DO NOTHING (any unique key, the partial one included) leaves the transaction
+      // usable, so the core can catch the conflict and fold into the winner of a race.
+      const written = await guard(db.insert(alerts).values(rowValues(alerts, alertToRow(record))).onConflictDoNothing().returning({ id: alerts.id }));
+      if (written.length > 0) return;
+      if (await exists(eq(alerts.id, record.id))) throw uniqueViolation({ table: "alerts", constraint: "alerts_pkey" });
+      throw uniqueViolation({ table: "alerts", constraint: "alerts_source_ref_unique" });
+    },
+    async findById(organizationId, id, options = {}) {
+      reading();
+      const where = [eq(alerts.organizationId, organizationId), eq(alerts.id, id)];
+      return first(and(...where, ...(options.includeDeleted ? [] : [live])));
+    },
+    async findBySourceRef(organizationId, source, sourceRef) {
+      reading();
+      return first(and(eq(alerts.organizationId, organizationId), eq(alerts.source, source), eq(alerts.sourceRef, sourceRef), live));
+    },
+    async update(record) {
+      writing();
+      const row = alertToRow(record);
+      const changes = Object.fromEntries(alertMutableColumns.map((c) => [c, row[c]]));
+      // A live record with a reference is written only while no other live alert holds it: a
+      // failed UPDATE would abort the whole transaction, a guarded one leaves it usable.
+      const guarded = record.deletedAt === null && record.sourceRef !== null;
+      const clash = guarded ? [sql`not exists (select 1 from ${alerts} as other where other.organization_id = ${record.organizationId} and other.source = ${record.source} and other.source_ref = ${record.sourceRef} and other.deleted_at is null and other.id <> ${record.id})`] : [];
+      const written = await guard(
+        db
+          .update(alerts)
+          .set(rowValues(alerts, changes))
+          .where(and(eq(alerts.organizationId, record.organizationId), eq(alerts.id, record.id), ...clash))
+          .returning({ id: alerts.id }),
+      );
+      if (written.length > 0) return true;
+      if (guarded && (await exists(refHeldElsewhere(record)))) throw uniqueViolation({ table: "alerts", constraint: "alerts_source_ref_unique" });
+      return false;
+    },
+    async list(organizationId, filter, page) {
+      reading();
+      const limit = pageLimit(page);
+      const normalized = normalizeAlertFilter(filter);
+      if (limit === 0 || normalized === null) return [];
+      const rows = await guard(alertListStatement(db, organizationId, normalized, limit, page.beforeId));
+      return rows.map(toAlert);
+    },
+    async countBySource(organizationId, filter) {
+      reading();
+      const normalized = normalizeAlertSourceCountFilter(filter);
+      if (normalized === null) return [];
+      const rows = await guard(alertSourceCountStatement(db, organizationId, normalized));
+      return rows.map((r) => ({ source: r.source, count: Number(r.count) }));
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import type { Principal } from "../access/principal.js";
+import { requireScope } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import type { Case } from "../cases/types.js";
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError } from "../errors.js";
+import type { CopyObservablesResult } from "../observables/copy.js";
+import { copyObservablesToCase } from "../observables/copy.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { appendTlpAudit, guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
+import { parse } from "../validation.js";
+import { checkAssignee, loadAlert } from "./access.js";
+import { unitedTags } from "./ingest.js";
+import { canTransitionAlert } from "./lifecycle.js";
+import { alertMergeSchema, alertPromoteSchema } from "./schema.js";
+import type { Alert } from "./types.js";
+
+/** What promote and merge answer: the case, the alert as now `imported`, and the copy's outcome. */
+export interface AlertImport {
+  case: Case;
+  alert: Alert;
+  observables: CopyObservablesResult;
+}
+
+/** Promote and merge read the alert and write a case: both scopes, checked before anything else. */
+function requireImportScopes(principal: Principal): void {
+  requireScope(principal, "alerts:write");
+  requireScope(principal, "cases:write");
+}
+
+/** The alert, reachable for editing and still waiting for triage (new or acknowledged). */
+async function importable(tx: UnitOfWork, principal: Principal, id: string): Promise<Alert> {
+  const alert = await loadAlert(tx, principal, id, "edit");
+  if (alert.statusValue === "imported") throw new CaseKitError("conflict", `Alert ${id} was already imported into case ${alert.caseId}`);
+  if (!canTransitionAlert(alert.statusValue, "imported")) {
+    throw new CaseKitError("invalid_transition", `A ${alert.statusValue} alert cannot be imported; reopen it first`);
+  }
+  return alert;
+}
+
+/** Copies the alert's observables to the case and marks the alert imported, in `tx`. */
+async function finishImport(deps: CaseKitDeps, tx: UnitOfWork, principal: Principal, before: Alert, target: Case, verb: "promoted" | "merged", now: Date): Promise<AlertImport> {
+  const observables = await copyObservablesToCase(deps, tx, principal, before.id, target.id, now);
+  const after: Alert = { ...before, statusValue: "imported", caseId: target.id, updatedAt: now.toISOString() };
+  await tx.alerts.update(after);
+  await recordChange(deps, tx, principal, { name: `alert.${verb}`, resourceType: "alert", before, after, tlp: after.tlp, now });
+  await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: after.id, action: "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" }, now);
+  return { case: target, alert: after, observables };
+}
+
+/**
+ * Promotes an alert to a new case: the case takes the alert's title, description, severity, tlp,
+ * pap, type, tags, source, sourceRef, custom fields and assignee (the body may override title,
+ * description, severity, initial status and assignee), the alert's observables are copied to it,
+ * and the alert becomes `imported` with the case's id. One unit of work: all of it, or nothing.
+ */
+export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: string, input: unknown): Promise<AlertImport> {
+  requireImportScopes(principal);
+  const body = parse(alertPromoteSchema, input ?? {});
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  return withTlpDenialAudit(deps, principal, () =>
+    deps.storage.transaction(async (tx) => {
+      const alert = await importable(tx, principal, id);
+      await checkAssignee(tx, principal, body.assigneeId);
+      // The alert's own assignee carries over only while still an active user.
+      const carried = alert.assigneeId ? await tx.users.findById(principal.organizationId, alert.assigneeId) : null;
+      const record: Case = {
+        id: deps.ids.next("case"),
+        organizationId: principal.organizationId,
+        number: await tx.organizations.nextCaseNumber(principal.organizationId),
+        title: body.title ?? alert.title,
+        severity: body.severity ?? alert.severity,
+        description: body.description ?? alert.description,
+        tlp: alert.tlp,
+        pap: alert.pap,
+        statusValue: body.statusValue ?? "new",
+        typeValue: alert.typeValue,
+        assigneeId: body.assigneeId ?? (carried?.status === "active" ? carried.id : null),
+        clientId: null,
+        source: alert.source,
+        sourceRef: alert.sourceRef,
+        tags: alert.tags,
+        teams: [],
+        organizations: [],
+        customFields: alert.customFields,
+        closedAt: null,
+        createdAt: at,
+        updatedAt: at,
+        createdBy: principal.userId,
+      };
+      await tx.cases.insert(record);
+      await recordChange(deps, tx, principal, { name: "case.created", resourceType: "case", before: null, after: record, tlp: record.tlp, now });
+      await appendTlpAudit(deps, tx, principal, { resourceType: "case", resourceId: record.id, action: "edit", tlpBefore: null, tlpAfter: record.tlp, outcome: "allowed" }, now);
+      return finishImport(deps, tx, principal, alert, record, "promoted", now);
+    }),
+  );
+}
+
+/**
+ * Merges an alert into an existing case of the caller's organization that the caller may change
+ * (a case merely shared with the organization is read-only: 403 organization_restricted; one
+ * above the caller's clearance: 403 tlp_restricted): the alert's tags join the case's, its
+ * observables are copied to the case, and the alert becomes `imported` with the case's id.
+ * One unit of work: all of it, or nothing.
+ */
+export async function mergeAlert(deps: CaseKitDeps, principal: Principal, id: string, input: unknown): Promise<AlertImport> {
+  requireImportScopes(principal);
+  const { caseId } = parse(alertMergeSchema, input);
+  const now = deps.clock.now();
+  return withTlpDenialAudit(deps, principal, () =>
+    deps.storage.transaction(async (tx) => {
+      const alert = await importable(tx, principal, id);
+      const target = await tx.cases.findById(principal.organizationId, caseId);
+      if (!target) {
+        if (await tx.cases.findSharedWith(principal.organizationId, caseId)) {
+          throw new CaseKitError("organization_restricted", "A case shared with your organization is read-only");
+        }
+        throw new CaseKitError("not_found", `No case ${caseId}`);
+      }
+      guardTlp(principal, target, "case", "edit");
+      const tags = unitedTags(target.tags, alert.tags);
+      let merged = target;
+      if (JSON.stringify(tags) !== JSON.stringify(target.tags)) {
+        merged = { ...target, tags, updatedAt: now.toISOString() };
+        await tx.cases.update(merged);
+        await recordChange(deps, tx, principal, { name: "case.updated", resourceType: "case", before: target, after: merged, tlp: merged.tlp, now });
+        await appendTlpAudit(deps, tx, principal, { resourceType: "case", resourceId: merged.id, action: "edit", tlpBefore: target.tlp, tlpAfter: merged.tlp, outcome: "allowed" }, now);
+      }
+      return finishImport(deps, tx, principal, alert, merged, "merged", now);
+    }),
+  );
+}

@@ -1,0 +1,164 @@
+import { z } from "zod";
+import { caseSchema, caseTagSchema, customFieldsSchema } from "../cases/schema.js";
+import { initialCaseStatuses } from "../cases/lifecycle.js";
+import { observableCreateSchema, observableSchema } from "../observables/schema.js";
+import { anyOf, idSchema, listResponseSchema, pageQueryShape, papSchema, resourceMetaShape, timestampSchema, tlpSchema } from "../schema/common.js";
+import { alertStatuses } from "./lifecycle.js";
+
+/** Most observables one create body may carry. */
+export const maxInlineObservables = 500;
+/** Longest `q` (title text filter) accepted. */
+export const maxTitleQueryLength = 200;
+
+const text = (max: number) => z.string().max(max);
+const titleSchema = z.string().min(1).max(500);
+const severitySchema = z.int().min(1).max(4);
+const sourceSchema = z.string().trim().min(1).max(200).meta({ description: "What reported the alert (a SIEM, an EDR …)" });
+const sourceRefSchema = z.string().trim().min(1).max(500).meta({ description: "The source's own id of the alert: with `source`, the key of idempotent ingestion" });
+
+/**
+ * Create body. With a `sourceRef` that a live alert of the organization already has (same
+ * source), the body updates that alert instead (idempotent ingestion, core/alerts/ingest.ts).
+ * `tlp` and `pap` default to 2 on a new alert; on a repeated one they only ever raise the marking.
+ */
+export const alertCreateSchema = z
+  .strictObject({
+    title: titleSchema,
+    severity: severitySchema,
+    description: text(100_000).optional(),
+    tlp: tlpSchema.optional().meta({ description: "Default 2 (AMBER) for a new alert; a repeated report raises the marking, never lowers it" }),
+    pap: papSchema.optional().meta({ description: "Default 2 for a new alert; a repeated report raises it, never lowers it" }),
+    typeValue: text(100).optional(),
+    source: sourceSchema,
+    sourceRef: sourceRefSchema.optional(),
+    assigneeId: idSchema("user").optional(),
+    tags: z.array(caseTagSchema).max(100).default([]),
+    customFields: customFieldsSchema.default({}),
+    eventDate: timestampSchema.optional().meta({ description: "When the reported event happened (the source's time)" }),
+    observables: z
+      .array(observableCreateSchema)
+      .max(maxInlineObservables)
+      .default([])
+      .meta({ description: `Observables of the alert (at most ${maxInlineObservables}), saved with it and deduplicated per (dataType, data); \`tlp\` defaults to the alert's` }),
+  })
+  .meta({ id: "AlertCreate" });
+
+/** Only the fields to change; `null` clears an optional field. source and sourceRef never change. */
+export const alertUpdateSchema = z
+  .strictObject({
+    title: titleSchema,
+    severity: severitySchema,
+    description: text(100_000).nullable(),
+    tlp: tlpSchema,
+    pap: papSchema,
+    typeValue: text(100).nullable(),
+    statusValue: z.enum(alertStatuses).meta({ description: "new, acknowledged or closed; `imported` is set only by promote and merge" }),
+    assigneeId: idSchema("user").nullable(),
+    tags: z.array(caseTagSchema).max(100),
+    customFields: customFieldsSchema,
+    eventDate: timestampSchema.nullable(),
+  })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
+  .meta({ id: "AlertUpdate" });
+
+export const alertSchema = z
+  .object({
+    ...resourceMetaShape,
+    title: z.string(),
+    description: z.string().nullable(),
+    severity: z.int(),
+    tlp: z.int(),
+    pap: z.int(),
+    typeValue: z.string().nullable(),
+    source: z.string(),
+    sourceRef: z.string().nullable(),
+    statusValue: z.enum(alertStatuses),
+    assigneeId: z.string().nullable(),
+    tags: z.array(caseTagSchema),
+    customFields: z.record(z.string(), z.unknown()),
+    eventDate: z.string().nullable().meta({ format: "date-time" }),
+    occurrences: z.int().meta({ description: "How many reports of (source, sourceRef) this alert stands for" }),
+    lastSeenAt: z.string().meta({ format: "date-time", description: "When the source last reported it" }),
+    caseId: z.string().nullable().meta({ description: "The case it was promoted to or merged into" }),
+    deletedAt: z.string().nullable().meta({ format: "date-time" }),
+    deletedBy: z.string().nullable(),
+  })
+  .meta({ id: "Alert" });
+
+export const alertCreatedSchema = alertSchema
+  .extend({
+    deduplicated: z.boolean().meta({ description: "True (status 200) when a live alert already had this (source, sourceRef) and was updated; false (status 201) for a new alert" }),
+    observables: z.array(observableSchema).meta({ description: "The alert's observables this request created or merged into" }),
+  })
+  .meta({ id: "AlertCreated" });
+
+const booleanParam = z.enum(["true", "false"]).transform((v) => v === "true");
+
+/** List filters, named as the case list's; repeated parameters mean "any of". */
+export const alertListQuerySchema = z.strictObject({
+  ...pageQueryShape,
+  statusValue: anyOf(z.enum(alertStatuses)).optional(),
+  severity: anyOf(z.coerce.number().int().min(1).max(4)).optional(),
+  tlp: anyOf(z.coerce.number().int().min(0).max(4)).optional(),
+  assigneeId: anyOf(z.string().max(64)).optional(),
+  source: anyOf(z.string().max(200)).optional(),
+  typeValue: anyOf(z.string().max(100)).optional(),
+  tag: anyOf(z.string().max(100)).optional(),
+  createdAfter: timestampSchema.optional(),
+  createdBefore: timestampSchema.optional(),
+  q: z.string().min(1).max(maxTitleQueryLength).optional().meta({ description: `Text the title contains (case-insensitive for ASCII letters, matched literally; at most ${maxTitleQueryLength} characters)` }),
+  includeDeleted: booleanParam.optional().meta({ description: "Soft-deleted alerts too; needs the scope org:admin" }),
+});
+
+/** The list filters a bulk selectAll takes: the list's, without paging and includeDeleted. */
+export const alertFiltersSchema = alertListQuerySchema.omit({ limit: true, cursor: true, includeDeleted: true });
+
+export const alertListSchema = listResponseSchema(alertSchema).meta({ id: "AlertList" });
+
+/** Promote: the new case takes the alert's fields; these override them. */
+export const alertPromoteSchema = z
+  .strictObject({
+    title: titleSchema,
+    description: text(100_000),
+    severity: severitySchema,
+    statusValue: z.enum(initialCaseStatuses),
+    assigneeId: idSchema("user"),
+  })
+  .partial()
+  .meta({ id: "AlertPromote" });
+
+export const alertMergeSchema = z.strictObject({ caseId: idSchema("case") }).meta({ id: "AlertMerge" });
+
+const copyResultSchema = z
+  .object({
+    created: z.array(observableSchema).meta({ description: "New observables of the case" }),
+    merged: z.array(observableSchema).meta({ description: "Observables the case had, with the alert's flags and tags merged in" }),
+    unchanged: z.array(observableSchema).meta({ description: "Observables the case had, which the alert added nothing to" }),
+    skipped: z.array(z.object({ id: z.string(), code: z.literal("tlp_restricted") })).meta({
+      description: "Alert observables not copied: the case's record of the value is above the caller's clearance",
+    }),
+  })
+  .meta({ id: "ObservableCopyResult" });
+
+export const alertImportResultSchema = z
+  .object({ case: caseSchema, alert: alertSchema, observables: copyResultSchema })
+  .meta({ id: "AlertImportResult" });
+
+/** `GET /metrics/alerts/source`. */
+export const alertSourceMetricQuerySchema = z
+  .strictObject({
+    from: timestampSchema.optional().meta({ description: "createdAt at or after this instant" }),
+    to: timestampSchema.optional().meta({ description: "createdAt before this instant" }),
+    statusValue: anyOf(z.enum(alertStatuses)).optional(),
+  })
+  .refine((v) => v.from === undefined || v.to === undefined || Date.parse(v.from) < Date.parse(v.to), { message: "must be after from", path: ["to"] });
+
+export const alertSourceMetricSchema = z
+  .object({ data: z.array(z.object({ source: z.string(), count: z.int() })) })
+  .meta({ id: "AlertsBySource" });
+
+export type AlertCreateInput = z.input<typeof alertCreateSchema>;
+export type AlertUpdateInput = z.input<typeof alertUpdateSchema>;
+export type AlertListQuery = z.input<typeof alertListQuerySchema>;
+export type AlertFilters = z.output<typeof alertFiltersSchema>;

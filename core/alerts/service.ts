@@ -1,0 +1,173 @@
+import type { Principal } from "../access/principal.js";
+import { requireScope } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError, isCaseKitError } from "../errors.js";
+import type { Observable } from "../observables/types.js";
+import { decodeCursor, toPage } from "../pagination.js";
+import { appendTlpAudit, guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
+import { tlpAuditListThreshold } from "../tlp/levels.js";
+import type { TlpAction } from "../tlp/types.js";
+import { parse } from "../validation.js";
+import { checkAssignee, loadAlert } from "./access.js";
+import type { AlertImport } from "./import.js";
+import { mergeAlert, promoteAlert } from "./import.js";
+import { ingestAlert } from "./ingest.js";
+import { canTransitionAlert, isAlertReopen } from "./lifecycle.js";
+import { alertListQuerySchema, alertSourceMetricQuerySchema, alertUpdateSchema } from "./schema.js";
+import type { Alert, AlertSourceCount } from "./types.js";
+
+type Page = { data: Alert[]; nextCursor: string | null };
+
+export interface AlertService {
+  /**
+   * Creates an alert (`deduplicated: false`), or folds a repeated (source, sourceRef) into the
+   * live alert that has it (`deduplicated: true`), with the body's observables.
+   */
+  create(principal: Principal, input: unknown): Promise<Alert & { deduplicated: boolean; observables: Observable[] }>;
+  get(principal: Principal, id: string): Promise<Alert>;
+  list(principal: Principal, query: unknown): Promise<Page>;
+  update(principal: Principal, id: string, input: unknown): Promise<Alert>;
+  /** Soft delete: the alert (and its observables) leave every read, list and metric. */
+  delete(principal: Principal, id: string): Promise<Alert>;
+  /** Brings a soft-deleted alert back (scope org:admin). */
+  restore(principal: Principal, id: string): Promise<Alert>;
+  promote(principal: Principal, id: string, input: unknown): Promise<AlertImport>;
+  merge(principal: Principal, id: string, input: unknown): Promise<AlertImport>;
+  /** Live alerts per source within the caller's clearance. */
+  countBySource(principal: Principal, query: unknown): Promise<{ data: AlertSourceCount[] }>;
+}
+
+export function createAlertService(deps: CaseKitDeps): AlertService {
+  const { storage, clock } = deps;
+
+  return {
+    async create(principal, input) {
+      const { alert, deduplicated, observables } = await ingestAlert(deps, principal, input);
+      return { ...alert, deduplicated, observables };
+    },
+
+    async get(principal, id) {
+      requireScope(principal, "alerts:read");
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const found = await loadAlert(tx, principal, id, "view");
+          await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: id, action: "view", tlpBefore: found.tlp, tlpAfter: found.tlp, outcome: "allowed" }, now);
+          return found;
+        }),
+      );
+    },
+
+    async list(principal, query) {
+      requireScope(principal, "alerts:read");
+      const { limit, cursor, includeDeleted, ...filters } = parse(alertListQuerySchema, query);
+      // Deleted records are an admin's business.
+      if (includeDeleted) requireScope(principal, "org:admin");
+      const beforeId = decodeCursor(cursor);
+      const rows = await storage.read((tx) =>
+        tx.alerts.list(principal.organizationId, { ...filters, includeDeleted: includeDeleted ?? false, maxTlp: principal.tlpClearance }, { limit: limit + 1, beforeId }),
+      );
+      const page = toPage(rows, limit);
+      // Lists whose records are AMBER+STRICT or RED write a view entry per record seen, as cases do.
+      const sensitive = page.data.filter((a) => a.tlp >= tlpAuditListThreshold);
+      if (sensitive.length > 0) {
+        const now = clock.now();
+        await storage.transaction(async (tx) => {
+          for (const a of sensitive) {
+            await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: a.id, action: "view", tlpBefore: a.tlp, tlpAfter: a.tlp, outcome: "allowed" }, now);
+          }
+        });
+      }
+      return page;
+    },
+
+    async update(principal, id, input) {
+      requireScope(principal, "alerts:write");
+      const patch = parse(alertUpdateSchema, input);
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
+          const before = await loadAlert(tx, principal, id, action, patch.tlp);
+          await checkAssignee(tx, principal, patch.assigneeId);
+          const status = patch.statusValue ?? before.statusValue;
+          if (status !== before.statusValue) {
+            if (status === "imported") throw new CaseKitError("invalid_transition", "An alert becomes imported only by promote or merge");
+            if (!canTransitionAlert(before.statusValue, status)) throw new CaseKitError("invalid_transition", `A ${before.statusValue} alert cannot become ${status}`);
+            if (isAlertReopen(before.statusValue, status) && principal.role !== "admin" && principal.userId !== before.assigneeId) {
+              throw new CaseKitError("invalid_transition", "Only an admin or the alert's assignee may reopen a closed alert");
+            }
+          }
+          const after: Alert = {
+            ...before,
+            ...patch,
+            eventDate: patch.eventDate === undefined ? before.eventDate : patch.eventDate === null ? null : new Date(patch.eventDate).toISOString(),
+            updatedAt: now.toISOString(),
+          };
+          await tx.alerts.update(after);
+          await recordChange(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, tlp: after.tlp, now });
+          await appendTlpAudit(
+            deps,
+            tx,
+            principal,
+            { resourceType: "alert", resourceId: id, action: after.tlp !== before.tlp ? "change" : "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" },
+            now,
+          );
+          return after;
+        }),
+      );
+    },
+
+    async delete(principal, id) {
+      requireScope(principal, "alerts:write");
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const before = await loadAlert(tx, principal, id, "delete");
+          const at = now.toISOString();
+          const after: Alert = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
+          await tx.alerts.update(after);
+          await recordChange(deps, tx, principal, { name: "alert.deleted", resourceType: "alert", before, after, tlp: after.tlp, now });
+          await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: id, action: "delete", tlpBefore: before.tlp, tlpAfter: before.tlp, outcome: "allowed" }, now);
+          return after;
+        }),
+      );
+    },
+
+    async restore(principal, id) {
+      requireScope(principal, "org:admin");
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const before = await tx.alerts.findById(principal.organizationId, id, { includeDeleted: true });
+          if (!before) throw new CaseKitError("not_found", `No alert ${id}`);
+          guardTlp(principal, before, "alert", "edit");
+          if (before.deletedAt === null) throw new CaseKitError("conflict", `Alert ${id} is not deleted`);
+          const taken = before.sourceRef === null ? null : await tx.alerts.findBySourceRef(principal.organizationId, before.source, before.sourceRef);
+          if (taken) throw new CaseKitError("conflict", `Alert ${taken.id} now has this source and sourceRef; restoring would duplicate it`);
+          const after: Alert = { ...before, updatedAt: now.toISOString(), deletedAt: null, deletedBy: null };
+          try {
+            await tx.alerts.update(after);
+          } catch (error) {
+            if (isCaseKitError(error) && error.code === "conflict") throw new CaseKitError("conflict", "Another live alert now has this source and sourceRef");
+            throw error;
+          }
+          await recordChange(deps, tx, principal, { name: "alert.restored", resourceType: "alert", before, after, tlp: after.tlp, now });
+          await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: id, action: "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" }, now);
+          return after;
+        }),
+      );
+    },
+
+    promote: (principal, id, input) => promoteAlert(deps, principal, id, input),
+    merge: (principal, id, input) => mergeAlert(deps, principal, id, input),
+
+    async countBySource(principal, query) {
+      requireScope(principal, "alerts:read");
+      const { from, to, statusValue } = parse(alertSourceMetricQuerySchema, query);
+      const data = await storage.read((tx) => tx.alerts.countBySource(principal.organizationId, { maxTlp: principal.tlpClearance, statusValue, from, to }));
+      return { data };
+    },
+  };
+}

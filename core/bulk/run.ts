@@ -1,0 +1,122 @@
+/**
+ * The one bulk mechanism every bulk endpoint runs on (conventions, "Bulk operations").
+ *
+ * How to add a bulk operation to a resource:
+ *
+ * 1. Schema: `bulkRequestSchema(filtersSchema, { fields: … })` (core/bulk/schema.ts) builds the
+ *    body from the list endpoint's filters (their JSON form) and the operation's own members;
+ *    `bulkResultSchema("updated")` the answer. Parse with `parse()`, then
+ *    `selectionOf(body, {})` gives `{ kind: "ids", ids }` or `{ kind: "all", filters }`.
+ * 2. Check what does not depend on a record before building the plan (e.g. the caller's
+ *    clearance for a new `tlp`), so a bad request fails whole, with nothing changed.
+ * 3. Build a BulkPlan (core/bulk/types.ts): `load` (many ids, one query), `select` (one keyset
+ *    page of the filtered list, within the caller's clearance), `apply` (pure: the changed record
+ *    or `{ skip: code }`), `save` (many records at once), optional `prepare` (checks that read
+ *    storage), plus the resource type, scope, verb and event name.
+ * 4. `return runBulk(deps, principal, plan, selection)`.
+ *
+ * What runBulk guarantees: the scope is checked first (403 for the whole request); everything
+ * runs in ONE storage.transaction, so a fault halfway (a throw from any callback or repository)
+ * leaves nothing changed; each record named is either changed or reported in `skipped` with a
+ * code (not_found for unknown, deleted and other-tenant ids alike; tlp_restricted when the record
+ * or its parent is above the caller's clearance; or the code `apply` gave), never dropped; each
+ * changed record gets its own audit entry and outbox event carrying the request's `bulk_…` id;
+ * the TLP audit log gets an entry for each denial, each change of marking, and each change to a
+ * record at AMBER+STRICT or above (as lists audit what they show), not for routine edits of
+ * lower markings, so that a selectAll over 100 000 records stays one short transaction.
+ *
+ * Cost: ids are loaded 500 per query; selectAll walks the filtered list in keyset pages of
+ * 1 000 inside the transaction (changed records may stop matching the filters, and the keyset
+ * never revisits them); each page is saved with one `save` call. The per-record path is pure
+ * JavaScript plus the two appends of recordChange.
+ */
+import type { Principal } from "../access/principal.js";
+import { requireScope } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import type { CaseKitDeps } from "../context.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { appendTlpAudit } from "../tlp/audit-log.js";
+import { tlpAuditListThreshold } from "../tlp/levels.js";
+import type { BulkSelection } from "./schema.js";
+import type { BulkCandidate, BulkPlan, BulkResult, BulkSkipped } from "./types.js";
+
+/** Ids per `load` call. */
+const loadChunk = 500;
+/** Records per selectAll page. */
+const selectPage = 1000;
+
+export async function runBulk<T extends { id: string; tlp: number }, V extends string, F>(
+  deps: CaseKitDeps,
+  principal: Principal,
+  plan: BulkPlan<T, V>,
+  selection: BulkSelection<F>,
+): Promise<BulkResult<V>> {
+  requireScope(principal, plan.scope);
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const bulkRequestId = deps.ids.next("bulk");
+  const skipped: BulkSkipped[] = [];
+  let matched = 0;
+  let changed = 0;
+
+  /** Applies the operation to one page of candidates and writes the changes. */
+  async function process(tx: UnitOfWork, candidates: readonly BulkCandidate<T>[]): Promise<void> {
+    const updates: { before: T; after: T }[] = [];
+    const denied: BulkCandidate<T>[] = [];
+    for (const candidate of candidates) {
+      const { record } = candidate;
+      if (candidate.tlp > principal.tlpClearance) {
+        skipped.push({ id: record.id, code: "tlp_restricted" });
+        denied.push(candidate);
+        continue;
+      }
+      const outcome = plan.apply(record, at);
+      if ("skip" in outcome) skipped.push({ id: record.id, code: outcome.skip });
+      else updates.push({ before: record, after: outcome });
+    }
+    if (updates.length > 0) await plan.save(tx, updates.map((u) => u.after));
+    for (const { before, after } of updates) {
+      await recordChange(deps, tx, principal, { name: plan.event, resourceType: plan.resourceType, before, after, tlp: after.tlp, bulkRequestId, now });
+      const marked = after.tlp !== before.tlp;
+      if (marked || before.tlp >= tlpAuditListThreshold) {
+        const access = { resourceType: plan.resourceType, resourceId: after.id, tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" as const };
+        await appendTlpAudit(deps, tx, principal, { ...access, action: marked ? "change" : plan.tlpAction }, now);
+      }
+    }
+    for (const { record, tlp } of denied) {
+      await appendTlpAudit(deps, tx, principal, { resourceType: plan.resourceType, resourceId: record.id, action: plan.tlpAction, tlpBefore: tlp, tlpAfter: tlp, outcome: "denied" }, now);
+    }
+    changed += updates.length;
+  }
+
+  await deps.storage.transaction(async (tx) => {
+    await plan.prepare?.(tx);
+    if (selection.kind === "ids") {
+      matched = selection.ids.length;
+      for (let start = 0; start < selection.ids.length; start += loadChunk) {
+        const chunk = selection.ids.slice(start, start + loadChunk);
+        const found = new Map((await plan.load(tx, chunk)).map((c) => [c.record.id, c]));
+        // Request order, so the answer lists skipped ids as the client sent them.
+        const ordered: BulkCandidate<T>[] = [];
+        for (const id of chunk) {
+          const candidate = found.get(id);
+          if (candidate) ordered.push(candidate);
+          else skipped.push({ id, code: "not_found" });
+        }
+        await process(tx, ordered);
+      }
+      return;
+    }
+    let beforeId: string | undefined;
+    for (;;) {
+      const page = await plan.select(tx, beforeId === undefined ? { limit: selectPage } : { limit: selectPage, beforeId });
+      if (page.length === 0) break;
+      matched += page.length;
+      await process(tx, page);
+      if (page.length < selectPage) break;
+      beforeId = page[page.length - 1]!.record.id;
+    }
+  });
+
+  return { matched, [plan.verb]: changed, skipped, bulkRequestId } as BulkResult<V>;
+}

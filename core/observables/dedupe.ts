@@ -1,0 +1,87 @@
+import type { Principal } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import type { CaseKitDeps } from "../context.js";
+import { isCaseKitError } from "../errors.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { appendTlpAudit, guardTlp } from "../tlp/audit-log.js";
+import type { Observable, ObservableParent, ObservableTag } from "./types.js";
+
+/** At most this many tags on one observable, as the create and update bodies allow. */
+const maxTags = 100;
+
+export type SaveOutcome = "created" | "merged" | "unchanged";
+
+export function parentOf(record: Pick<Observable, "caseId" | "alertId">): ObservableParent {
+  return record.caseId !== null ? { kind: "case", id: record.caseId } : { kind: "alert", id: record.alertId! };
+}
+
+/**
+ * What a second report of a value the parent already has adds to the first: `ioc` and `sighted`
+ * are OR-ed (once an indicator, or seen, always so until someone says otherwise with PATCH), tags
+ * are united by name (a colour fills in a missing one), and a message fills in a missing one. The
+ * marking (tlp, pap) stays the existing record's: a duplicate never re-marks data silently.
+ */
+export function mergeDuplicate(existing: Observable, incoming: Observable): Observable {
+  const tags: ObservableTag[] = existing.tags.map((tag) => {
+    const color = tag.color ?? incoming.tags.find((t) => t.name === tag.name)?.color;
+    return color === undefined ? tag : { ...tag, color };
+  });
+  for (const tag of incoming.tags) {
+    if (!tags.some((t) => t.name === tag.name)) tags.push(tag);
+  }
+  return {
+    ...existing,
+    ioc: existing.ioc || incoming.ioc,
+    sighted: existing.sighted || incoming.sighted,
+    tags: tags.slice(0, Math.max(maxTags, existing.tags.length)),
+    message: existing.message ?? incoming.message,
+  };
+}
+
+function sameContent(a: Observable, b: Observable): boolean {
+  return a.ioc === b.ioc && a.sighted === b.sighted && a.message === b.message && JSON.stringify(a.tags) === JSON.stringify(b.tags);
+}
+
+/**
+ * Saves `candidate` (a new observable, id and timestamps set) under its parent, deduplicating by
+ * (dataType, data): the first report is inserted; a later one merges into the live record
+ * (`mergeDuplicate`). Writes the audit entry, the outbox event and the TLP audit entry of whatever
+ * it changed, in `tx`. An existing record above the principal's clearance is refused with
+ * TlpDeniedError (nobody edits what they may not read). Two writers racing with the same value:
+ * the loser's insert is a conflict (the unit stays usable, ObservableRepository.insert), and it
+ * merges into the winner's record instead.
+ */
+export async function saveDeduplicated(
+  deps: Pick<CaseKitDeps, "ids">,
+  tx: UnitOfWork,
+  principal: Principal,
+  candidate: Observable,
+  now: Date,
+  bulkRequestId?: string,
+): Promise<{ record: Observable; outcome: SaveOutcome }> {
+  const parent = parentOf(candidate);
+  let existing = await tx.observables.findByValue(principal.organizationId, parent, candidate.dataType, candidate.data);
+  if (!existing) {
+    try {
+      await tx.observables.insert(candidate);
+      await recordChange(deps, tx, principal, { name: "observable.created", resourceType: "observable", before: null, after: candidate, tlp: candidate.tlp, bulkRequestId, now });
+      await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: candidate.id, action: "edit", tlpBefore: null, tlpAfter: candidate.tlp, outcome: "allowed" }, now);
+      return { record: candidate, outcome: "created" };
+    } catch (error) {
+      if (!isCaseKitError(error) || error.code !== "conflict") throw error;
+      existing = await tx.observables.findByValue(principal.organizationId, parent, candidate.dataType, candidate.data);
+      if (!existing) throw error;
+    }
+  }
+  guardTlp(principal, existing, "observable", "edit");
+  const merged = mergeDuplicate(existing, candidate);
+  if (sameContent(existing, merged)) {
+    await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: existing.id, action: "view", tlpBefore: existing.tlp, tlpAfter: existing.tlp, outcome: "allowed" }, now);
+    return { record: existing, outcome: "unchanged" };
+  }
+  const after: Observable = { ...merged, updatedAt: now.toISOString() };
+  await tx.observables.update(after);
+  await recordChange(deps, tx, principal, { name: "observable.updated", resourceType: "observable", before: existing, after, tlp: after.tlp, bulkRequestId, now });
+  await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: after.id, action: "edit", tlpBefore: existing.tlp, tlpAfter: after.tlp, outcome: "allowed" }, now);
+  return { record: after, outcome: "merged" };
+}

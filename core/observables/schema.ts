@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { caseTagSchema } from "../cases/schema.js";
+import { anyOf, idSchema, listResponseSchema, pageQueryShape, papSchema, resourceMetaShape, timestampSchema, tlpSchema } from "../schema/common.js";
+import { builtInDataTypes, dataTypePattern, maxDataLength } from "./data-types.js";
+
+const dataTypeSchema = z
+  .string()
+  .regex(dataTypePattern, "must be lower-case letters, digits, _ or -, starting with a letter, at most 64 characters")
+  .meta({
+    description: `Built-in: ${builtInDataTypes.join(", ")}. Any other name of the same shape is accepted as the organization's own type (stored as sent, no format check).`,
+    examples: ["ip", "domain", "hash"],
+  });
+
+const dataSchema = z.string().min(1).max(maxDataLength).meta({
+  description:
+    "The value. Trimmed; checked and normalised for ip (canonical IPv4 / RFC 5952 IPv6), domain and fqdn (lower-case A-labels, no trailing dot), hash (lower-case hex of MD5/SHA-1/SHA-256/SHA-512), mail (lower-case); url is checked (http, https, ftp) but kept as sent.",
+});
+const messageSchema = z.string().max(4096);
+
+/** Create body. The parent comes from the path; `tlp` defaults to the parent's. */
+export const observableCreateSchema = z
+  .strictObject({
+    dataType: dataTypeSchema,
+    data: dataSchema,
+    tlp: tlpSchema.optional().meta({ description: "Defaults to the parent case's or alert's TLP" }),
+    pap: papSchema.default(2),
+    ioc: z.boolean().default(false),
+    sighted: z.boolean().default(false),
+    tags: z.array(caseTagSchema).max(100).default([]),
+    message: messageSchema.optional(),
+  })
+  .meta({ id: "ObservableCreate" });
+
+/** Only the fields to change; `message: null` clears it. `dataType` and `data` never change. */
+export const observableUpdateSchema = z
+  .strictObject({
+    tlp: tlpSchema,
+    pap: papSchema,
+    ioc: z.boolean(),
+    sighted: z.boolean(),
+    tags: z.array(caseTagSchema).max(100),
+    message: messageSchema.nullable(),
+  })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
+  .meta({ id: "ObservableUpdate" });
+
+export const observableSchema = z
+  .object({
+    ...resourceMetaShape,
+    caseId: z.string().nullable().meta({ description: "The parent case; exactly one of caseId and alertId is set" }),
+    alertId: z.string().nullable().meta({ description: "The parent alert; exactly one of caseId and alertId is set" }),
+    dataType: z.string(),
+    data: z.string(),
+    tlp: z.int(),
+    pap: z.int(),
+    ioc: z.boolean(),
+    sighted: z.boolean(),
+    tags: z.array(caseTagSchema),
+    message: z.string().nullable(),
+    deletedAt: z.string().nullable().meta({ format: "date-time" }),
+    deletedBy: z.string().nullable(),
+  })
+  .meta({ id: "Observable" });
+
+export const observableCreatedSchema = observableSchema
+  .extend({
+    deduplicated: z.boolean().meta({
+      description: "True when the parent already had this (dataType, data): the answer is that record, with ioc and sighted OR-ed and tags added",
+    }),
+  })
+  .meta({ id: "ObservableCreated" });
+
+const booleanParam = z.enum(["true", "false"]).transform((v) => v === "true");
+
+/** Filters shared by the nested lists and the organization-wide one. */
+const filterShape = {
+  ...pageQueryShape,
+  dataType: anyOf(dataTypeSchema).optional(),
+  data: anyOf(z.string().min(1).max(maxDataLength)).optional().meta({
+    description: "Exact value, compared after the same normalisation as on create (`EVIL.com` finds the domain `evil.com`)",
+  }),
+  ioc: booleanParam.optional(),
+  sighted: booleanParam.optional(),
+  tag: anyOf(z.string().max(100)).optional(),
+  tlp: anyOf(z.coerce.number().int().min(0).max(4)).optional(),
+  createdAfter: timestampSchema.optional(),
+  createdBefore: timestampSchema.optional(),
+};
+
+/** `GET /cases/{caseId}/observables`, `GET /alerts/{alertId}/observables`. */
+export const observableParentListQuerySchema = z.strictObject(filterShape);
+
+/** `GET /observables`: across the organization. */
+export const observableListQuerySchema = z.strictObject({
+  ...filterShape,
+  caseId: anyOf(idSchema("case")).optional(),
+  alertId: anyOf(idSchema("alert")).optional(),
+});
+
+export const observableListSchema = listResponseSchema(observableSchema).meta({ id: "ObservableList" });
+
+export type ObservableCreateInput = z.input<typeof observableCreateSchema>;
+export type ObservableUpdateInput = z.input<typeof observableUpdateSchema>;
+export type ObservableListQuery = z.input<typeof observableListQuerySchema>;

@@ -1,0 +1,184 @@
+import type { Principal } from "../access/principal.js";
+import { requireClearance, requireScope } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError, invalidField } from "../errors.js";
+import { decodeCursor, toPage } from "../pagination.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { appendTlpAudit, guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
+import { tlpAuditListThreshold } from "../tlp/levels.js";
+import type { TlpAction } from "../tlp/types.js";
+import { parse } from "../validation.js";
+import { normalizeData, searchSpellings } from "./data-types.js";
+import { parentOf, saveDeduplicated } from "./dedupe.js";
+import { loadParent } from "./parent.js";
+import { observableCreateSchema, observableListQuerySchema, observableParentListQuerySchema, observableUpdateSchema } from "./schema.js";
+import type { Observable, ObservableFilter, ObservableParent } from "./types.js";
+
+type Page = { data: Observable[]; nextCursor: string | null };
+
+export interface ObservableService {
+  /** Adds an observable to a case or an alert; a value the parent already has merges into it. */
+  create(principal: Principal, parent: ObservableParent, input: unknown): Promise<Observable & { deduplicated: boolean }>;
+  /** The parent's live observables. */
+  listOf(principal: Principal, parent: ObservableParent, query: unknown): Promise<Page>;
+  /** Live observables across the organization ("where else have we seen this?"). */
+  list(principal: Principal, query: unknown): Promise<Page>;
+  get(principal: Principal, id: string): Promise<Observable>;
+  update(principal: Principal, id: string, input: unknown): Promise<Observable>;
+  /** Soft delete: the record keeps its data, gets deletedAt / deletedBy, and leaves every read. */
+  delete(principal: Principal, id: string): Promise<Observable>;
+}
+
+export function createObservableService(deps: CaseKitDeps): ObservableService {
+  const { storage, clock, ids } = deps;
+
+  /** The live observable, reachable only while its parent is (404 / 403 as for the parent). */
+  async function loadVisible(tx: UnitOfWork, principal: Principal, id: string, action: TlpAction, parentAction: TlpAction): Promise<Observable> {
+    const found = await tx.observables.findById(principal.organizationId, id);
+    if (!found) throw new CaseKitError("not_found", `No observable ${id}`);
+    await loadParent(tx, principal, parentOf(found), parentAction);
+    guardTlp(principal, found, "observable", action);
+    return found;
+  }
+
+  /** Lists whose records are AMBER+STRICT or RED write a view entry per record seen, as cases do. */
+  async function auditSensitive(principal: Principal, page: Page): Promise<void> {
+    const sensitive = page.data.filter((o) => o.tlp >= tlpAuditListThreshold);
+    if (sensitive.length === 0) return;
+    const now = clock.now();
+    await storage.transaction(async (tx) => {
+      for (const o of sensitive) {
+        await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: o.id, action: "view", tlpBefore: o.tlp, tlpAfter: o.tlp, outcome: "allowed" }, now);
+      }
+    });
+  }
+
+  /** The parsed list query as a repository filter: `data` widened to every stored spelling. */
+  function toFilter(principal: Principal, query: Omit<ObservableFilter, "maxTlp" | "data"> & { data?: string[] | undefined }): ObservableFilter {
+    const { data, ...rest } = query;
+    const filter: ObservableFilter = { ...rest, maxTlp: principal.tlpClearance };
+    if (data !== undefined) filter.data = searchSpellings(data, query.dataType);
+    return filter;
+  }
+
+  return {
+    async create(principal, parent, input) {
+      requireScope(principal, "observables:write");
+      const body = parse(observableCreateSchema, input);
+      const normalized = normalizeData(body.dataType, body.data);
+      if (!normalized.ok) throw invalidField("data", normalized.message);
+      // Nobody may create what they could not read back.
+      if (body.tlp !== undefined) requireClearance(principal, body.tlp);
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const visible = await loadParent(tx, principal, parent, "edit");
+          const at = now.toISOString();
+          const candidate: Observable = {
+            id: ids.next("obs"),
+            organizationId: principal.organizationId,
+            caseId: parent.kind === "case" ? parent.id : null,
+            alertId: parent.kind === "alert" ? parent.id : null,
+            dataType: body.dataType,
+            data: normalized.value,
+            tlp: body.tlp ?? visible.tlp,
+            pap: body.pap,
+            ioc: body.ioc,
+            sighted: body.sighted,
+            tags: body.tags,
+            message: body.message ?? null,
+            createdAt: at,
+            updatedAt: at,
+            createdBy: principal.userId,
+            deletedAt: null,
+            deletedBy: null,
+          };
+          const { record, outcome } = await saveDeduplicated(deps, tx, principal, candidate, now);
+          return { ...record, deduplicated: outcome !== "created" };
+        }),
+      );
+    },
+
+    async listOf(principal, parent, query) {
+      requireScope(principal, "observables:read");
+      const { limit, cursor, ...filters } = parse(observableParentListQuerySchema, query);
+      const beforeId = decodeCursor(cursor);
+      const filter = toFilter(principal, filters);
+      if (parent.kind === "case") filter.caseId = [parent.id];
+      else filter.alertId = [parent.id];
+      const rows = await withTlpDenialAudit(deps, principal, () =>
+        storage.read(async (tx) => {
+          await loadParent(tx, principal, parent, "view");
+          return tx.observables.list(principal.organizationId, filter, { limit: limit + 1, beforeId });
+        }),
+      );
+      const page = toPage(rows, limit);
+      await auditSensitive(principal, page);
+      return page;
+    },
+
+    async list(principal, query) {
+      requireScope(principal, "observables:read");
+      const { limit, cursor, ...filters } = parse(observableListQuerySchema, query);
+      const beforeId = decodeCursor(cursor);
+      const filter = toFilter(principal, filters);
+      const rows = await storage.read((tx) => tx.observables.list(principal.organizationId, filter, { limit: limit + 1, beforeId }));
+      const page = toPage(rows, limit);
+      await auditSensitive(principal, page);
+      return page;
+    },
+
+    async get(principal, id) {
+      requireScope(principal, "observables:read");
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const found = await loadVisible(tx, principal, id, "view", "view");
+          await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: id, action: "view", tlpBefore: found.tlp, tlpAfter: found.tlp, outcome: "allowed" }, now);
+          return found;
+        }),
+      );
+    },
+
+    async update(principal, id, input) {
+      requireScope(principal, "observables:write");
+      const patch = parse(observableUpdateSchema, input);
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
+          const before = await loadVisible(tx, principal, id, action, "edit");
+          guardTlp(principal, before, "observable", action, patch.tlp ?? before.tlp);
+          const after: Observable = { ...before, ...patch, updatedAt: now.toISOString() };
+          await tx.observables.update(after);
+          await recordChange(deps, tx, principal, { name: "observable.updated", resourceType: "observable", before, after, tlp: after.tlp, now });
+          await appendTlpAudit(
+            deps,
+            tx,
+            principal,
+            { resourceType: "observable", resourceId: id, action: after.tlp !== before.tlp ? "change" : "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" },
+            now,
+          );
+          return after;
+        }),
+      );
+    },
+
+    async delete(principal, id) {
+      requireScope(principal, "observables:write");
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const before = await loadVisible(tx, principal, id, "delete", "edit");
+          const at = now.toISOString();
+          const after: Observable = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
+          await tx.observables.update(after);
+          await recordChange(deps, tx, principal, { name: "observable.deleted", resourceType: "observable", before, after, tlp: after.tlp, now });
+          await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: id, action: "delete", tlpBefore: before.tlp, tlpAfter: before.tlp, outcome: "allowed" }, now);
+          return after;
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { Principal } from "../access/principal.js";
+import { requireClearance, requireScope } from "../access/principal.js";
+import { runBulk } from "../bulk/run.js";
+import { selectionOf } from "../bulk/schema.js";
+import type { BulkCandidate, BulkPlan, BulkResult } from "../bulk/types.js";
+import type { CaseKitDeps } from "../context.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { parse } from "../validation.js";
+import { checkAssignee } from "./access.js";
+import { toTaskFilter } from "./filter.js";
+import { canTransitionTask } from "./lifecycle.js";
+import type { TaskBulkFilters } from "./schema.js";
+import { taskBulkDeleteSchema, taskBulkUpdateSchema } from "./schema.js";
+import type { Task } from "./types.js";
+
+type TaskPlan<V extends string> = Pick<BulkPlan<Task, V>, "load" | "select" | "save">;
+
+/**
+ * How the bulk mechanism finds and writes tasks for one caller: ids through one query per 500
+ * (each with its case's marking, so a task of a RED case is tlp_restricted), selectAll through the
+ * `GET /tasks` list itself (same filters, same clearance rule, keyset pages), pages written at once.
+ */
+function taskAccess<V extends string>(principal: Principal, filters: TaskBulkFilters | undefined): TaskPlan<V> {
+  const organizationId = principal.organizationId;
+  const filter = toTaskFilter(principal, filters ?? {});
+  return {
+    async load(tx: UnitOfWork, ids: readonly string[]): Promise<BulkCandidate<Task>[]> {
+      const found = await tx.tasks.findMany(organizationId, ids);
+      return found.map(({ task, caseTlp }) => ({ record: task, tlp: Math.max(task.tlp, caseTlp) }));
+    },
+    async select(tx, page) {
+      const tasks = await tx.tasks.list(organizationId, filter, page);
+      return tasks.map((task) => ({ record: task, tlp: task.tlp }));
+    },
+    async save(tx, records) {
+      await tx.tasks.updateMany(records);
+    },
+  };
+}
+
+export function createTaskBulk(deps: CaseKitDeps) {
+  return {
+    async update(principal: Principal, input: unknown): Promise<BulkResult<"updated">> {
+      requireScope(principal, "tasks:write");
+      const body = parse(taskBulkUpdateSchema, input);
+      const { fields } = body;
+      // Nobody may mark records above their own clearance: the whole request fails, nothing changes.
+      if (fields.tlp !== undefined) requireClearance(principal, fields.tlp);
+      const selection = selectionOf(body, {});
+      return runBulk(
+        deps,
+        principal,
+        {
+          resourceType: "task",
+          scope: "tasks:write",
+          verb: "updated",
+          event: "task.updated",
+          tlpAction: "edit",
+          ...taskAccess(principal, selection.kind === "all" ? selection.filters : undefined),
+          prepare: (tx) => checkAssignee(tx, principal, fields.assigneeId, "fields.assigneeId"),
+          apply(task, at) {
+            if (fields.status !== undefined && !canTransitionTask(task.status, fields.status)) return { skip: "invalid_transition" };
+            return { ...task, ...fields, updatedAt: at };
+          },
+        },
+        selection,
+      );
+    },
+
+    async delete(principal: Principal, input: unknown): Promise<BulkResult<"deleted">> {
+      requireScope(principal, "tasks:write");
+      const body = parse(taskBulkDeleteSchema, input);
+      const selection = selectionOf(body, {});
+      return runBulk(
+        deps,
+        principal,
+        {
+          resourceType: "task",
+          scope: "tasks:write",
+          verb: "deleted",
+          event: "task.deleted",
+          tlpAction: "delete",
+          ...taskAccess(principal, selection.kind === "all" ? selection.filters : undefined),
+          apply: (task, at) => ({ ...task, updatedAt: at, deletedAt: at, deletedBy: principal.userId }),
+        },
+        selection,
+      );
+    },
+  };
+}

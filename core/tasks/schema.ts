@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { bulkRequestSchema, bulkResultSchema } from "../bulk/schema.js";
+import { anyOf, idSchema, listResponseSchema, pageQueryShape, resourceMetaShape, timestampSchema, tlpSchema } from "../schema/common.js";
+import { initialTaskStatuses, taskStatuses } from "./lifecycle.js";
+
+const titleSchema = z.string().trim().min(1).max(500);
+const descriptionSchema = z.string().max(100_000);
+const orderSchema = z.int().min(0).max(1_000_000_000).meta({ description: "Position among the case's tasks (ascending), for display" });
+const statusNote = `Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.`;
+
+/** Create body (spec §2.3 task fields plus `order`). The case comes from the path. */
+export const taskCreateSchema = z
+  .strictObject({
+    title: titleSchema,
+    description: descriptionSchema.optional(),
+    status: z.enum(initialTaskStatuses).default("waiting").meta({ description: statusNote }),
+    assigneeId: idSchema("user").optional().meta({ description: "An active user of your organization" }),
+    dueDate: timestampSchema.optional(),
+    mandatory: z.boolean().default(false).meta({ description: "A case cannot be closed while a mandatory task is open" }),
+    tlp: tlpSchema.optional().meta({ description: "Defaults to the case's TLP; never above the caller's clearance" }),
+    order: orderSchema.optional().meta({ description: "Defaults to after the case's last task" }),
+  })
+  .meta({ id: "TaskCreate" });
+
+/** Every member a change may set; `null` clears an optional field. */
+const changeShape = {
+  title: titleSchema,
+  description: descriptionSchema.nullable(),
+  status: z.enum(taskStatuses).meta({ description: statusNote }),
+  assigneeId: idSchema("user").nullable(),
+  dueDate: timestampSchema.nullable(),
+  mandatory: z.boolean(),
+  tlp: tlpSchema,
+};
+
+/** Only the fields to change. */
+export const taskUpdateSchema = z
+  .strictObject({ ...changeShape, order: orderSchema })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
+  .meta({ id: "TaskUpdate" });
+
+/** `fields` of `POST /bulk/tasks`: spec §2.3's members; `order` is per task, so not in bulk. */
+export const taskBulkFieldsSchema = z
+  .strictObject(changeShape)
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, "give at least one field to change");
+
+export const taskSchema = z
+  .object({
+    ...resourceMetaShape,
+    caseId: z.string(),
+    title: z.string(),
+    description: z.string().nullable(),
+    status: z.enum(taskStatuses),
+    assigneeId: z.string().nullable(),
+    dueDate: z.string().nullable().meta({ format: "date-time" }),
+    mandatory: z.boolean(),
+    tlp: z.int(),
+    order: z.int(),
+    deletedAt: z.string().nullable().meta({ format: "date-time" }),
+    deletedBy: z.string().nullable(),
+  })
+  .meta({ id: "Task" });
+
+/** `true`/`false` in a query string, a boolean in a JSON body (bulk filters). */
+const flagSchema = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]);
+
+/**
+ * The task filters, shared by the lists (query parameters) and bulk selectAll (`options.filters`,
+ * JSON), so both select exactly the same tasks. A list member means "any of".
+ */
+const filterShape = {
+  status: anyOf(z.enum(taskStatuses)).optional(),
+  assigneeId: anyOf(z.string().max(64)).optional(),
+  mandatory: flagSchema.optional(),
+  tlp: anyOf(z.coerce.number().int().min(0).max(4)).optional(),
+  dueAfter: timestampSchema.optional().meta({ description: "Due at or after this time (tasks without a due date never match)" }),
+  dueBefore: timestampSchema.optional().meta({ description: "Due before this time (tasks without a due date never match)" }),
+};
+const acrossCasesShape = { ...filterShape, caseId: anyOf(idSchema("case")).optional() };
+
+/** `GET /cases/{caseId}/tasks`. */
+export const taskCaseListQuerySchema = z.strictObject({ ...pageQueryShape, ...filterShape });
+/** `GET /tasks`: across the organization's cases. */
+export const taskListQuerySchema = z.strictObject({ ...pageQueryShape, ...acrossCasesShape });
+/** `options.filters` of the bulk task operations: `GET /tasks`'s filters. */
+export const taskBulkFiltersSchema = z.strictObject(acrossCasesShape);
+
+export const taskListSchema = listResponseSchema(taskSchema).meta({ id: "TaskList" });
+
+/** `POST /bulk/tasks`. */
+export const taskBulkUpdateSchema = bulkRequestSchema(taskBulkFiltersSchema, { fields: taskBulkFieldsSchema }).meta({ id: "TaskBulkUpdate" });
+/** `DELETE /bulk/tasks`. */
+export const taskBulkDeleteSchema = bulkRequestSchema(taskBulkFiltersSchema, {}).meta({ id: "TaskBulkDelete" });
+
+export const taskBulkUpdatedSchema = bulkResultSchema("updated").meta({ id: "TaskBulkUpdated" });
+export const taskBulkDeletedSchema = bulkResultSchema("deleted").meta({ id: "TaskBulkDeleted" });
+
+export type TaskCreateInput = z.input<typeof taskCreateSchema>;
+export type TaskUpdateInput = z.input<typeof taskUpdateSchema>;
+export type TaskListQuery = z.input<typeof taskListQuerySchema>;
+export type TaskBulkFilters = z.output<typeof taskBulkFiltersSchema>;

@@ -1,0 +1,176 @@
+import type { Principal } from "../access/principal.js";
+import { requireClearance, requireScope } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import type { BulkResult } from "../bulk/types.js";
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError } from "../errors.js";
+import { decodeCursor, toPage } from "../pagination.js";
+import { appendTlpAudit, withTlpDenialAudit } from "../tlp/audit-log.js";
+import { tlpAuditListThreshold } from "../tlp/levels.js";
+import type { TlpAction } from "../tlp/types.js";
+import { parse } from "../validation.js";
+import { checkAssignee, loadTaskCase, loadVisibleTask } from "./access.js";
+import { createTaskBulk } from "./bulk.js";
+import { toTaskFilter } from "./filter.js";
+import { canTransitionTask } from "./lifecycle.js";
+import { taskCaseListQuerySchema, taskCreateSchema, taskListQuerySchema, taskUpdateSchema } from "./schema.js";
+import type { Task } from "./types.js";
+
+type Page = { data: Task[]; nextCursor: string | null };
+
+export interface TaskService {
+  /** Adds a task to a case; tlp defaults to the case's, order to after its last task. */
+  create(principal: Principal, caseId: string, input: unknown): Promise<Task>;
+  /** The case's live tasks, newest first. */
+  listOf(principal: Principal, caseId: string, query: unknown): Promise<Page>;
+  /** Live tasks across the organization's cases, newest first. */
+  list(principal: Principal, query: unknown): Promise<Page>;
+  get(principal: Principal, id: string): Promise<Task>;
+  update(principal: Principal, id: string, input: unknown): Promise<Task>;
+  /** Soft delete: the task keeps its data, gets deletedAt / deletedBy, and leaves every read. */
+  delete(principal: Principal, id: string): Promise<Task>;
+  /** `POST /bulk/tasks`: the same `fields` on many tasks, in one transaction. */
+  bulkUpdate(principal: Principal, input: unknown): Promise<BulkResult<"updated">>;
+  /** `DELETE /bulk/tasks`: soft-deletes many tasks, in one transaction. */
+  bulkDelete(principal: Principal, input: unknown): Promise<BulkResult<"deleted">>;
+}
+
+export function createTaskService(deps: CaseKitDeps): TaskService {
+  const { storage, clock, ids } = deps;
+  const bulk = createTaskBulk(deps);
+
+  /** Lists whose tasks are AMBER+STRICT or RED write a view entry per task seen, as cases do. */
+  async function auditSensitive(principal: Principal, page: Page): Promise<void> {
+    const sensitive = page.data.filter((t) => t.tlp >= tlpAuditListThreshold);
+    if (sensitive.length === 0) return;
+    const now = clock.now();
+    await storage.transaction(async (tx) => {
+      for (const t of sensitive) {
+        await appendTlpAudit(deps, tx, principal, { resourceType: "task", resourceId: t.id, action: "view", tlpBefore: t.tlp, tlpAfter: t.tlp, outcome: "allowed" }, now);
+      }
+    });
+  }
+
+  return {
+    async create(principal, caseId, input) {
+      requireScope(principal, "tasks:write");
+      const body = parse(taskCreateSchema, input);
+      // Nobody may create what they could not read back.
+      if (body.tlp !== undefined) requireClearance(principal, body.tlp);
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const parent = await loadTaskCase(tx, principal, caseId, "edit");
+          await checkAssignee(tx, principal, body.assigneeId);
+          const at = now.toISOString();
+          const record: Task = {
+            id: ids.next("task"),
+            organizationId: principal.organizationId,
+            caseId: parent.id,
+            title: body.title,
+            description: body.description ?? null,
+            status: body.status,
+            assigneeId: body.assigneeId ?? null,
+            dueDate: body.dueDate ?? null,
+            mandatory: body.mandatory,
+            tlp: body.tlp ?? parent.tlp,
+            order: body.order ?? ((await tx.tasks.maxOrder(principal.organizationId, parent.id)) ?? 0) + 1,
+            createdAt: at,
+            updatedAt: at,
+            createdBy: principal.userId,
+            deletedAt: null,
+            deletedBy: null,
+          };
+          await tx.tasks.insert(record);
+          await recordChange(deps, tx, principal, { name: "task.created", resourceType: "task", before: null, after: record, tlp: record.tlp, now });
+          await appendTlpAudit(deps, tx, principal, { resourceType: "task", resourceId: record.id, action: "edit", tlpBefore: null, tlpAfter: record.tlp, outcome: "allowed" }, now);
+          return record;
+        }),
+      );
+    },
+
+    async listOf(principal, caseId, query) {
+      requireScope(principal, "tasks:read");
+      const { limit, cursor, ...filters } = parse(taskCaseListQuerySchema, query);
+      const beforeId = decodeCursor(cursor);
+      const filter = { ...toTaskFilter(principal, filters), caseId: [caseId] };
+      const rows = await withTlpDenialAudit(deps, principal, () =>
+        storage.read(async (tx) => {
+          await loadTaskCase(tx, principal, caseId, "view");
+          return tx.tasks.list(principal.organizationId, filter, { limit: limit + 1, beforeId });
+        }),
+      );
+      const page = toPage(rows, limit);
+      await auditSensitive(principal, page);
+      return page;
+    },
+
+    async list(principal, query) {
+      requireScope(principal, "tasks:read");
+      const { limit, cursor, ...filters } = parse(taskListQuerySchema, query);
+      const beforeId = decodeCursor(cursor);
+      const rows = await storage.read((tx) => tx.tasks.list(principal.organizationId, toTaskFilter(principal, filters), { limit: limit + 1, beforeId }));
+      const page = toPage(rows, limit);
+      await auditSensitive(principal, page);
+      return page;
+    },
+
+    async get(principal, id) {
+      requireScope(principal, "tasks:read");
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const found = await loadVisibleTask(tx, principal, id, "view");
+          await appendTlpAudit(deps, tx, principal, { resourceType: "task", resourceId: id, action: "view", tlpBefore: found.tlp, tlpAfter: found.tlp, outcome: "allowed" }, now);
+          return found;
+        }),
+      );
+    },
+
+    async update(principal, id, input) {
+      requireScope(principal, "tasks:write");
+      const patch = parse(taskUpdateSchema, input);
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
+          const before = await loadVisibleTask(tx, principal, id, action, patch.tlp);
+          await checkAssignee(tx, principal, patch.assigneeId);
+          if (patch.status !== undefined && !canTransitionTask(before.status, patch.status)) {
+            throw new CaseKitError("invalid_transition", `A ${before.status} task cannot become ${patch.status}`);
+          }
+          const after: Task = { ...before, ...patch, updatedAt: now.toISOString() };
+          await tx.tasks.update(after);
+          await recordChange(deps, tx, principal, { name: "task.updated", resourceType: "task", before, after, tlp: after.tlp, now });
+          await appendTlpAudit(
+            deps,
+            tx,
+            principal,
+            { resourceType: "task", resourceId: id, action: after.tlp !== before.tlp ? "change" : "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" },
+            now,
+          );
+          return after;
+        }),
+      );
+    },
+
+    async delete(principal, id) {
+      requireScope(principal, "tasks:write");
+      const now = clock.now();
+      return withTlpDenialAudit(deps, principal, () =>
+        storage.transaction(async (tx) => {
+          const before = await loadVisibleTask(tx, principal, id, "delete");
+          const at = now.toISOString();
+          const after: Task = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
+          await tx.tasks.update(after);
+          await recordChange(deps, tx, principal, { name: "task.deleted", resourceType: "task", before, after, tlp: after.tlp, now });
+          await appendTlpAudit(deps, tx, principal, { resourceType: "task", resourceId: id, action: "delete", tlpBefore: before.tlp, tlpAfter: before.tlp, outcome: "allowed" }, now);
+          return after;
+        }),
+      );
+    },
+
+    bulkUpdate: bulk.update,
+    bulkDelete: bulk.delete,
+  };
+}

@@ -1,0 +1,257 @@
+import type { CaseKitDeps } from "../context.js";
+import type { DomainEvent } from "../events/types.js";
+import type { OutboundResponse, OutboundTransport } from "../ports/outbound.js";
+import { OutboundError } from "../ports/outbound.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import pRetry from "p-retry";
+import { matchesFilters } from "./filters.js";
+import type { AttemptOutcome } from "./schedule.js";
+import { nextStep } from "./schedule.js";
+import { subscribedTo } from "./schema.js";
+import { signedHeaders } from "./signature.js";
+import type { AttemptErrorClass, Delivery, DeliveryAttempt, StoredWebhook } from "./types.js";
+
+/** How sealed secrets become usable again; the webhook service's sealing provides it. */
+export type Unseal = (sealed: string) => string;
+
+export interface DispatcherOptions {
+  transport: OutboundTransport;
+  unseal: Unseal;
+  /** Events fanned out, and deliveries attempted, per step. Default 100. */
+  batchSize?: number;
+  /** How long a claimed delivery stays this dispatcher's before another may take it. Default 2 min (longer than the longest attempt). */
+  leaseMs?: number;
+  /** Attempts in flight at once. Default 8. */
+  concurrency?: number;
+  /** Finished deliveries are purged after this many days. Default 30. */
+  retentionDays?: number;
+  /** [0, 1) for the retry jitter; Math.random by default (tests fix it). */
+  random?: () => number;
+}
+
+const testEvent = "webhook.test";
+/** Retries of the write that records an attempt (about 3 s in all before the step fails). */
+const recordRetries = 5;
+
+/**
+ * The webhook dispatcher: turns committed outbox events into signed deliveries.
+ *
+ * 1. `fanOut` claims undispatched events and, in the same unit of work, creates one delivery per
+ *    matching active subscription of the event's own organization (tenant isolation by
+ *    construction: subscriptions are read per event organization). A crash before commit leaves
+ *    the events unclaimed; after it, the deliveries exist: nothing is lost, nothing doubled.
+ * 2. `deliverDue` leases due deliveries, sends one attempt each (outside any transaction), then
+ *    records the attempt and the next step. A crash mid-attempt leaves the lease to expire and
+ *    the attempt is made again with the same `webhook-id` (at-least-once, deduplicable).
+ *
+ * Every time comes from the clock port; `step` runs both once, so tests drive it with a manual
+ * clock. Hosts loop it (server/worker.ts).
+ */
+export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) {
+  const { storage, clock, ids } = deps;
+  const batchSize = options.batchSize ?? 100;
+  const leaseMs = options.leaseMs ?? 120_000;
+  const concurrency = options.concurrency ?? 8;
+  const retentionMs = (options.retentionDays ?? 30) * 86_400_000;
+  const random = options.random ?? Math.random;
+
+  async function fanOut(): Promise<number> {
+    const now = clock.now();
+    return storage.transaction(async (tx) => {
+      const events = await tx.deliveries.claimEvents(batchSize, now.toISOString());
+      const subscriptions = new Map<string, StoredWebhook[]>();
+      const deliveries: Delivery[] = [];
+      for (const event of events) {
+        let active = subscriptions.get(event.organizationId);
+        if (!active) {
+          active = await tx.webhooks.active(event.organizationId);
+          subscriptions.set(event.organizationId, active);
+        }
+        for (const webhook of active.filter((w) => wants(w, event))) {
+          deliveries.push({
+            id: ids.next("dlv"),
+            organizationId: event.organizationId,
+            webhookId: webhook.id,
+            eventId: event.id,
+            eventName: event.name,
+            status: "pending",
+            attempts: 0,
+            nextAttemptAt: now.toISOString(),
+            leaseUntil: null,
+            lastResponseStatus: null,
+            lastErrorClass: null,
+            createdAt: now.toISOString(),
+            updatedAt: now.toISOString(),
+            completedAt: null,
+          });
+        }
+      }
+      if (deliveries.length > 0) await tx.deliveries.insertMany(deliveries);
+      return events.length;
+    });
+  }
+
+  async function deliverDue(): Promise<number> {
+    const now = clock.now();
+    const claimed = await storage.transaction((tx) => tx.deliveries.claimDue(batchSize, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString()));
+    let next = 0;
+    const worker = async () => {
+      while (next < claimed.length) await attempt(claimed[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, worker));
+    return claimed.length;
+  }
+
+  /** One attempt of one leased delivery: read, send, record. */
+  async function attempt(delivery: Delivery): Promise<void> {
+    const context = await storage.read(async (tx) => {
+      const webhook = await tx.webhooks.findById(delivery.organizationId, delivery.webhookId);
+      const event = await tx.events.findById(delivery.organizationId, delivery.eventId);
+      const owner = webhook?.createdBy ? await tx.users.findById(delivery.organizationId, webhook.createdBy) : null;
+      return { webhook, event, owner };
+    });
+    const { webhook, event, owner } = context;
+    const requestedAt = clock.now();
+    if (!webhook || !event || webhook.status !== "active" || !owner || owner.status !== "active") {
+      // The subscription was deleted or disabled meanwhile, or its owner was (like their keys,
+      // their subscriptions stop at once): nothing to send, nothing to retry.
+      await finish(delivery, { kind: "failed" }, requestedAt, null);
+      return;
+    }
+    const body = JSON.stringify(payloadFor(event, owner.tlpClearance));
+    const secrets = [webhook.secret, ...(webhook.previousSecret && webhook.previousSecretExpiresAt && Date.parse(webhook.previousSecretExpiresAt) > requestedAt.getTime() ? [webhook.previousSecret] : [])];
+    let headers: Record<string, string>;
+    try {
+      headers = {
+        ...webhook.headers,
+        ...authHeaders(webhook, options.unseal),
+        "content-type": "application/json",
+        "user-agent": "casekit-webhooks",
+        ...signedHeaders(secrets.map(options.unseal), delivery.id, requestedAt, body),
+      };
+    } catch {
+      // Secrets sealed under another key-hash secret cannot sign: retrying cannot help.
+      await finish(delivery, { kind: "failed" }, requestedAt, null);
+      return;
+    }
+
+    let response: OutboundResponse | null = null;
+    let errorClass: AttemptErrorClass | null = null;
+    let durationMs = 0;
+    try {
+      response = await options.transport.send({ url: webhook.url, method: webhook.method, headers, body, timeoutMs: webhook.timeoutMs });
+      durationMs = response.durationMs;
+      if (response.status < 200 || response.status >= 300) errorClass = "http";
+    } catch (error) {
+      errorClass = error instanceof OutboundError ? error.errorClass : "network";
+      durationMs = error instanceof OutboundError ? error.durationMs : 0;
+    }
+    const number = delivery.attempts + 1;
+    const after = clock.now();
+    const outcome = nextStep(response ? { status: response.status, retryAfter: response.retryAfter } : { error: errorClass as "timeout" | "network" | "blocked" }, number, webhook, after, random());
+    const record: DeliveryAttempt = {
+      id: ids.next("att"),
+      organizationId: delivery.organizationId,
+      deliveryId: delivery.id,
+      webhookId: webhook.id,
+      attempt: number,
+      requestedAt: requestedAt.toISOString(),
+      durationMs,
+      responseStatus: response?.status ?? null,
+      responseBody: response?.body ?? null,
+      errorClass,
+      nextAttemptAt: outcome.kind === "retry" ? new Date(after.getTime() + outcome.delayMs).toISOString() : null,
+    };
+    await finish(delivery, outcome, after, record, webhook);
+  }
+
+  /**
+   * Records an attempt's outcome. The attempt has happened, so its record must not be lost to a
+   * passing database error (the delivery would be sent again): the write is retried with p-retry.
+   * A delivery deleted meanwhile (its subscription was) has nothing left to record.
+   */
+  async function finish(delivery: Delivery, outcome: AttemptOutcome, now: Date, record: DeliveryAttempt | null, webhook?: StoredWebhook): Promise<void> {
+    const write = () =>
+      storage.transaction(async (tx) => {
+        const current = await tx.deliveries.findById(delivery.organizationId, delivery.id);
+        if (!current) return;
+        if (record) await tx.deliveries.insertAttempt(record);
+        const done = outcome.kind !== "retry";
+        await tx.deliveries.update({
+          ...current,
+          attempts: current.attempts + (record ? 1 : 0),
+          status: outcome.kind === "delivered" ? "delivered" : outcome.kind === "retry" ? "pending" : "failed",
+          nextAttemptAt: record?.nextAttemptAt ?? null,
+          leaseUntil: null,
+          lastResponseStatus: record?.responseStatus ?? current.lastResponseStatus,
+          lastErrorClass: record ? record.errorClass : current.lastErrorClass,
+          updatedAt: now.toISOString(),
+          completedAt: done ? now.toISOString() : null,
+        });
+        if (outcome.kind === "gone" && webhook) await disable(tx, webhook, now, "The receiver answered 410 Gone");
+      });
+    await pRetry(write, { retries: recordRetries, minTimeout: 50, factor: 2, randomize: true });
+  }
+
+  async function disable(tx: UnitOfWork, webhook: StoredWebhook, now: Date, reason: string): Promise<void> {
+    const current = await tx.webhooks.findById(webhook.organizationId, webhook.id);
+    if (current && current.status === "active") await tx.webhooks.update({ ...current, status: "disabled", disabledReason: reason, updatedAt: now.toISOString() });
+  }
+
+  /** Deletes finished deliveries older than the retention. */
+  async function purge(): Promise<number> {
+    const before = new Date(clock.now().getTime() - retentionMs).toISOString();
+    return storage.transaction((tx) => tx.deliveries.purgeCompletedBefore(before, 1_000));
+  }
+
+  return {
+    fanOut,
+    deliverDue,
+    purge,
+    /** One round: fan out new events, then attempt what is due. Resolves with the work done. */
+    async step(): Promise<{ events: number; attempts: number }> {
+      const events = await fanOut();
+      const attempts = await deliverDue();
+      return { events, attempts };
+    },
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;
+
+/** Whether a subscription receives an event: its events list, then its filters on the record. */
+function wants(webhook: StoredWebhook, event: DomainEvent): boolean {
+  if (event.name === testEvent) return event.payload.webhookId === webhook.id;
+  return subscribedTo(webhook.events, event.name) && matchesFilters(webhook.filters, event.payload);
+}
+
+/**
+ * The delivered body (Standard Webhooks' `{ type, timestamp, data }`). TLP is checked again at
+ * send time against the subscription owner's clearance now: a record above it is announced
+ * without its content (id, type and TLP only), so a subscription never leaks what its owner
+ * could not read.
+ */
+function payloadFor(event: DomainEvent, clearance: number): Record<string, unknown> {
+  const visible = event.tlp === null || event.tlp <= clearance;
+  return {
+    type: event.name,
+    timestamp: event.occurredAt,
+    eventId: event.id,
+    ...(event.bulkRequestId ? { bulkRequestId: event.bulkRequestId } : {}),
+    data: visible ? event.payload : { id: event.resourceId, resourceType: event.resourceType, tlp: event.tlp, redacted: true },
+  };
+}
+
+function authHeaders(webhook: StoredWebhook, unseal: Unseal): Record<string, string> {
+  const config = Object.fromEntries(Object.entries(webhook.authConfig).map(([k, v]) => [k, unseal(v)]));
+  switch (webhook.authType) {
+    case "basic":
+      return { authorization: `Basic ${Buffer.from(`${config.username}:${config.password}`).toString("base64")}` };
+    case "bearer":
+      return { authorization: `Bearer ${config.token}` };
+    case "header":
+      return config.name ? { [config.name]: config.value ?? "" } : {};
+    default:
+      return {};
+  }
+}

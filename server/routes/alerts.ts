@@ -1,0 +1,141 @@
+import {
+  alertCreateSchema,
+  alertCreatedSchema,
+  alertImportResultSchema,
+  alertListQuerySchema,
+  alertListSchema,
+  alertMergeSchema,
+  alertPromoteSchema,
+  alertSchema,
+  alertSourceMetricQuerySchema,
+  alertSourceMetricSchema,
+  alertUpdateSchema,
+} from "../../core/index.js";
+import { defineApiRoute, withStatus } from "../route.js";
+
+const importNote =
+  "One transaction: the case, the copies of the alert's observables (deduplicated against the case's own, as `POST /cases/{caseId}/observables` does), the alert's change to `imported` with `caseId`, and every audit entry and event commit together or not at all. An alert already imported is 409 `conflict`; a closed one must be reopened first (409 `invalid_transition`).";
+
+export const alertRoutes = [
+  defineApiRoute({
+    method: "POST",
+    path: "/alerts",
+    operationId: "createAlert",
+    tag: "Alerts",
+    summary: "Create an alert (idempotent per source and sourceRef)",
+    description:
+      "A new alert answers 201 with `deduplicated: false`. When a live alert of the organization already has this `source` and `sourceRef`, that alert is updated instead and the answer is 200 with `deduplicated: true`: `occurrences` + 1, `lastSeenAt` now, title, severity (and description, typeValue, eventDate when sent) from the report, tags united, custom fields merged, tlp and pap only raised, a closed alert back to `new`; the event is `alert.updated`. `observables` are saved on the alert and deduplicated per (dataType, data). Nobody creates an alert above their own TLP clearance.",
+    scope: "alerts:write",
+    body: alertCreateSchema,
+    response: alertCreatedSchema,
+    statuses: [201],
+    handle: async ({ kit, principal, body }) => {
+      const created = await kit.alerts.create(principal, body);
+      return withStatus(created.deduplicated ? 200 : 201, created);
+    },
+  }),
+  defineApiRoute({
+    method: "GET",
+    path: "/alerts",
+    operationId: "listAlerts",
+    tag: "Alerts",
+    summary: "List alerts",
+    description:
+      "Newest first, keyset-paged with `limit` and `cursor`. A repeated filter parameter means any of its values; `q` matches text in the title. Alerts above the caller's TLP clearance are left out, and so are deleted ones unless `includeDeleted=true` (scope `org:admin`).",
+    scope: "alerts:read",
+    query: alertListQuerySchema,
+    response: alertListSchema,
+    handle: ({ kit, principal, query }) => kit.alerts.list(principal, query),
+  }),
+  defineApiRoute({
+    method: "GET",
+    path: "/alerts/:id",
+    operationId: "getAlert",
+    tag: "Alerts",
+    summary: "Get an alert",
+    description: "404 for an unknown, deleted or other organization's alert alike; 403 for one above the caller's TLP clearance.",
+    scope: "alerts:read",
+    response: alertSchema,
+    handle: ({ kit, principal, params }) => kit.alerts.get(principal, params.id ?? ""),
+  }),
+  defineApiRoute({
+    method: "PATCH",
+    path: "/alerts/:id",
+    operationId: "updateAlert",
+    tag: "Alerts",
+    summary: "Change an alert",
+    description:
+      "Send only the fields to change; `null` clears an optional field. Status: new → acknowledged → closed, acknowledged → new; reopening a closed alert is for admins and its assignee; `imported` comes only from promote or merge and is final. A change the lifecycle does not allow is 409 `invalid_transition`.",
+    scope: "alerts:write",
+    body: alertUpdateSchema,
+    response: alertSchema,
+    errors: [409],
+    handle: ({ kit, principal, params, body }) => kit.alerts.update(principal, params.id ?? "", body),
+  }),
+  defineApiRoute({
+    method: "DELETE",
+    path: "/alerts/:id",
+    operationId: "deleteAlert",
+    tag: "Alerts",
+    summary: "Delete an alert",
+    description:
+      "Soft delete: answers the record with `deletedAt` and `deletedBy` set (event `alert.deleted`). The alert and its observables then leave every read, list, metric and bulk selection; an admin may restore it.",
+    scope: "alerts:write",
+    response: alertSchema,
+    handle: ({ kit, principal, params }) => kit.alerts.delete(principal, params.id ?? ""),
+  }),
+  defineApiRoute({
+    method: "POST",
+    path: "/alerts/:id/restore",
+    operationId: "restoreAlert",
+    tag: "Alerts",
+    summary: "Restore a deleted alert",
+    description:
+      "Admins only (scope `org:admin`). 409 `conflict` when the alert is not deleted, or when a newer live alert took its `source` and `sourceRef` meanwhile. Event `alert.restored`.",
+    scope: "org:admin",
+    response: alertSchema,
+    errors: [409],
+    handle: ({ kit, principal, params }) => kit.alerts.restore(principal, params.id ?? ""),
+  }),
+  defineApiRoute({
+    method: "POST",
+    path: "/alerts/:id/promote",
+    operationId: "promoteAlert",
+    tag: "Alerts",
+    summary: "Promote an alert to a new case",
+    description: `The case takes the alert's title, description, severity, tlp, pap, typeValue, tags, source, sourceRef, customFields and assignee; the body may override title, description, severity, statusValue and assigneeId (send \`{}\` for none). ${importNote} Events: \`case.created\`, \`observable.*\`, \`alert.promoted\`.`,
+    scope: "alerts:write",
+    alsoScopes: ["cases:write"],
+    body: alertPromoteSchema,
+    response: alertImportResultSchema,
+    errors: [409],
+    handle: ({ kit, principal, params, body }) => kit.alerts.promote(principal, params.id ?? "", body),
+  }),
+  defineApiRoute({
+    method: "POST",
+    path: "/alerts/:id/merge",
+    operationId: "mergeAlert",
+    tag: "Alerts",
+    summary: "Merge an alert into an existing case",
+    description: `The case must be one of the caller's organization that the caller may change: a case merely shared with the organization is 403 \`organization_restricted\`, one above the caller's clearance 403 \`tlp_restricted\`. The alert's tags join the case's. ${importNote} Events: \`case.updated\` (when tags were added), \`observable.*\`, \`alert.merged\`.`,
+    scope: "alerts:write",
+    alsoScopes: ["cases:write"],
+    body: alertMergeSchema,
+    response: alertImportResultSchema,
+    errors: [409],
+    handle: ({ kit, principal, params, body }) => kit.alerts.merge(principal, params.id ?? "", body),
+  }),
+  defineApiRoute({
+    method: "GET",
+    path: "/metrics/alerts/source",
+    operationId: "countAlertsBySource",
+    tag: "Metrics",
+    summary: "Alert counts per source",
+    description:
+      "Live (not deleted) alerts of the caller's organization at or below the caller's TLP clearance, counted per source and ordered by source. `from` (inclusive) and `to` (exclusive) bound createdAt; `statusValue` may repeat. Read from a covering index, so it stays fast at millions of alerts.",
+    scope: "alerts:read",
+    query: alertSourceMetricQuerySchema,
+    response: alertSourceMetricSchema,
+    handle: ({ kit, principal, query }) => kit.alerts.countBySource(principal, query),
+  }),
+];
