@@ -9,10 +9,10 @@ import { isPostgresUrl } from "./config.js";
  */
 export async function openStorage(database: string): Promise<Storage> {
   if (isPostgresUrl(database)) {
-    const { createPostgresStorage } = await import("../adapters/postgres/index.js");
+    const { createPostgresStorage } = await withDriver("pg", () => import("../adapters/postgres/index.js"));
     return createPostgresStorage({ connectionString: database });
   }
-  const { createSqliteStorage } = await import("../adapters/sqlite/index.js");
+  const { createSqliteStorage } = await withDriver("better-sqlite3", () => import("../adapters/sqlite/index.js"));
   if (database !== ":memory:") mkdirSync(dirname(resolve(database)), { recursive: true });
   return createSqliteStorage({ path: database });
 }
@@ -24,6 +24,22 @@ export async function openStorage(database: string): Promise<Storage> {
 export async function openRateLimitStore(database: string, store: "memory" | "postgres"): Promise<(RateLimitStore & { close(): Promise<void> }) | null> {
   if (store === "memory") return null;
   if (!isPostgresUrl(database)) throw new Error("CASEKIT_RATE_LIMIT_STORE=postgres needs a postgres:// database");
-  const { createPostgresRateLimitStore } = await import("../adapters/postgres/index.js");
+  const { createPostgresRateLimitStore } = await withDriver("pg", () => import("../adapters/postgres/index.js"));
   return createPostgresRateLimitStore({ connectionString: database, max: 4 });
+}
+
+/**
+ * The database drivers are optional peer dependencies (an embedder on PostgreSQL never builds
+ * better-sqlite3): name the missing one instead of surfacing a bare module-resolution error.
+ */
+async function withDriver<T>(driver: "pg" | "better-sqlite3", load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes(`'${driver}'`)) {
+      throw new Error(`this database needs the ${driver} package: npm install ${driver}`, { cause: error });
+    }
+    throw error;
+  }
 }

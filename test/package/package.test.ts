@@ -1,0 +1,91 @@
+// The published package: what `npm pack` ships, and what publint and are-the-types-wrong say of
+// it. Reads the built dist/ (the test command builds before it runs vitest).
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = new URL("../..", import.meta.url).pathname;
+const manifest = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as {
+  exports: Record<string, string | { types: string; import: string }>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  dependencies: Record<string, string>;
+};
+
+let workDir: string;
+let tarball: string;
+let files: string[];
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), "casekit-pack-"));
+  // --ignore-scripts: pack the dist/ the test command just built instead of building again.
+  const { stdout } = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", workDir], { cwd: root });
+  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  tarball = join(workDir, packed!.filename);
+  files = packed!.files.map((f) => f.path);
+}, 60_000);
+
+afterAll(async () => {
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe("npm pack", () => {
+  it("ships the code, types and migrations of every entry point", () => {
+    for (const [subpath, target] of Object.entries(manifest.exports)) {
+      if (typeof target === "string") {
+        expect(files, subpath).toContain(target.replace(/^\.\//, ""));
+        continue;
+      }
+      expect(files, `${subpath} code`).toContain(target.import.replace(/^\.\//, ""));
+      expect(files, `${subpath} types`).toContain(target.types.replace(/^\.\//, ""));
+    }
+    expect(files).toContain("bin/casekit.mjs");
+    expect(files.some((f) => /^adapters\/sqlite\/migrations\/\d{4}_.+\.sql$/.test(f))).toBe(true);
+    expect(files.some((f) => /^adapters\/postgres\/migrations\/\d{4}_.+\.sql$/.test(f))).toBe(true);
+  });
+
+  it("ships no tests, benchmarks, examples, sources, data files or secrets", () => {
+    const unwanted = files.filter(
+      (f) =>
+        /^(test|bench|examples|core|server|\.ci)\//.test(f) ||
+        /\.(test|spec)\.[cm]?[jt]s$/.test(f) ||
+        /\.(db|sqlite|sqlite3|db-wal|db-shm|tgz|log)$/.test(f) ||
+        /(^|\/)\.env/.test(f) ||
+        (f.startsWith("adapters/") && !/^adapters\/(sqlite|postgres)\/migrations\//.test(f)),
+    );
+    expect(unwanted).toEqual([]);
+  });
+});
+
+describe("package checks", () => {
+  it("publint reports nothing", async () => {
+    const { messages, pkg } = await publint({ pkgDir: root, strict: true });
+    expect(messages.map((m) => `${m.type}: ${formatMessage(m, pkg)}`)).toEqual([]);
+  }, 60_000);
+
+  it("are-the-types-wrong finds no problem in any entry point (ESM only)", async () => {
+    const attw = join(root, "node_modules/.bin/attw");
+    const answer = await run(attw, [tarball, "--profile", "esm-only", "--format", "json"], { cwd: root }).catch((error: { stdout: string }) => error);
+    const report = JSON.parse(answer.stdout) as { problems: Record<string, { entrypoint: string; resolutionKind: string }[]> };
+    // The esm-only profile leaves out CommonJS resolutions: this package is ESM only (Node >= 20.19).
+    const ignored = new Set(["node10", "node16-cjs"]);
+    const problems = Object.entries(report.problems).flatMap(([kind, found]) =>
+      found.filter((p) => !ignored.has(p.resolutionKind)).map((p) => `${kind} ${p.entrypoint} (${p.resolutionKind})`),
+    );
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it("drivers are optional peer dependencies, so a PostgreSQL-only embedder never builds better-sqlite3", () => {
+    for (const driver of ["better-sqlite3", "pg"]) {
+      expect(manifest.dependencies[driver], driver).toBeUndefined();
+      expect(manifest.peerDependencies[driver], driver).toBeDefined();
+      expect(manifest.peerDependenciesMeta[driver]?.optional, driver).toBe(true);
+    }
+  });
+});
