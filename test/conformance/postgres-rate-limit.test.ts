@@ -4,7 +4,6 @@
  * one budget per key. Same server and CI rule as postgres.test.ts: with CI=true an unreachable
  * server fails the run; elsewhere the file is skipped, saying why.
  */
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaseKit, ManualClock, tierLimits } from "../../core/index.js";
@@ -12,29 +11,15 @@ import type { CaseKit } from "../../core/index.js";
 import { createPostgresRateLimitStore, createPostgresStorage } from "../../adapters/postgres/index.js";
 import { apiBasePath, createCaseKitApp } from "../../server/index.js";
 import { addKey, addUser, keyHashSecret } from "../helpers/kit.js";
+import { freshSchemaName, postgresReachable, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 
-const url = process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const inCi = process.env.CI === "true";
-
-async function reachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const up = await reachable();
-if (!up && !inCi) console.warn("[postgres rate limits] SKIPPED: PostgreSQL is unreachable; with CI=true this is a failure, not a skip.");
-
-const schema = `casekit_rl_${randomBytes(6).toString("hex")}`;
+const url = postgresUrl;
+const up = await postgresReachable();
+const run = await postgresShouldRun("postgres rate limits");
+const schema = freshSchemaName("casekit_rl");
 const health = `http://casekit.test${apiBasePath}/health`;
 
-describe.skipIf(!up && !inCi)("the shared PostgreSQL rate-limit store", () => {
+describe.skipIf(!run)("the shared PostgreSQL rate-limit store", () => {
   const clock = new ManualClock("2026-03-01T12:00:00.000Z");
   const closers: (() => Promise<void>)[] = [];
   let hosts: { kit: CaseKit; fetch: (secret: string) => Promise<Response> }[] = [];

@@ -4,34 +4,18 @@
  * delivery to exactly one of them. Same server and CI rule as postgres.test.ts: with CI=true an
  * unreachable server fails the run; elsewhere the file is skipped, saying why.
  */
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery, DomainEvent, Storage, StoredWebhook } from "../../core/index.js";
 import { createPostgresStorage } from "../../adapters/postgres/index.js";
 import { createFixtures } from "./fixtures.js";
+import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 
-const url = process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const inCi = process.env.CI === "true";
+const url = postgresUrl;
+const run = await postgresShouldRun("postgres webhook claims");
+const schema = freshSchemaName("casekit_whk");
 
-async function reachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const up = await reachable();
-if (!up && !inCi) console.warn("[postgres webhook claims] SKIPPED: PostgreSQL is unreachable; with CI=true this is a failure, not a skip.");
-
-const schema = `casekit_whk_${randomBytes(6).toString("hex")}`;
-
-describe.skipIf(!up && !inCi)("webhook claims from two PostgreSQL hosts", () => {
+describe.skipIf(!run)("webhook claims from two PostgreSQL hosts", () => {
   const f = createFixtures();
   let hosts: Storage[] = [];
   let admin: pg.Pool;

@@ -4,7 +4,6 @@
  * Every event must reach the receiver exactly once when every attempt succeeds. Same server and
  * CI rule as the PostgreSQL conformance suite: with CI=true an unreachable server fails the run.
  */
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createNodeTransport } from "../../adapters/outbound/node-transport.js";
@@ -14,26 +13,11 @@ import { createCaseKit, parseWebhookAllowlist } from "../../core/index.js";
 import { keyHashSecret } from "../helpers/kit.js";
 import type { Receiver } from "../helpers/receiver.js";
 import { startReceiver } from "../helpers/receiver.js";
+import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 
-const url = process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const inCi = process.env.CI === "true";
-
-async function reachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const up = await reachable();
-if (!up && !inCi) console.warn("[postgres hosts] SKIPPED: PostgreSQL is unreachable; with CI=true this is a failure, not a skip.");
-
-const schema = `casekit_hosts_${randomBytes(6).toString("hex")}`;
+const url = postgresUrl;
+const run = await postgresShouldRun("postgres hosts");
+const schema = freshSchemaName("casekit_hosts");
 const storages: Storage[] = [];
 let receiver: Receiver | undefined;
 
@@ -46,7 +30,7 @@ afterAll(async () => {
   await admin.end().catch(() => {});
 });
 
-describe.skipIf(!up && !inCi)("two hosts on one PostgreSQL database", () => {
+describe.skipIf(!run)("two hosts on one PostgreSQL database", () => {
   it("deliver each event exactly once between them", async () => {
     receiver = await startReceiver(() => ({ status: 204, delayMs: 2 }));
     const hosts = [0, 1].map(() => {
