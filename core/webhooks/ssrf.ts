@@ -1,5 +1,5 @@
-import type { Cidr, IpBytes } from "./ip.js";
-import { embeddedIpv4, formatIp, inCidr, parseCidr, parseIp } from "./ip.js";
+import type { Cidr, IpBytes } from "../net/ip.js";
+import { embeddedIpv4, formatIp, inCidr, parseCidr, parseIp } from "../net/ip.js";
 
 /**
  * Where webhook deliveries may not go (SSRF): every range that reaches the deployment itself,

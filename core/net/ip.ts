@@ -127,9 +127,29 @@ export function inCidr(bytes: IpBytes, cidr: Cidr): boolean {
   return true;
 }
 
+/**
+ * The text of an address: a dotted quad, or RFC 5952 IPv6 (lower case, no leading zeros, the
+ * longest run of two or more zero groups, the first of equals, as `::`, IPv4-mapped with a
+ * dotted quad), so one address always reads the same in messages and stored observables.
+ */
 export function formatIp(bytes: IpBytes): string {
   if (bytes.length === 4) return bytes.join(".");
-  const words: string[] = [];
-  for (let i = 0; i < 16; i += 2) words.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
-  return words.join(":");
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((bytes[i]! << 8) | bytes[i + 1]!);
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return `::ffff:${bytes.slice(12).join(".")}`;
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLength) [bestStart, bestLength] = [i, j - i];
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestStart < 0) return hex.join(":");
+  return `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLength).join(":")}`;
 }
