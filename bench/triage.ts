@@ -94,16 +94,26 @@ const scenarios = [
   { name: "bare h3 JSON endpoint", run: async () => bare.fetch(new Request("http://bench.test/ping")) },
   {
     name: "POST /alerts (create)",
-    run: async () => call("/alerts", { method: "POST", headers: json, body: JSON.stringify({ title: `New ${created}`, severity: 2, source: "bench", sourceRef: `new-${created++}` }) }),
+    // The loaded mix of markings (one in five AMBER+STRICT, whose reads the TLP audit log records),
+    // so the first page holds what a deep page holds and the two compare fairly.
+    run: async () => {
+      const n = created++;
+      const body = { title: `New ${n}`, severity: 2, tlp: n % 5 === 4 ? 3 : 1, source: "bench", sourceRef: `new-${n}` };
+      return call("/alerts", { method: "POST", headers: json, body: JSON.stringify(body) });
+    },
   },
   { name: "GET /alerts (first page, 50)", run: async () => call("/alerts?limit=50") },
   { name: "GET /alerts (deep cursor page, 50)", run: async () => call(`/alerts?limit=50&cursor=${deepCursor}`) },
   { name: "GET /observables?data=<ip> (lookup by value)", run: async () => call(`/observables?data=10.1.2.3`) },
-  { name: "GET /metrics/alerts/source", run: async () => call("/metrics/alerts/source") },
 ];
+// The metric counts every live alert of the organization from its covering index: its cost grows
+// with the organization's alerts, so it gets fewer requests (against the same baseline).
+const metric = { name: "GET /metrics/alerts/source", run: async () => call("/metrics/alerts/source") };
 
 const figures = await measure(scenarios, { rounds: 5, requests: 1_000, concurrency: 8 });
 report(`Triage on SQLite with ${total.toLocaleString("en")} alerts (in-process)`, figures, "bare h3 JSON endpoint");
+const metricFigures = await measure([scenarios[0]!, metric], { rounds: 3, requests: 20, concurrency: 2 });
+report("Alerts by source (fewer requests)", metricFigures, "bare h3 JSON endpoint");
 
 // Latency percentiles, one request at a time.
 async function percentiles(name: string, run: () => Response | Promise<Response>, count = 500): Promise<void> {
@@ -120,7 +130,8 @@ async function percentiles(name: string, run: () => Response | Promise<Response>
   console.log(`  ${name.padEnd(58)} p50 ${at(50).padStart(7)} ms   p99 ${at(99).padStart(7)} ms`);
 }
 console.log("\nLatency, one request at a time");
-for (const s of scenarios) if (s.name !== "POST /alerts (create)") await percentiles(s.name, s.run, s.name.includes("metrics") ? 50 : 500);
+for (const s of scenarios) if (s.name !== "POST /alerts (create)") await percentiles(s.name, s.run);
+await percentiles(metric.name, metric.run, 20);
 
 // selectAll bulk assign over `bulkSize` alerts.
 const bulkStarted = performance.now();
@@ -131,7 +142,10 @@ const bulk = await call("/bulk/alerts/assign", {
 });
 const bulkSeconds = (performance.now() - bulkStarted) / 1000;
 const bulkBody = (await bulk.json()) as { matched?: number; assigned?: number };
-console.log(`\nselectAll bulk assign: ${bulk.status}, matched ${bulkBody.matched}, assigned ${bulkBody.assigned} in ${bulkSeconds.toFixed(2)} s (target < 1.5 s for 100 000)`);
+console.log(
+  `\nselectAll bulk assign: ${bulk.status}, matched ${bulkBody.matched}, assigned ${bulkBody.assigned} in ${bulkSeconds.toFixed(2)} s ` +
+    `(${Math.round((bulkBody.assigned ?? 0) / bulkSeconds).toLocaleString("en")} alerts/s, one transaction, an audit entry and an event each)`,
+);
 
 await storage.close();
 rmSync(dir, { recursive: true, force: true });

@@ -90,6 +90,8 @@ export { copyObservablesToCase } from "./observables/copy.js";
 export { alertStatuses, alertTransitions, canTransitionAlert, settableAlertStatuses } from "./alerts/lifecycle.js";
 export type { AlertStatus } from "./alerts/lifecycle.js";
 export {
+  alertBulkAssignSchema,
+  alertBulkAssignedSchema,
   alertCreateSchema,
   alertCreatedSchema,
   alertFiltersSchema,
@@ -103,7 +105,7 @@ export {
   alertSourceMetricSchema,
   alertUpdateSchema,
 } from "./alerts/schema.js";
-export type { AlertCreateInput, AlertFilters, AlertListQuery, AlertUpdateInput } from "./alerts/schema.js";
+export type { AlertBulkAssignInput, AlertCreateInput, AlertFilters, AlertListQuery, AlertUpdateInput } from "./alerts/schema.js";
 export type { Alert, AlertFilter, AlertSourceCount, AlertSourceCountFilter, AlertTag } from "./alerts/types.js";
 export type { AlertService } from "./alerts/service.js";
 export type { AlertImport } from "./alerts/import.js";

@@ -2,10 +2,12 @@ import { H3 } from "h3";
 import { CaseKitError } from "../core/index.js";
 import type { CaseKit } from "../core/index.js";
 import { buildAccountOpenApiDocument, registerAccountRoutes } from "./account.js";
-import { authenticate } from "./auth.js";
 import { defaultBodyLimitBytes, readJsonBody } from "./body.js";
+import { registerDocsPage } from "./docs.js";
 import { defineHostHandler } from "./handle.js";
 import type { AccessLogLine, HostState } from "./handle.js";
+import { createRequestAuthenticator } from "./identity.js";
+import type { IdentifyRequest } from "./identity.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { OpenApiDocument } from "./openapi.js";
 import { methodNotAllowed, methodsByPath, paramsOf, queryOf } from "./request.js";
@@ -40,6 +42,20 @@ export interface CaseKitAppOptions {
    * Turn it on whenever clients reach the app over https through something that does not say so.
    */
   secureCookies?: boolean;
+  /**
+   * Bring your own identity: your application says who the caller is (from its own session,
+   * gateway header…), and casekit API keys are not accepted; `kit.principalFor` then applies every
+   * rule a key would meet (the user exists and is active in that organization, role caps scopes,
+   * clearance capped, tenant, TLP and policy checks in every service). Answering undefined is 401
+   * `missing_credentials`; throwing is 401 too (see identity.ts). Rate limits count per user. The
+   * account area (casekit's own password sign-in and key management) is not served in this mode.
+   */
+  identify?: IdentifyRequest;
+  /**
+   * With `identify`: fall back to casekit API keys when `identify` answers undefined (say, your UI
+   * through sessions and integrations through keys). The account area is served again. Default false.
+   */
+  acceptApiKeys?: boolean;
 }
 
 let defaultDocument: OpenApiDocument | undefined;
@@ -52,6 +68,7 @@ let defaultAccountDocument: OpenApiDocument | undefined;
  * from h3 for `node:http`, or `mountCaseKit` to put it inside another h3 app.
  */
 export function createCaseKitApp(kit: CaseKit, options: CaseKitAppOptions = {}): H3 {
+  const authenticateRequest = createRequestAuthenticator(options);
   const host: HostState = {
     kit,
     bodyLimitBytes: options.bodyLimitBytes ?? defaultBodyLimitBytes,
@@ -61,6 +78,7 @@ export function createCaseKitApp(kit: CaseKit, options: CaseKitAppOptions = {}):
     openapi: (defaultDocument ??= buildOpenApiDocument()),
     accountOpenapi: (defaultAccountDocument ??= buildAccountOpenApiDocument()),
     secureCookies: options.secureCookies ?? false,
+    authenticate: (event, exchange) => authenticateRequest(event, host, exchange),
   };
   // A path with malformed percent-encoding reaches our routes and gets a problem+json answer
   // instead of h3's own plain-JSON 400 (route parameters are decoded defensively, see paramsOf).
@@ -73,17 +91,21 @@ export function createCaseKitApp(kit: CaseKit, options: CaseKitAppOptions = {}):
     if (route.method === "GET") app.on("HEAD", apiBasePath + route.path, handler);
   }
   registerMethodFallbacks(app, host, apiRoutes);
+  // The API reference page (server/docs.ts): public, like the document it renders.
+  registerDocsPage(app, host);
 
   // Unknown API routes answer 404 only to an authenticated caller (401 first), so the API
   // surface cannot be probed anonymously.
   const unknownApiRoute = defineHostHandler(host, async (event, exchange) => {
-    exchange.principal = await authenticate(event, kit, exchange, host);
+    exchange.principal = await host.authenticate(event, exchange);
     throw new CaseKitError("route_not_found", "No such endpoint in API v1");
   });
   app.all(apiBasePath, unknownApiRoute);
   app.all(`${apiBasePath}/**`, unknownApiRoute);
 
-  registerAccountRoutes(app, host);
+  // The account area signs people in with casekit passwords to manage casekit keys: no use when
+  // the host's identity replaces keys.
+  if (!options.identify || options.acceptApiKeys) registerAccountRoutes(app, host);
 
   // Orchestrator probes: no key, no detail, nothing about the data.
   const probes = {
@@ -129,7 +151,12 @@ export function mountCaseKit(parent: H3, prefix: string, kit: CaseKit, options: 
 /** Authenticate, read the body if the route has one, call the core once, return its value. */
 function apiHandler(host: HostState, route: ApiRoute) {
   return defineHostHandler(host, async (event, exchange) => {
-    const principal = await authenticate(event, host.kit, exchange, host);
+    // A public route (the OpenAPI document) needs no key: credentials sent along are not even read.
+    if (route.public) {
+      const body = route.body ? await readJsonBody(event.req, host.bodyLimitBytes) : undefined;
+      return route.handle({ kit: host.kit, params: paramsOf(event), query: queryOf(event), body, url: event.url, openapi: host.openapi });
+    }
+    const principal = await host.authenticate(event, exchange);
     exchange.principal = principal;
     const body = route.body ? await readJsonBody(event.req, host.bodyLimitBytes) : undefined;
     return route.handle({
@@ -150,7 +177,7 @@ function registerMethodFallbacks(app: H3, host: HostState, routes: readonly ApiR
     app.all(
       apiBasePath + path,
       defineHostHandler(host, async (event, exchange) => {
-        exchange.principal = await authenticate(event, host.kit, exchange, host);
+        exchange.principal = await host.authenticate(event, exchange);
         return methodNotAllowed(exchange.headers, methods);
       }),
     );

@@ -38,6 +38,8 @@ export interface HostState {
   accountOpenapi: Readonly<Record<string, unknown>>;
   /** Mark the session cookie Secure on every response, not only on https requests. */
   secureCookies: boolean;
+  /** Turns an API request into a principal: casekit keys, or the host's identity (identity.ts). */
+  authenticate(event: H3Event, exchange: Exchange): Promise<Principal>;
 }
 
 /** The request's bookkeeping, filled in as the work goes. */

@@ -2,6 +2,7 @@
 export { createCaseKitApp, mountCaseKit } from "./app.js";
 export type { CaseKitAppOptions } from "./app.js";
 export type { AccessLogLine } from "./handle.js";
+export type { HostIdentity, IdentifyRequest } from "./identity.js";
 export { buildOpenApiDocument } from "./openapi.js";
 export type { OpenApiDocument, OpenApiOptions } from "./openapi.js";
 export { httpStatusOf, problemSchema, problemTypeBase } from "./problem.js";

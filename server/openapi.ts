@@ -76,7 +76,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     serverUrl: options.serverUrl ?? apiBasePath,
     title: "casekit API",
     description: [
-      "Security case management. Every endpoint requires an API key, sent in exactly one of `Authorization: Bearer <key>` or `X-Api-Key: <key>`.",
+      "Security case management. Every endpoint but this document itself (`GET /openapi.json`, public) requires an API key, sent in exactly one of `Authorization: Bearer <key>` or `X-Api-Key: <key>`. A reference page rendered from this document is served at `/api/v1/docs`.",
       "Errors are RFC 9457 problem details (`application/problem+json`) whose `type` is `https://casekit.dev/problems/<code>`.",
       "Every response carries `X-Request-Id`.",
       "People manage their own keys in the account area, `/account` beside `/api/v1` (a session cookie instead of a key); it is described in its own document, `/account/openapi.json`.",
@@ -85,7 +85,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     metered: true,
     // OpenAPI 3.1 lets non-OAuth schemes list required roles: we list the scope.
+    isPublic: (route) => (route as ApiRoute).public === true,
     operationSecurity: (route): Record<string, string[]>[] | undefined => {
+      if ((route as ApiRoute).public) return [];
       // Alternatives: any one requirement of the list satisfies it.
       if (route.scope && route.alsoScopes) {
         const all = [route.scope, ...route.alsoScopes];
@@ -95,7 +97,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       return scopes?.flatMap((scope): Record<string, string[]>[] => [{ bearerAuth: [scope] }, { apiKeyHeader: [scope] }]);
     },
     accessNote: (route) =>
-      route.scope
+      (route as ApiRoute).public
+        ? "Public: no key needed (a key sent along is ignored), and not rate-limited."
+        : route.scope
         ? route.alsoScopes
           ? `Requires the scopes ${[route.scope, ...route.alsoScopes].map((s) => `\`${s}\``).join(" and ")}.`
           : `Requires the scope \`${route.scope}\`.`
@@ -123,6 +127,8 @@ export interface DocumentSpec {
   challengeDescription: string;
   /** Every operation is rate-limited per key: it may answer 429, and answers carry X-RateLimit-*. */
   metered?: boolean;
+  /** An operation anyone may call: no 401 or 429, no rate-limit headers. */
+  isPublic?(route: RouteDoc): boolean;
 }
 
 /** The rate-limit headers of every authenticated API answer (README "Rate limits"). */
@@ -159,12 +165,12 @@ export function buildDocument(spec: DocumentSpec): OpenApiDocument {
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: spec.serverUrl }],
-    tags: [...new Set(spec.routes.map((r) => r.tag))].map((name) => ({ name })),
+    tags: [...new Set(spec.routes.map((r) => r.tag))].map((name) => ({ name, ...(tagDescriptions[name] ? { description: tagDescriptions[name] } : {}) })),
     security: spec.security,
     paths,
     components: {
       schemas: schemas.components,
-      responses: problemResponses(spec.challengeDescription, spec.metered ?? false),
+      responses: usedOnly(problemResponses(spec.challengeDescription, spec.metered ?? false), paths),
       headers: {
         RequestId: { description: "Identifies this request in the server's logs", schema: { type: "string" } },
         ...(spec.metered ? rateLimitHeaders : {}),
@@ -183,7 +189,9 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
   }));
   if (route.query) parameters.push(...queryParameters(schemas.add(route.query, "input")));
 
-  const errors = new Set<number>([401, 500, ...(spec.metered ? [429] : []), ...(route.errors ?? [])]);
+  const open = spec.isPublic?.(route) ?? false;
+  const metered = (spec.metered ?? false) && !open;
+  const errors = new Set<number>([500, ...(open ? [] : [401]), ...(metered ? [429] : []), ...(route.errors ?? [])]);
   if (route.body) [400, 413, 415].forEach((s) => errors.add(s));
   if (route.query) errors.add(400);
   if (route.scope || route.parentScopes) errors.add(403);
@@ -192,7 +200,7 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
   const responses: JsonObject = {
     "200": {
       description: "OK",
-      headers: { "X-Request-Id": { $ref: "#/components/headers/RequestId" }, ...(spec.metered ? rateLimitHeaderRefs() : {}) },
+      headers: { "X-Request-Id": { $ref: "#/components/headers/RequestId" }, ...(metered ? rateLimitHeaderRefs() : {}) },
       content: { "application/json": { schema: schemas.add(route.response, "output") } },
     },
   };
@@ -236,6 +244,35 @@ function queryParameters(objectSchema: JsonObject): JsonObject[] {
       schema,
     };
   });
+}
+
+/**
+ * What each tag groups, for the reference page's headings. A tag missing here fails
+ * `npm run openapi:lint` (rule tag-description): a new resource says what it is.
+ */
+const tagDescriptions: Record<string, string> = {
+  Cases: "Investigations: the record everything else hangs from. Lifecycle, assignment, TLP and sharing.",
+  Alerts: "Signals from detection tools, ingested idempotently per (source, sourceRef); promoted to a case or merged into one.",
+  Tasks: "Work items of a case; a case does not close while a mandatory task is open.",
+  Observables: "Indicators (IP, domain, hash…) on cases and alerts, deduplicated per parent and searchable across the organization.",
+  Comments: "Discussion on cases, alerts and tasks.",
+  "Bulk Operations": "Many records in one transaction, chosen by ids or by the list filters.",
+  Metrics: "Aggregates for dashboards, within the caller's TLP clearance.",
+  "API Keys": "Scoped, TLP-bounded keys of the organization (admin).",
+  Users: "People of the organization.",
+  Teams: "Groups of users that cases can be shared with.",
+  Organizations: "The caller's organization and its policy.",
+  TLP: "Traffic Light Protocol constants and the tamper-evident TLP audit log.",
+  Webhooks: "Signed event deliveries with retries and a delivery history.",
+  Health: "Liveness of the API and its database, for a valid key.",
+  Meta: "What describes the API itself.",
+  Account: "A person's own session and keys.",
+};
+
+/** Only the reusable responses some operation refers to (405, say, is a path's answer, not an operation's). */
+function usedOnly(responses: Record<string, JsonObject>, paths: OpenApiDocument["paths"]): Record<string, JsonObject> {
+  const text = JSON.stringify(paths);
+  return Object.fromEntries(Object.entries(responses).filter(([name]) => text.includes(`"#/components/responses/${name}"`)));
 }
 
 /** One reusable response per error status, listing the codes that produce it. */

@@ -65,8 +65,21 @@ export interface RouteDoc {
  * One row of the route table. The same row registers the h3 route and produces the OpenAPI
  * operation, so the two cannot drift apart.
  */
-export interface ApiRoute extends RouteDoc {
+export type ApiRoute = KeyedApiRoute | PublicApiRoute;
+
+/** A route that needs an API key: the host authenticates (and meters) before `handle`. */
+export interface KeyedApiRoute extends RouteDoc {
+  public?: false;
   handle(input: RouteInput): unknown;
+}
+
+/**
+ * A route anyone may call without a key, for what describes the API itself and holds no tenant
+ * data (the OpenAPI document). Credentials sent along are ignored; nothing is metered.
+ */
+export interface PublicApiRoute extends RouteDoc {
+  public: true;
+  handle(input: Omit<RouteInput, "principal">): unknown;
 }
 
 /** A handler's value answered with a success status other than 200 (see RouteDoc.statuses). */

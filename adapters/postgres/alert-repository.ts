@@ -7,6 +7,7 @@ import type { AlertRow } from "../shared/alert-rows.js";
 import { alertFromRow, alertMutableColumns, alertToRow, likePattern, normalizeAlertFilter, normalizeAlertSourceCountFilter } from "../shared/alert-rows.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { uniqueViolation } from "../shared/conflicts.js";
+import { toIsoTimestamp } from "../shared/values.js";
 import { guard } from "./errors.js";
 import type { UnitState } from "./repositories.js";
 import { rowSelection, rowValues } from "./rows.js";
@@ -130,6 +131,24 @@ export function createAlertRepository(db: NodePgDatabase, unit: UnitState): Aler
       if (written.length > 0) return true;
       if (guarded && (await exists(refHeldElsewhere(record)))) throw uniqueViolation({ table: "alerts", constraint: "alerts_source_ref_unique" });
       return false;
+    },
+    async findMany(organizationId, ids) {
+      reading();
+      if (ids.length === 0) return [];
+      const rows = await guard(db.select(alertRow).from(alerts).where(and(eq(alerts.organizationId, organizationId), inArray(alerts.id, [...ids]), live)));
+      return rows.map(toAlert);
+    },
+    async assignMany(organizationId, ids, assigneeId, updatedAt) {
+      writing();
+      if (ids.length === 0) return 0;
+      const written = await guard(
+        db
+          .update(alerts)
+          .set(rowValues(alerts, { assignee_id: assigneeId, updated_at: toIsoTimestamp(updatedAt) }))
+          .where(and(eq(alerts.organizationId, organizationId), inArray(alerts.id, [...ids]), live))
+          .returning({ id: alerts.id }),
+      );
+      return written.length;
     },
     async list(organizationId, filter, page) {
       reading();

@@ -47,7 +47,9 @@ function conditions(filter: TaskFilter): SQL[] {
   const where: SQL[] = [
     live,
     lte(tasks.tlp, filter.maxTlp),
-    sql`exists (select 1 from ${cases} where ${cases.id} = ${tasks.caseId} and ${cases.organizationId} = ${tasks.organizationId} and ${cases.tlp} <= ${filter.maxTlp})`,
+    // A scalar lookup per row, not EXISTS: a semi-join lets the planner hash the cases and sort
+    // the tasks, so a deep page would read everything below the cursor.
+    sql`(select ${cases.tlp} from ${cases} where ${cases.id} = ${tasks.caseId} and ${cases.organizationId} = ${tasks.organizationId}) <= ${filter.maxTlp}`,
   ];
   // One value is `=`, so that column's (organization_id, column, id) index yields rows in order.
   const anyOf = <T extends string | number>(column: typeof tasks.caseId | typeof tasks.status | typeof tasks.assigneeId | typeof tasks.tlp, values: T[] | undefined) => {

@@ -11,6 +11,7 @@ import {
   normalizeAlertSourceCountFilter,
 } from "../shared/alert-rows.js";
 import { pageLimit } from "../shared/case-filter.js";
+import { toIsoTimestamp } from "../shared/values.js";
 import { translateError } from "./errors.js";
 import { Conditions } from "./list-query.js";
 import type { UnitState } from "./repositories.js";
@@ -25,6 +26,9 @@ const sql = {
   byIdAny: `SELECT ${columns} FROM alerts WHERE organization_id = ? AND id = ?`,
   // The partial unique index alerts_source_ref_unique serves this.
   bySourceRef: `SELECT ${columns} FROM alerts WHERE organization_id = ? AND source = ? AND source_ref = ? AND ${live}`,
+  // One bound JSON array, so each statement is prepared once whatever the number of ids.
+  many: `SELECT ${columns} FROM alerts WHERE organization_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${live}`,
+  assign: `UPDATE alerts SET assignee_id = ?, updated_at = ? WHERE organization_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${live}`,
   update: `UPDATE alerts SET ${alertMutableColumns.map((c) => `${c} = @${c}`).join(", ")} WHERE organization_id = @organization_id AND id = @id`,
   select: `SELECT ${columns} FROM alerts`,
 } as const;
@@ -112,6 +116,20 @@ export function createAlertRepository(statements: Statements, unit: UnitState): 
       const row = alertToRow(record);
       const values = Object.fromEntries(["id", "organization_id", ...alertMutableColumns].map((c) => [c, row[c as keyof typeof row]]));
       return run(sql.update, values) > 0;
+    },
+    async findMany(organizationId, ids) {
+      reading();
+      if (ids.length === 0) return [];
+      return (statements.get(sql.many).all(organizationId, JSON.stringify(ids)) as AlertRow[]).map(alertFromRow);
+    },
+    async assignMany(organizationId, ids, assigneeId, updatedAt) {
+      writing();
+      if (ids.length === 0) return 0;
+      try {
+        return statements.get(sql.assign).run(assigneeId, toIsoTimestamp(updatedAt), organizationId, JSON.stringify(ids)).changes;
+      } catch (error) {
+        throw translateError(error);
+      }
     },
     async list(organizationId, filter, page) {
       reading();

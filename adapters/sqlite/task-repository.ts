@@ -20,6 +20,8 @@ const sql = {
   // One bound JSON array, so the statement is prepared once whatever the number of ids.
   many: `SELECT ${taskColumns.map((c) => `tasks.${c}`).join(", ")}, cases.tlp AS case_tlp FROM tasks JOIN cases ON cases.id = tasks.case_id AND cases.organization_id = tasks.organization_id WHERE tasks.organization_id = ? AND tasks.id IN (SELECT value FROM json_each(?)) AND tasks.${live}`,
   update: `UPDATE tasks SET ${taskMutableColumns.map((c) => `${c} = @${c}`).join(", ")} WHERE organization_id = @organization_id AND id = @id AND ${live}`,
+  // The same with positional parameters, which bind about twice as fast: bulk pages write thousands.
+  updatePositional: `UPDATE tasks SET ${taskMutableColumns.map((c) => `${c} = ?`).join(", ")} WHERE organization_id = ? AND id = ? AND ${live}`,
   maxOrder: `SELECT MAX(sort_order) AS value FROM tasks WHERE organization_id = ? AND case_id = ? AND ${live}`,
   openMandatory: `SELECT 1 FROM tasks WHERE organization_id = ? AND case_id = ? AND ${live} AND mandatory = 1 AND status IN (${openStatuses}) LIMIT 1`,
   select: `SELECT ${columns} FROM tasks`,
@@ -34,7 +36,9 @@ export function taskListQuery(organizationId: string, filter: TaskFilter, limit:
   const where = new Conditions(organizationId)
     .add(live)
     .add("tlp <= ?", filter.maxTlp)
-    .add("EXISTS (SELECT 1 FROM cases WHERE cases.id = tasks.case_id AND cases.organization_id = tasks.organization_id AND cases.tlp <= ?)", filter.maxTlp)
+    // A scalar lookup, not EXISTS: SQLite (3.50+) turns a correlated EXISTS into a join, which for
+    // one case_id reads the case first and then sorts the tasks (a temp b-tree per page).
+    .add("(SELECT cases.tlp FROM cases WHERE cases.id = tasks.case_id AND cases.organization_id = tasks.organization_id) <= ?", filter.maxTlp)
     .anyOf("case_id", filter.caseId)
     .anyOf("status", filter.status)
     .anyOf("assignee_id", filter.assigneeId)
@@ -91,10 +95,13 @@ export function createTaskRepository(statements: Statements, unit: UnitState): T
     },
     async updateMany(records) {
       writing();
-      const statement = statements.get(sql.update);
+      const statement = statements.get(sql.updatePositional);
       let written = 0;
       try {
-        for (const record of records) written += statement.run(updateValues(taskToRow(record))).changes;
+        for (const record of records) {
+          const row = taskToRow(record);
+          written += statement.run(...taskMutableColumns.map((c) => row[c]), row.organization_id, row.id).changes;
+        }
       } catch (error) {
         throw translateError(error);
       }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bulkRequestSchema, bulkResultSchema } from "../bulk/schema.js";
 import { caseSchema, caseTagSchema, customFieldsSchema } from "../cases/schema.js";
 import { initialCaseStatuses } from "../cases/lifecycle.js";
 import { observableCreateSchema, observableSchema } from "../observables/schema.js";
@@ -88,7 +89,7 @@ export const alertSchema = z
 
 export const alertCreatedSchema = alertSchema
   .extend({
-    deduplicated: z.boolean().meta({ description: "True (status 200) when a live alert already had this (source, sourceRef) and was updated; false (status 201) for a new alert" }),
+    deduplicated: z.boolean().meta({ description: "True when a live alert already had this (source, sourceRef) and was updated instead of a new alert being created" }),
     observables: z.array(observableSchema).meta({ description: "The alert's observables this request created or merged into" }),
   })
   .meta({ id: "AlertCreated" });
@@ -115,6 +116,13 @@ export const alertListQuerySchema = z.strictObject({
 export const alertFiltersSchema = alertListQuerySchema.omit({ limit: true, cursor: true, includeDeleted: true });
 
 export const alertListSchema = listResponseSchema(alertSchema).meta({ id: "AlertList" });
+
+/** `POST /bulk/alerts/assign`: the alerts by `ids` or `options.selectAll` with the list's filters. */
+export const alertBulkAssignSchema = bulkRequestSchema(alertFiltersSchema, {
+  assigneeId: idSchema("user").meta({ description: "The user to assign: an active user of your organization" }),
+}).meta({ id: "AlertBulkAssign" });
+
+export const alertBulkAssignedSchema = bulkResultSchema("assigned").meta({ id: "AlertBulkAssigned" });
 
 /** Promote: the new case takes the alert's fields; these override them. */
 export const alertPromoteSchema = z
@@ -162,3 +170,4 @@ export type AlertCreateInput = z.input<typeof alertCreateSchema>;
 export type AlertUpdateInput = z.input<typeof alertUpdateSchema>;
 export type AlertListQuery = z.input<typeof alertListQuerySchema>;
 export type AlertFilters = z.output<typeof alertFiltersSchema>;
+export type AlertBulkAssignInput = z.input<typeof alertBulkAssignSchema>;

@@ -1,6 +1,7 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { recordChange } from "../audit/record-change.js";
+import type { BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError, isCaseKitError } from "../errors.js";
 import type { Observable } from "../observables/types.js";
@@ -10,6 +11,7 @@ import { tlpAuditListThreshold } from "../tlp/levels.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { checkAssignee, loadAlert } from "./access.js";
+import { createAlertBulk } from "./bulk.js";
 import type { AlertImport } from "./import.js";
 import { mergeAlert, promoteAlert } from "./import.js";
 import { ingestAlert } from "./ingest.js";
@@ -36,10 +38,13 @@ export interface AlertService {
   merge(principal: Principal, id: string, input: unknown): Promise<AlertImport>;
   /** Live alerts per source within the caller's clearance. */
   countBySource(principal: Principal, query: unknown): Promise<{ data: AlertSourceCount[] }>;
+  /** `POST /bulk/alerts/assign`: one assignee for many alerts, in one transaction. */
+  bulkAssign(principal: Principal, input: unknown): Promise<BulkResult<"assigned">>;
 }
 
 export function createAlertService(deps: CaseKitDeps): AlertService {
   const { storage, clock } = deps;
+  const bulk = createAlertBulk(deps);
 
   return {
     async create(principal, input) {
@@ -169,5 +174,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
       const data = await storage.read((tx) => tx.alerts.countBySource(principal.organizationId, { maxTlp: principal.tlpClearance, statusValue, from, to }));
       return { data };
     },
+
+    bulkAssign: bulk.assign,
   };
 }

@@ -27,12 +27,12 @@
  *
  * Cost: ids are loaded 500 per query; selectAll walks the filtered list in keyset pages of
  * 1 000 inside the transaction (changed records may stop matching the filters, and the keyset
- * never revisits them); each page is saved with one `save` call. The per-record path is pure
- * JavaScript plus the two appends of recordChange.
+ * never revisits them); each page is saved with one `save` call, and its audit entries and
+ * events with one appendMany each. The per-record path is pure JavaScript.
  */
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
-import { recordChange } from "../audit/record-change.js";
+import { recordChanges } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { appendTlpAudit } from "../tlp/audit-log.js";
@@ -75,8 +75,9 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       else updates.push({ before: record, after: outcome });
     }
     if (updates.length > 0) await plan.save(tx, updates.map((u) => u.after));
+    const changes = updates.map(({ before, after }) => ({ name: plan.event, resourceType: plan.resourceType, before, after, tlp: after.tlp, bulkRequestId, now }));
+    await recordChanges(deps, tx, principal, changes);
     for (const { before, after } of updates) {
-      await recordChange(deps, tx, principal, { name: plan.event, resourceType: plan.resourceType, before, after, tlp: after.tlp, bulkRequestId, now });
       const marked = after.tlp !== before.tlp;
       if (marked || before.tlp >= tlpAuditListThreshold) {
         const access = { resourceType: plan.resourceType, resourceId: after.id, tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" as const };
@@ -96,7 +97,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       for (let start = 0; start < selection.ids.length; start += loadChunk) {
         const chunk = selection.ids.slice(start, start + loadChunk);
         const found = new Map((await plan.load(tx, chunk)).map((c) => [c.record.id, c]));
-        // Request order, so the answer lists skipped ids as the client sent them.
+        const firstSkip = skipped.length;
         const ordered: BulkCandidate<T>[] = [];
         for (const id of chunk) {
           const candidate = found.get(id);
@@ -104,6 +105,10 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
           else skipped.push({ id, code: "not_found" });
         }
         await process(tx, ordered);
+        // Request order, so the answer lists skipped ids as the client sent them.
+        const position = new Map(chunk.map((id, index) => [id, index]));
+        const chunkSkips = skipped.splice(firstSkip).sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+        skipped.push(...chunkSkips);
       }
       return;
     }

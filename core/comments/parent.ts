@@ -36,10 +36,23 @@ async function loadAlert(tx: UnitOfWork, organizationId: string, id: string): Pr
   return found ? [{ resourceType: "alert", id: found.id, tlp: found.tlp }] : null;
 }
 
+/** Live tasks only, with their case: a task's comment is as restricted as the task or its case. */
+async function loadTask(tx: UnitOfWork, organizationId: string, id: string): Promise<Marked[] | null> {
+  const task = await tx.tasks.findById(organizationId, id);
+  if (!task) return null;
+  const parentCase = await tx.cases.findById(organizationId, task.caseId);
+  if (!parentCase) return null;
+  return [
+    { resourceType: "task", id: task.id, tlp: task.tlp },
+    { resourceType: "case", id: parentCase.id, tlp: parentCase.tlp },
+  ];
+}
+
 /** One entry per parent kind; a kind missing here has no comment routes. */
 const rules: { readonly [K in CommentParentKind]?: ParentRule } = {
   case: { readScope: "cases:read", writeScope: "cases:write", load: loadCase },
   alert: { readScope: "alerts:read", writeScope: "alerts:write", load: loadAlert },
+  task: { readScope: "tasks:read", writeScope: "tasks:write", load: loadTask },
 };
 
 /** The parent kinds comments can be put on. */

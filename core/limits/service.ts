@@ -66,15 +66,18 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     config,
 
     /**
-     * Counts one request of the principal's key. Resolves with the decision (the host turns it
-     * into headers, and a refusal into 429), or null when the key is not limited at all.
+     * Counts one request of the principal: per key, or per user for a host identity given a tier
+     * (the host's users have no key to count by). Resolves with the decision (the host turns it
+     * into headers, and a refusal into 429), or null when the caller is not limited at all.
      */
     async consume(principal: Principal): Promise<LimitDecision | null> {
-      if (principal.keyId === null || principal.tier === null) return null;
+      if (principal.tier === null) return null;
+      const meter = principal.keyId !== null ? `key:${principal.keyId}` : principal.authenticatedBy === "host" ? `user:${principal.userId}` : null;
+      if (meter === null) return null;
       const now = deps.clock.now().getTime();
       const limits = effectiveLimits(principal.tier, config.deployment, await organizationOverrides(principal.organizationId, now));
       if (limits === null) return null;
-      return consume(`key:${principal.keyId}`, limits, now);
+      return consume(meter, limits, now);
     },
 
     /** Whether a source address has used up its budget of failures (checked before authenticating). */

@@ -46,13 +46,18 @@ function encodeTime(ms: number): string {
   return out;
 }
 
+/** 80 bits as 16 base32 digits, most significant first. Plain numbers, not BigInt: bulk operations make ids by the hundred thousand. */
 function encodeRandom(bytes: Uint8Array): string {
-  let bits = 0n;
-  for (const byte of bytes) bits = (bits << 8n) | BigInt(byte);
   let out = "";
-  for (let i = 0; i < 16; i++) {
-    out = alphabet[Number(bits & 31n)] + out;
-    bits >>= 5n;
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = ((buffer << 8) | byte) & 0xfff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += alphabet[(buffer >> bits) & 31];
+    }
   }
   return out;
 }

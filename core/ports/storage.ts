@@ -144,6 +144,8 @@ export interface CaseRepository {
 /** Append-only. */
 export interface AuditRepository {
   append(entry: AuditEntry): Promise<void>;
+  /** `append` for many entries (a bulk page) in as few statements as the database allows; all or none. */
+  appendMany(entries: readonly AuditEntry[]): Promise<void>;
   list(organizationId: string, page: PageRequest): Promise<AuditEntry[]>;
 }
 
@@ -197,6 +199,8 @@ export interface SignInThrottleRepository {
 /** The transactional outbox. */
 export interface EventRepository {
   append(event: DomainEvent): Promise<void>;
+  /** `append` for many events (a bulk page) in as few statements as the database allows; all or none. */
+  appendMany(events: readonly DomainEvent[]): Promise<void>;
   list(organizationId: string, page: PageRequest): Promise<DomainEvent[]>;
   findById(organizationId: string, id: string): Promise<DomainEvent | null>;
 }
@@ -224,6 +228,13 @@ export interface AlertRepository {
    * sourceRef) a second live alert (restoring one whose reference a newer alert took).
    */
   update(record: Alert): Promise<boolean>;
+  /** The live alerts among `ids` (at most 500), in any order; one query. */
+  findMany(organizationId: string, ids: readonly string[]): Promise<Alert[]>;
+  /**
+   * Sets assigneeId and updatedAt on the live alerts among `ids` (a bulk page, at most 1 000) in
+   * one statement; returns how many were written.
+   */
+  assignMany(organizationId: string, ids: readonly string[], assigneeId: string, updatedAt: string): Promise<number>;
   /**
    * Newest first (descending id), at most `page.limit` alerts matching `filter`, live ones only
    * unless `filter.includeDeleted`. One value of statusValue, severity or assigneeId walks that

@@ -6,6 +6,8 @@ import { initialTaskStatuses, taskStatuses } from "./lifecycle.js";
 const titleSchema = z.string().trim().min(1).max(500);
 const descriptionSchema = z.string().max(100_000);
 const orderSchema = z.int().min(0).max(1_000_000_000).meta({ description: "Position among the case's tasks (ascending), for display" });
+/** Stored and answered in canonical UTC form, so the answer equals what a later read returns. */
+const dueDateSchema = timestampSchema.transform((value) => new Date(value).toISOString()).meta({ description: "ISO 8601 date-time; answered in UTC" });
 const statusNote = `Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.`;
 
 /** Create body (spec §2.3 task fields plus `order`). The case comes from the path. */
@@ -15,7 +17,7 @@ export const taskCreateSchema = z
     description: descriptionSchema.optional(),
     status: z.enum(initialTaskStatuses).default("waiting").meta({ description: statusNote }),
     assigneeId: idSchema("user").optional().meta({ description: "An active user of your organization" }),
-    dueDate: timestampSchema.optional(),
+    dueDate: dueDateSchema.optional(),
     mandatory: z.boolean().default(false).meta({ description: "A case cannot be closed while a mandatory task is open" }),
     tlp: tlpSchema.optional().meta({ description: "Defaults to the case's TLP; never above the caller's clearance" }),
     order: orderSchema.optional().meta({ description: "Defaults to after the case's last task" }),
@@ -28,7 +30,7 @@ const changeShape = {
   description: descriptionSchema.nullable(),
   status: z.enum(taskStatuses).meta({ description: statusNote }),
   assigneeId: idSchema("user").nullable(),
-  dueDate: timestampSchema.nullable(),
+  dueDate: dueDateSchema.nullable(),
   mandatory: z.boolean(),
   tlp: tlpSchema,
 };

@@ -1,4 +1,6 @@
 import {
+  alertBulkAssignedSchema,
+  alertBulkAssignSchema,
   alertCreateSchema,
   alertCreatedSchema,
   alertImportResultSchema,
@@ -11,7 +13,7 @@ import {
   alertSourceMetricSchema,
   alertUpdateSchema,
 } from "../../core/index.js";
-import { defineApiRoute, withStatus } from "../route.js";
+import { defineApiRoute } from "../route.js";
 
 const importNote =
   "One transaction: the case, the copies of the alert's observables (deduplicated against the case's own, as `POST /cases/{caseId}/observables` does), the alert's change to `imported` with `caseId`, and every audit entry and event commit together or not at all. An alert already imported is 409 `conflict`; a closed one must be reopened first (409 `invalid_transition`).";
@@ -24,15 +26,11 @@ export const alertRoutes = [
     tag: "Alerts",
     summary: "Create an alert (idempotent per source and sourceRef)",
     description:
-      "A new alert answers 201 with `deduplicated: false`. When a live alert of the organization already has this `source` and `sourceRef`, that alert is updated instead and the answer is 200 with `deduplicated: true`: `occurrences` + 1, `lastSeenAt` now, title, severity (and description, typeValue, eventDate when sent) from the report, tags united, custom fields merged, tlp and pap only raised, a closed alert back to `new`; the event is `alert.updated`. `observables` are saved on the alert and deduplicated per (dataType, data). Nobody creates an alert above their own TLP clearance.",
+      "Answers 200 with the stored alert, as every create does: `deduplicated: false` for a new alert. When a live alert of the organization already has this `source` and `sourceRef`, that alert is updated instead and the answer says `deduplicated: true`: `occurrences` + 1, `lastSeenAt` now, title, severity (and description, typeValue, eventDate when sent) from the report, tags united, custom fields merged, tlp and pap only raised, a closed alert back to `new`; the event is `alert.updated`. `observables` are saved on the alert and deduplicated per (dataType, data). Nobody creates an alert above their own TLP clearance.",
     scope: "alerts:write",
     body: alertCreateSchema,
     response: alertCreatedSchema,
-    statuses: [201],
-    handle: async ({ kit, principal, body }) => {
-      const created = await kit.alerts.create(principal, body);
-      return withStatus(created.deduplicated ? 200 : 201, created);
-    },
+    handle: ({ kit, principal, body }) => kit.alerts.create(principal, body),
   }),
   defineApiRoute({
     method: "GET",
@@ -124,6 +122,19 @@ export const alertRoutes = [
     response: alertImportResultSchema,
     errors: [409],
     handle: ({ kit, principal, params, body }) => kit.alerts.merge(principal, params.id ?? "", body),
+  }),
+  defineApiRoute({
+    method: "POST",
+    path: "/bulk/alerts/assign",
+    operationId: "bulkAssignAlerts",
+    tag: "Bulk Operations",
+    summary: "Assign many alerts to one user",
+    description:
+      "`ids` (1 to 1 000) or `options.selectAll: true` with `options.filters` (the filters of `GET /alerts`, as JSON; no count limit), not both (400). `assigneeId` must be an active user of your organization (400 `validation_failed` otherwise, nothing changes). One transaction: all of it or nothing. Unknown, deleted and other organizations' ids are skipped as `not_found`, alerts above the caller's TLP clearance as `tlp_restricted`. Each alert assigned gets an audit entry and an `alert.updated` event carrying `bulkRequestId`.",
+    scope: "alerts:write",
+    body: alertBulkAssignSchema,
+    response: alertBulkAssignedSchema,
+    handle: ({ kit, principal, body }) => kit.alerts.bulkAssign(principal, body),
   }),
   defineApiRoute({
     method: "GET",

@@ -7,6 +7,7 @@ import { healthRoutes } from "./health.js";
 import { observableRoutes } from "./observables.js";
 import { openApiRoutes } from "./openapi.js";
 import { organizationRoutes } from "./organization.js";
+import { taskRoutes } from "./tasks.js";
 import { teamRoutes } from "./teams.js";
 import { tlpRoutes } from "./tlp.js";
 import { userRoutes } from "./users.js";
@@ -16,6 +17,7 @@ import { webhookRoutes } from "./webhooks.js";
 export const apiRoutes: readonly ApiRoute[] = [
   ...caseRoutes,
   ...alertRoutes,
+  ...taskRoutes,
   ...observableRoutes,
   ...commentRoutes,
   ...apiKeyRoutes,

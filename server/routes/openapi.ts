@@ -17,7 +17,9 @@ export const openApiRoutes = [
     operationId: "getOpenApiDocument",
     tag: "Meta",
     summary: "This API's OpenAPI 3.1 document",
-    description: "Generated at start-up from the zod schemas that validate requests. Any valid key may read it.",
+    description:
+      "Generated at start-up from the zod schemas that validate requests. Public, so the reference page at `/api/v1/docs` and code generators can load it without a key: it describes the API every deployment serves and holds no tenant data.",
+    public: true,
     response: openApiDocumentSchema,
     handle: ({ openapi, url }) => ({
       ...openapi,

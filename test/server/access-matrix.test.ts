@@ -56,6 +56,12 @@ const sampleBodies: Record<string, unknown> = {
   "POST /alerts/{id}/promote": {},
   "POST /alerts/{id}/merge": { caseId: "case_01kaaaaaaaaaaaaaaaaaaaaaaa" },
   "POST /alerts/{alertId}/observables": { dataType: "ip", data: "192.0.2.11" },
+  "POST /cases/{caseId}/tasks": { title: "Matrix task" },
+  "PATCH /tasks/{id}": { title: "Renamed by the matrix" },
+  "POST /tasks/{taskId}/comments": { body: "Matrix comment" },
+  "POST /bulk/tasks": { ids: ["task_01kaaaaaaaaaaaaaaaaaaaaaaa"], fields: { status: "in_progress" } },
+  "DELETE /bulk/tasks": { ids: ["task_01kaaaaaaaaaaaaaaaaaaaaaaa"] },
+  "POST /bulk/alerts/assign": { ids: ["alert_01kaaaaaaaaaaaaaaaaaaaaaaa"], assigneeId: "user_01kaaaaaaaaaaaaaaaaaaaaaaa" },
 };
 
 /** The record kind behind the `{id}` of each resource (first path segment), and its id prefix. */
@@ -68,6 +74,7 @@ const resources = {
   webhooks: "whk",
   comments: "cmt",
   alerts: "alert",
+  tasks: "task",
 } as const;
 type Resource = keyof typeof resources;
 
@@ -178,7 +185,7 @@ describe("authentication on every route", () => {
     extra = { unknownKey: generateKeySecret(), deletedKey: victim.secret };
   });
 
-  const cells = apiRoutes.flatMap((route) =>
+  const cells = apiRoutes.filter((route) => !route.public).flatMap((route) =>
     credentials.map((credential) => ({ route, credential, name: `${label(route)} with ${credential.name} → 401 ${credential.code}` })),
   );
 
@@ -186,6 +193,15 @@ describe("authentication on every route", () => {
     const answer = await client.send(route.method, pathOf(route, neverExistingFor(route)), { headers: credential.headers(w, extra), body: bodyOf(route) });
     expectProblem(answer, 401, credential.code);
     expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer realm="casekit"/);
+  });
+
+  // Public routes (the OpenAPI document, README "API reference") ignore whatever comes along.
+  const publicCells = apiRoutes.filter((route) => route.public).flatMap((route) =>
+    credentials.map((credential) => ({ route, credential, name: `${label(route)} with ${credential.name} → 200 (public)` })),
+  );
+  each(publicCells, async ({ route, credential }) => {
+    const answer = await client.send(route.method, pathOf(route), { headers: credential.headers(w, extra) });
+    expect(answer.status, answer.text).toBe(200);
   });
 
   it("writes no key id or organization into the access log of a refused request", () => {
@@ -324,6 +340,7 @@ describe("tenant isolation on every route with an {id}", () => {
     ids.webhooks = (await w.kit.webhooks.create(w.admin, { name: "Tenant hook", url: "https://hooks.example.com/tenant", events: ["*"] })).id;
     ids.comments = (await w.kit.comments.create(w.admin, { kind: "case", id: ids.cases }, { body: "Tenant comment" })).id;
     ids.alerts = (await w.kit.alerts.create(w.admin, { title: "Tenant alert", source: "siem", sourceRef: "tenant-1", severity: 2, tlp: 0 })).id;
+    ids.tasks = (await w.kit.tasks.create(w.admin, ids.cases, { title: "Tenant task", tlp: 0 })).id;
     snapshot = () =>
       Promise.all([
         w.kit.cases.get(w.admin, ids.cases),
@@ -335,6 +352,7 @@ describe("tenant isolation on every route with an {id}", () => {
         w.kit.webhooks.listDeliveries(w.admin, ids.webhooks, {}),
         w.kit.comments.get(w.admin, ids.comments),
         w.kit.alerts.get(w.admin, ids.alerts),
+        w.kit.tasks.get(w.admin, ids.tasks),
       ]);
   });
 

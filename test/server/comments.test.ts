@@ -22,9 +22,11 @@ function expectProblem(answer: Answer, status: number, code: string): void {
 }
 
 /** Each parent kind: its collection, its scopes, and how to make one at a given marking. */
-const parents: { kind: CommentParentKind; segment: string; read: "cases:read" | "alerts:read"; write: "cases:write" | "alerts:write"; make: (w: World, tlp: number) => Promise<string> }[] = [
+const parents: { kind: CommentParentKind; segment: string; read: "cases:read" | "alerts:read" | "tasks:read"; write: "cases:write" | "alerts:write" | "tasks:write"; make: (w: World, tlp: number) => Promise<string> }[] = [
   { kind: "case", segment: "cases", read: "cases:read", write: "cases:write", make: async (w, tlp) => (await w.kit.cases.create(w.admin, { ...validCase, tlp })).id },
   { kind: "alert", segment: "alerts", read: "alerts:read", write: "alerts:write", make: async (w, tlp) => (await addAlert(w, { tlp })).id },
+  // A task at the marking, on a GREEN case: the task's own marking decides.
+  { kind: "task", segment: "tasks", read: "tasks:read", write: "tasks:write", make: async (w, tlp) => (await w.kit.tasks.create(w.admin, (await w.kit.cases.create(w.admin, { ...validCase, tlp: 0 })).id, { title: "Check", tlp })).id },
 ];
 
 describe.each(transports)("comments through $name", ({ open }) => {
@@ -173,7 +175,7 @@ describe("comments in the OpenAPI document", () => {
   const doc = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, { security?: unknown; description: string; responses: Record<string, unknown> }>> };
 
   it("has the nested and by-id routes", () => {
-    for (const segment of ["cases/{caseId}", "alerts/{alertId}"]) {
+    for (const segment of ["cases/{caseId}", "alerts/{alertId}", "tasks/{taskId}"]) {
       expect(Object.keys(doc.paths[`/${segment}/comments`] ?? {}).sort()).toEqual(["get", "post"]);
     }
     expect(Object.keys(doc.paths["/comments/{id}"] ?? {}).sort()).toEqual(["delete", "get", "patch"]);

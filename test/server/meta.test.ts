@@ -177,8 +177,14 @@ describe("OpenAPI document", () => {
     await server.close();
   });
 
-  it("requires a key like every API endpoint", async () => {
-    expectProblem(await server.send("GET", `${apiBasePath}/openapi.json`), 401, "missing_credentials");
+  it("is public (README \"API reference\"): the same document without a key, and nothing else under /api/v1 opens up", async () => {
+    const anonymous = await server.send("GET", `${apiBasePath}/openapi.json`);
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body).toEqual(doc);
+    expect(anonymous.headers.get("x-ratelimit-limit")).toBeNull();
+    expect(doc.paths["/openapi.json"].get.security).toEqual([]);
+    expect(doc.paths["/openapi.json"].get.responses["401"]).toBeUndefined();
+    expectProblem(await server.send("GET", `${apiBasePath}/health`), 401, "missing_credentials");
   });
 
   it("is OpenAPI 3.1 with the package version and the API base as server", () => {
@@ -194,7 +200,7 @@ describe("OpenAPI document", () => {
       expect(operation, `${route.method} ${path}`).toBeDefined();
       expect(operation.operationId).toBe(route.operationId);
       expect(operation.responses["200"].content["application/json"].schema).toBeDefined();
-      expect(operation.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthorized" });
+      if (!route.public) expect(operation.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthorized" });
       if (route.body) {
         expect(operation.requestBody.content["application/json"].schema).toBeDefined();
         for (const status of ["400", "413", "415"]) expect(operation.responses[status]).toBeDefined();
@@ -225,6 +231,7 @@ describe("OpenAPI document", () => {
         "/observables/{id}",
         "/cases/{caseId}/comments",
         "/alerts/{alertId}/comments",
+        "/tasks/{taskId}/comments",
         "/comments/{id}",
         "/users",
         "/users/{id}",
@@ -241,6 +248,11 @@ describe("OpenAPI document", () => {
         "/alerts/{id}/merge",
         "/alerts/{alertId}/observables",
         "/metrics/alerts/source",
+        "/bulk/alerts/assign",
+        "/cases/{caseId}/tasks",
+        "/tasks",
+        "/tasks/{id}",
+        "/bulk/tasks",
       ].sort(),
     );
     expect(doc.paths["/cases/{id}"].patch.responses["409"]).toBeDefined();

@@ -1,0 +1,56 @@
+import type { Principal } from "../access/principal.js";
+import { requireScope } from "../access/principal.js";
+import { runBulk } from "../bulk/run.js";
+import { selectionOf } from "../bulk/schema.js";
+import type { BulkResult } from "../bulk/types.js";
+import type { CaseKitDeps } from "../context.js";
+import { parse } from "../validation.js";
+import { checkAssignee } from "./access.js";
+import { alertBulkAssignSchema } from "./schema.js";
+import type { AlertFilter } from "./types.js";
+
+/**
+ * `POST /bulk/alerts/assign` on the generic bulk mechanism (core/bulk/run.ts): one transaction;
+ * the assignee is checked once, before any alert is read (an unknown or inactive user fails the
+ * whole request, nothing changes); ids are loaded 500 per query; selectAll walks `GET /alerts`
+ * itself (same filters, same clearance rule, keyset pages); each page is written with one
+ * statement. Every alert assigned gets an audit entry and an `alert.updated` event carrying the
+ * request's bulk id; unknown, deleted and other-tenant ids are skipped as not_found, alerts above
+ * the caller's clearance as tlp_restricted.
+ */
+export function createAlertBulk(deps: CaseKitDeps) {
+  return {
+    async assign(principal: Principal, input: unknown): Promise<BulkResult<"assigned">> {
+      requireScope(principal, "alerts:write");
+      const body = parse(alertBulkAssignSchema, input);
+      const { assigneeId } = body;
+      const selection = selectionOf(body, {});
+      const organizationId = principal.organizationId;
+      const filter: AlertFilter = { ...(selection.kind === "all" ? selection.filters : {}), maxTlp: principal.tlpClearance };
+      return runBulk(
+        deps,
+        principal,
+        {
+          resourceType: "alert",
+          scope: "alerts:write",
+          verb: "assigned",
+          event: "alert.updated",
+          tlpAction: "edit",
+          prepare: (tx) => checkAssignee(tx, principal, assigneeId),
+          async load(tx, ids) {
+            return (await tx.alerts.findMany(organizationId, ids)).map((alert) => ({ record: alert, tlp: alert.tlp }));
+          },
+          async select(tx, page) {
+            return (await tx.alerts.list(organizationId, filter, page)).map((alert) => ({ record: alert, tlp: alert.tlp }));
+          },
+          apply: (alert, at) => ({ ...alert, assigneeId, updatedAt: at }),
+          async save(tx, records) {
+            // Every record of a page carries the same assignee and time: one statement writes them.
+            await tx.alerts.assignMany(organizationId, records.map((r) => r.id), assigneeId, records[0]!.updatedAt);
+          },
+        },
+        selection,
+      );
+    },
+  };
+}
