@@ -94,6 +94,8 @@ export function sendRaw(port: number, method: string, path: string, spec: Reques
       for (const chunk of spec.chunks) request.write(chunk);
       request.end();
     } else {
+      // node:http frames a body of GET/DELETE only with an explicit length (no chunked default).
+      if (body !== undefined && !grouped.has("content-length")) request.setHeader("content-length", Buffer.byteLength(body));
       request.end(body);
     }
   });
