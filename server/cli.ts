@@ -1,3 +1,4 @@
+import { chmodSync, constants, copyFileSync, existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { listen } from "listhen";
 import { toNodeHandler } from "h3";
@@ -5,7 +6,7 @@ import { createCaseKit, isCaseKitError, version } from "../core/index.js";
 import type { CaseKit, Storage } from "../core/index.js";
 import { createCaseKitApp } from "./app.js";
 import type { HostConfig } from "./config.js";
-import { loadHostConfig } from "./config.js";
+import { databaseSetting, isPostgresUrl, loadHostConfig } from "./config.js";
 import { openRateLimitStore, openStorage } from "./open-storage.js";
 import type { DispatchLoop } from "./worker.js";
 import { startWebhookWorker } from "./worker.js";
@@ -17,6 +18,7 @@ Usage:
   casekit serve [--database <url-or-path>] [--port <n>] [--host <h>]
   casekit worker [--database <url-or-path>]     (webhook deliveries only, no API)
   casekit migrate [--database <url-or-path>]
+  casekit backup --to <file> [--database <path>]  (online copy of a SQLite database and its key-hash secret)
 
 --database takes a SQLite file path (default ./data/casekit.db) or a postgres:// URL.
 Environment: CASEKIT_DATABASE, CASEKIT_PORT, CASEKIT_HOST, CASEKIT_KEY_HASH_SECRET,
@@ -38,6 +40,8 @@ export async function main(argv: string[], out: Out = console): Promise<number> 
         return await worker(rest, out);
       case "migrate":
         return await migrate(rest, out);
+      case "backup":
+        return await backup(rest, out);
       case undefined:
       case "help":
       case "--help":
@@ -211,4 +215,26 @@ function describe(error: unknown): string {
   if (isCaseKitError(error)) return error.errors?.length ? `${error.message} (${error.errors.map((e) => `${e.path}: ${e.message}`).join("; ")})` : error.message;
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/**
+ * An online backup of a SQLite deployment: the database (WAL included, while the server runs) and,
+ * beside it, its `<database>.secret` (without the key-hash secret no API key of the copy works).
+ */
+async function backup(args: string[], out: Out): Promise<number> {
+  const { values } = parseArgs({ args, options: { ...databaseOption, to: { type: "string" } } });
+  const database = databaseSetting(values.database, process.env);
+  if (!values.to) throw new Error("--to <file> is required");
+  if (isPostgresUrl(database) || database === ":memory:") throw new Error("backup copies a SQLite file; back up PostgreSQL with pg_dump");
+  const { backupSqliteFile } = await import("../adapters/sqlite/index.js");
+  const { pages } = await backupSqliteFile(database, values.to);
+  const secret = `${database}.secret`;
+  if (existsSync(secret)) {
+    copyFileSync(secret, `${values.to}.secret`, constants.COPYFILE_EXCL);
+    chmodSync(`${values.to}.secret`, 0o600);
+    out.log(`Backed up ${database} (${pages} pages) to ${values.to}, and its key-hash secret to ${values.to}.secret (keep both, apart from each other if you can).`);
+  } else {
+    out.log(`Backed up ${database} (${pages} pages) to ${values.to}. Its key-hash secret comes from CASEKIT_KEY_HASH_SECRET: keep that value too.`);
+  }
+  return 0;
 }

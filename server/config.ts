@@ -45,7 +45,7 @@ export interface ConfigFlags {
 }
 
 export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): HostConfig {
-  const database = flags.database ?? env.CASEKIT_DATABASE ?? env.DATABASE_URL ?? defaultDatabase;
+  const database = databaseSetting(flags.database, env);
   return {
     database,
     port: toInteger(flags.port ?? env.CASEKIT_PORT ?? env.PORT ?? "3000", "port", 1, 65_535),
@@ -62,6 +62,11 @@ export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proc
       failureMode: oneOf(env.CASEKIT_RATE_LIMIT_FAILURE_MODE ?? "closed", "CASEKIT_RATE_LIMIT_FAILURE_MODE", ["closed", "open"]),
     },
   };
+}
+
+/** The database a command works on: the flag, else the environment, else the default file. */
+export function databaseSetting(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  return flag ?? env.CASEKIT_DATABASE ?? env.DATABASE_URL ?? defaultDatabase;
 }
 
 export function isPostgresUrl(database: string): boolean {
