@@ -23,7 +23,7 @@ Usage:
 --database takes a SQLite file path (default ./data/casekit.db) or a postgres:// URL.
 Environment: CASEKIT_DATABASE, CASEKIT_PORT, CASEKIT_HOST, CASEKIT_KEY_HASH_SECRET,
 CASEKIT_KEY_ENVIRONMENT, CASEKIT_BODY_LIMIT, CASEKIT_WEBHOOK_ALLOWLIST, CASEKIT_DISPATCHER,
-CASEKIT_WEBHOOK_RETENTION_DAYS (see README, "Configuration").`;
+CASEKIT_WEBHOOK_RETENTION_DAYS, CASEKIT_TRUST_PROXY (see README, "Configuration").`;
 
 type Out = { log: (line: string) => void; error: (line: string) => void };
 
@@ -144,6 +144,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   });
   const app = createCaseKitApp(kit, {
     bodyLimitBytes: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
     logger: (line) => out.log(JSON.stringify(line)),
   });
   const listener = await listen(toNodeHandler(app), {

@@ -24,6 +24,8 @@ export interface HostConfig {
   webhookAllowlist: string;
   /** CASEKIT_DISPATCHER: whether `casekit serve` also delivers webhooks (`casekit worker` always does). */
   dispatcher: "on" | "off";
+  /** Take the client address from X-Forwarded-For (only behind a proxy that overwrites it). */
+  trustProxy: boolean;
   /** CASEKIT_WEBHOOK_RETENTION_DAYS: finished deliveries and their attempts are kept this long. */
   webhookRetentionDays: number;
   rateLimits: {
@@ -55,6 +57,7 @@ export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proc
     bodyLimitBytes: toInteger(env.CASEKIT_BODY_LIMIT ?? String(1024 * 1024), "CASEKIT_BODY_LIMIT", 1024, 64 * 1024 * 1024),
     webhookAllowlist: checkedAllowlist(env.CASEKIT_WEBHOOK_ALLOWLIST ?? ""),
     dispatcher: oneOf(env.CASEKIT_DISPATCHER ?? "on", "CASEKIT_DISPATCHER", ["on", "off"]),
+    trustProxy: oneOf(env.CASEKIT_TRUST_PROXY ?? "false", "CASEKIT_TRUST_PROXY", ["true", "false"]) === "true",
     webhookRetentionDays: toInteger(env.CASEKIT_WEBHOOK_RETENTION_DAYS ?? "30", "CASEKIT_WEBHOOK_RETENTION_DAYS", 1, 3650),
     rateLimits: {
       deployment: parseRateLimits(env.CASEKIT_RATE_LIMITS),

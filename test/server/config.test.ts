@@ -31,3 +31,11 @@ describe("rate-limit settings", () => {
     expect(() => loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_RATE_LIMIT_FAILURE_MODE: "maybe" })).toThrow(/FAILURE_MODE/);
   });
 });
+
+describe("proxy setting", () => {
+  it("trusts X-Forwarded-For only when CASEKIT_TRUST_PROXY=true, and refuses other values", () => {
+    expect(loadHostConfig({ database: ":memory:" }, secret).trustProxy).toBe(false);
+    expect(loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_TRUST_PROXY: "true" }).trustProxy).toBe(true);
+    expect(() => loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_TRUST_PROXY: "yes" })).toThrow(/CASEKIT_TRUST_PROXY/);
+  });
+});
