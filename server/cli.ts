@@ -1,4 +1,5 @@
 import { chmodSync, constants, copyFileSync, existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { listen } from "listhen";
 import { toNodeHandler } from "h3";
@@ -18,6 +19,7 @@ Usage:
   casekit serve [--database <url-or-path>] [--port <n>] [--host <h>]
   casekit worker [--database <url-or-path>]     (webhook deliveries only, no API)
   casekit migrate [--database <url-or-path>]
+  casekit copy --from <sqlite file> --to <postgres url>  (move a SQLite deployment into an empty PostgreSQL database)
   casekit backup --to <file> [--database <path>]  (online copy of a SQLite database and its key-hash secret)
 
 --database takes a SQLite file path (default ./data/casekit.db) or a postgres:// URL.
@@ -40,6 +42,8 @@ export async function main(argv: string[], out: Out = console): Promise<number> 
         return await worker(rest, out);
       case "migrate":
         return await migrate(rest, out);
+      case "copy":
+        return await copy(rest, out);
       case "backup":
         return await backup(rest, out);
       case undefined:
@@ -237,5 +241,33 @@ async function backup(args: string[], out: Out): Promise<number> {
   } else {
     out.log(`Backed up ${database} (${pages} pages) to ${values.to}. Its key-hash secret comes from CASEKIT_KEY_HASH_SECRET: keep that value too.`);
   }
+  return 0;
+}
+
+/**
+ * Moves a SQLite deployment into an empty PostgreSQL database (migrated on the way), in one
+ * transaction. The key hashes travel with the data; the key-hash secret does not, so the output
+ * says which value the PostgreSQL hosts need.
+ */
+async function copy(args: string[], out: Out): Promise<number> {
+  const { values } = parseArgs({ args, options: { from: { type: "string" }, to: { type: "string" } } });
+  if (!values.from || !values.to) throw new Error("--from <sqlite file> and --to <postgres url> are required");
+  if (isPostgresUrl(values.from) || values.from === ":memory:") throw new Error("--from takes the SQLite database file");
+  if (!isPostgresUrl(values.to)) throw new Error("--to takes a postgres:// URL");
+  const { copySqliteToPostgres } = await import("../adapters/copy/sqlite-to-postgres.js");
+  const { tables } = await copySqliteToPostgres({ sqlitePath: values.from, connectionString: values.to });
+  const width = Math.max(...tables.map((t) => t.table.length));
+  const secretFile = resolve(`${values.from}.secret`);
+  out.log(
+    [
+      `Copied ${values.from} to ${redact(values.to)}:`,
+      ...tables.map((t) => `  ${t.table.padEnd(width)}  ${String(t.rows).padStart(8)}${t.derived ? "  (rebuilt by PostgreSQL)" : ""}`),
+      "",
+      existsSync(secretFile)
+        ? `Set CASEKIT_KEY_HASH_SECRET on every PostgreSQL host to the contents of ${secretFile}, or no existing API key will work.`
+        : "Set CASEKIT_KEY_HASH_SECRET on every PostgreSQL host to the value the SQLite host used, or no existing API key will work.",
+      "Then start the hosts with --database (or CASEKIT_DATABASE) set to the PostgreSQL URL; stop writing to the SQLite file.",
+    ].join("\n"),
+  );
   return 0;
 }

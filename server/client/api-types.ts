@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Create an alert (idempotent per source and sourceRef)
-         * @description A new alert answers 201 with `deduplicated: false`. When a live alert of the organization already has this `source` and `sourceRef`, that alert is updated instead and the answer is 200 with `deduplicated: true`: `occurrences` + 1, `lastSeenAt` now, title, severity (and description, typeValue, eventDate when sent) from the report, tags united, custom fields merged, tlp and pap only raised, a closed alert back to `new`; the event is `alert.updated`. `observables` are saved on the alert and deduplicated per (dataType, data). Nobody creates an alert above their own TLP clearance.
+         * @description Answers 200 with the stored alert, as every create does: `deduplicated: false` for a new alert. When a live alert of the organization already has this `source` and `sourceRef`, that alert is updated instead and the answer says `deduplicated: true`: `occurrences` + 1, `lastSeenAt` now, title, severity (and description, typeValue, eventDate when sent) from the report, tags united, custom fields merged, tlp and pap only raised, a closed alert back to `new`; the event is `alert.updated`. `observables` are saved on the alert and deduplicated per (dataType, data). Nobody creates an alert above their own TLP clearance.
          *
          *     Requires the scope `alerts:write`.
          */
@@ -1284,7 +1284,7 @@ export interface components {
             /** Format: date-time */
             deletedAt: string | null;
             deletedBy: string | null;
-            /** @description True (status 200) when a live alert already had this (source, sourceRef) and was updated; false (status 201) for a new alert */
+            /** @description True when a live alert already had this (source, sourceRef) and was updated instead of a new alert being created */
             deduplicated: boolean;
             /** @description The alert's observables this request created or merged into */
             observables: components["schemas"]["Observable"][];
@@ -2654,19 +2654,6 @@ export interface operations {
         responses: {
             /** @description OK */
             200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AlertCreated"];
-                };
-            };
-            /** @description Created */
-            201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
