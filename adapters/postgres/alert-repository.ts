@@ -1,17 +1,18 @@
 import type { SQL } from "drizzle-orm";
-import { and, asc, count, desc, eq, gt, gte, ilike, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, gte, ilike, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { Alert, AlertFilter, AlertSourceCountFilter } from "../../core/alerts/types.js";
 import type { AlertRepository } from "../../core/ports/storage.js";
 import type { AlertRow } from "../shared/alert-rows.js";
 import { alertFromRow, alertMutableColumns, alertToRow, likePattern, normalizeAlertFilter, normalizeAlertSourceCountFilter } from "../shared/alert-rows.js";
 import { pageLimit } from "../shared/case-filter.js";
+import { sourceCountRanges } from "../shared/source-count-ranges.js";
 import { uniqueViolation } from "../shared/conflicts.js";
 import { toIsoTimestamp } from "../shared/values.js";
 import { guard } from "./errors.js";
 import type { UnitState } from "./repositories.js";
 import { rowSelection, rowValues } from "./rows.js";
-import { alerts } from "./schema.js";
+import { alertSourceCounts, alerts } from "./schema.js";
 
 /** Compile-time proof that the table's columns are exactly the shared row's keys. */
 type ColumnNames = { [K in keyof (typeof alerts)["_"]["columns"]]: (typeof alerts)["_"]["columns"][K]["_"]["name"] }[keyof (typeof alerts)["_"]["columns"]];
@@ -59,20 +60,35 @@ export function alertListStatement(db: NodePgDatabase, organizationId: string, f
 }
 
 /**
- * The alerts-by-source statement: every column it reads is in alerts_organization_id_source_idx,
- * so PostgreSQL can answer with an index-only scan, rows already grouped by source.
+ * The alerts-by-source statement. Whole hours are summed from alert_source_counts (kept exact by
+ * the triggers of migration 0005), whose primary key starts (organization_id, source): without
+ * bounds that is one walk of the organization's counters. The partial hours at the edges of
+ * [from, to) are counted from the covering index alerts_organization_id_created_at_idx, one seek
+ * to each edge's start.
  */
-export function alertSourceCountStatement(db: NodePgDatabase, organizationId: string, filter: AlertSourceCountFilter) {
-  const where: SQL[] = [eq(alerts.organizationId, organizationId), live, lte(alerts.tlp, filter.maxTlp)];
-  if (filter.statusValue) where.push(filter.statusValue.length === 1 ? eq(alerts.statusValue, filter.statusValue[0]!) : inArray(alerts.statusValue, filter.statusValue));
-  if (filter.from !== undefined) where.push(gte(alerts.createdAt, filter.from));
-  if (filter.to !== undefined) where.push(lt(alerts.createdAt, filter.to));
-  return db
-    .select({ source: alerts.source, count: count() })
-    .from(alerts)
-    .where(and(...where))
-    .groupBy(alerts.source)
-    .orderBy(asc(alerts.source));
+export function alertSourceCountStatement(organizationId: string, filter: AlertSourceCountFilter): SQL {
+  const { counters, edges } = sourceCountRanges(filter);
+  const statuses = (column: typeof alerts.statusValue | typeof alertSourceCounts.statusValue): SQL[] => {
+    const values = filter.statusValue;
+    if (values === undefined) return [];
+    return [values.length === 1 ? eq(column, values[0]!) : inArray(column, values)];
+  };
+  const parts: SQL[] = [];
+  if (counters !== null) {
+    const c = alertSourceCounts;
+    const where = [eq(c.organizationId, organizationId), lte(c.tlp, filter.maxTlp), ...statuses(c.statusValue)];
+    if (counters.from !== undefined) where.push(gte(c.bucket, counters.from));
+    if (counters.to !== undefined) where.push(lt(c.bucket, counters.to));
+    parts.push(sql`select ${c.source} as source, sum(${c.count}) as count from ${c} where ${and(...where)} group by ${c.source}`);
+  }
+  for (const edge of edges) {
+    const where = [eq(alerts.organizationId, organizationId), live, lte(alerts.tlp, filter.maxTlp), ...statuses(alerts.statusValue)];
+    if (edge.from !== undefined) where.push(gte(alerts.createdAt, edge.from));
+    if (edge.to !== undefined) where.push(lt(alerts.createdAt, edge.to));
+    parts.push(sql`select ${alerts.source} as source, count(*) as count from ${alerts} where ${and(...where)} group by ${alerts.source}`);
+  }
+  if (parts.length === 1) return sql`${parts[0]!} order by source`;
+  return sql`select source, sum(count) as count from (${sql.join(parts, sql` union all `)}) as parts group by source order by source`;
 }
 
 /** The PostgreSQL AlertRepository of one unit of work (see createUnitOfWork for `unit`). */
@@ -162,8 +178,8 @@ export function createAlertRepository(db: NodePgDatabase, unit: UnitState): Aler
       reading();
       const normalized = normalizeAlertSourceCountFilter(filter);
       if (normalized === null) return [];
-      const rows = await guard(alertSourceCountStatement(db, organizationId, normalized));
-      return rows.map((r) => ({ source: r.source, count: Number(r.count) }));
+      const result = await guard(db.execute<{ source: string; count: string }>(alertSourceCountStatement(organizationId, normalized)));
+      return result.rows.map((r) => ({ source: r.source, count: Number(r.count) }));
     },
   };
 }

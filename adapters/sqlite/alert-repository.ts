@@ -11,6 +11,7 @@ import {
   normalizeAlertSourceCountFilter,
 } from "../shared/alert-rows.js";
 import { pageLimit } from "../shared/case-filter.js";
+import { sourceCountRanges } from "../shared/source-count-ranges.js";
 import { toIsoTimestamp } from "../shared/values.js";
 import { translateError } from "./errors.js";
 import { Conditions } from "./list-query.js";
@@ -62,17 +63,34 @@ export function alertListQuery(organizationId: string, filter: AlertFilter, limi
 }
 
 /**
- * The alerts-by-source statement. Every column it reads is in alerts_organization_id_source_idx
- * (organization_id, source, deleted_at, tlp, status_value, created_at), so SQLite answers from
- * the index alone, already grouped by source.
+ * The alerts-by-source statement. Whole hours are summed from alert_source_counts (kept exact by
+ * the triggers of migration 0004), whose key starts (organization_id, source): without bounds
+ * that is one walk of the organization's counters, already grouped by source. The partial hours
+ * at the edges of [from, to) are counted from the covering index alerts_organization_id_created_at_idx,
+ * one seek to each edge's start.
  */
 export function alertSourceCountQuery(organizationId: string, filter: AlertSourceCountFilter): { text: string; params: unknown[] } {
-  const where = new Conditions(organizationId).add(live).add("tlp <= ?", filter.maxTlp).anyOf("status_value", filter.statusValue);
-  if (filter.from !== undefined) where.add("created_at >= ?", filter.from);
-  if (filter.to !== undefined) where.add("created_at < ?", filter.to);
+  const { counters, edges } = sourceCountRanges(filter);
+  const parts: { text: string; params: unknown[] }[] = [];
+  if (counters !== null) {
+    const where = new Conditions(organizationId).add("tlp <= ?", filter.maxTlp).anyOf("status_value", filter.statusValue);
+    if (counters.from !== undefined) where.add("bucket >= ?", counters.from);
+    if (counters.to !== undefined) where.add("bucket < ?", counters.to);
+    parts.push({ text: `SELECT source, sum(count) AS count FROM alert_source_counts WHERE ${where.where.join(" AND ")} GROUP BY source`, params: where.params });
+  }
+  for (const edge of edges) {
+    const where = new Conditions(organizationId).add(live).add("tlp <= ?", filter.maxTlp).anyOf("status_value", filter.statusValue);
+    if (edge.from !== undefined) where.add("created_at >= ?", edge.from);
+    if (edge.to !== undefined) where.add("created_at < ?", edge.to);
+    parts.push({
+      text: `SELECT source, count(*) AS count FROM alerts INDEXED BY alerts_organization_id_created_at_idx WHERE ${where.where.join(" AND ")} GROUP BY source`,
+      params: where.params,
+    });
+  }
+  if (parts.length === 1) return { text: `${parts[0]!.text} ORDER BY source`, params: parts[0]!.params };
   return {
-    text: `SELECT source, count(*) AS count FROM alerts INDEXED BY alerts_organization_id_source_idx WHERE ${where.where.join(" AND ")} GROUP BY source ORDER BY source`,
-    params: where.params,
+    text: `SELECT source, sum(count) AS count FROM (${parts.map((p) => p.text).join(" UNION ALL ")}) GROUP BY source ORDER BY source`,
+    params: parts.flatMap((p) => p.params),
   };
 }
 

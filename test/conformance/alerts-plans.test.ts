@@ -1,7 +1,8 @@
 /**
  * The alert reads that must stay fast at millions of alerts, on both adapters: alerts by source
- * (`GET /metrics/alerts/source`) is read from the covering index alerts_organization_id_source_idx
- * alone, and a page deep in the cursor chain is one seek on (organization_id, id), rows coming out
+ * (`GET /metrics/alerts/source`) sums the per-hour counters of alert_source_counts, and counts only
+ * the partial hours at the edges of its range from the covering index
+ * alerts_organization_id_created_at_idx (one seek each); a page deep in the cursor chain is one seek on (organization_id, id), rows coming out
  * already newest first, exactly like the first page. SQLite's plans are read with EXPLAIN QUERY
  * PLAN; PostgreSQL's with EXPLAIN over a few thousand rows of several organizations, after VACUUM
  * ANALYZE. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped with a printed reason outside CI when no
@@ -12,6 +13,7 @@ import Database from "better-sqlite3";
 import { drizzle as drizzleSqlite } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import type { Alert, AlertFilter, AlertSourceCountFilter } from "../../core/index.js";
@@ -34,12 +36,24 @@ describe("alert query plans: sqlite", () => {
   const list = (filter: AlertFilter, beforeId?: string) => explain(alertListQuery("org_1", filter, 51, beforeId));
   const metric = (filter: AlertSourceCountFilter) => explain(alertSourceCountQuery("org_1", filter));
 
-  it("alerts by source reads the covering index alone, already grouped by source", () => {
+  it("alerts by source without bounds, or with bounds on the hour, reads only the counters, already grouped by source", () => {
     for (const filter of [{ maxTlp: 2 }, { maxTlp: 4, statusValue: ["new" as const, "closed" as const], from: "2026-01-01T00:00:00.000Z", to: "2026-02-01T00:00:00.000Z" }]) {
       const detail = metric(filter);
-      expect(detail).toMatch(/USING COVERING INDEX alerts_organization_id_source_idx \(organization_id=\?\)/);
-      expect(detail).not.toMatch(/SCAN alerts\b(?! USING COVERING)|TEMP B-TREE/);
+      expect(detail).toMatch(/SEARCH alert_source_counts USING PRIMARY KEY \(organization_id=\?\)/);
+      expect(detail).not.toMatch(/\balerts\b|TEMP B-TREE/);
     }
+  });
+
+  it("alerts by source counts the partial hours at the edges from the covering created_at index, one seek each", () => {
+    const detail = metric({ maxTlp: 4, statusValue: ["new"], from: "2026-01-01T00:10:00.000Z", to: "2026-02-01T00:50:00.000Z" });
+    expect(detail).toMatch(/SEARCH alert_source_counts USING PRIMARY KEY \(organization_id=\?\)/);
+    const seeks = detail.match(/SEARCH alerts USING COVERING INDEX alerts_organization_id_created_at_idx \(organization_id=\? AND created_at>\? AND created_at<\?\)/g);
+    expect(seeks).toHaveLength(2);
+    expect(detail).not.toMatch(/SCAN alerts\b/);
+    // Within one hour there is nothing for the counters: only the seek.
+    const inside = metric({ maxTlp: 4, from: "2026-01-01T00:10:00.000Z", to: "2026-01-01T00:50:00.000Z" });
+    expect(inside).toMatch(/SEARCH alerts USING COVERING INDEX alerts_organization_id_created_at_idx \(organization_id=\? AND created_at>\? AND created_at<\?\)/);
+    expect(inside).not.toMatch(/alert_source_counts/);
   });
 
   it("a deep page is one seek on (organization_id, id) below the cursor, without sorting, as the first page is", () => {
@@ -79,7 +93,7 @@ const unreachable = await unreachableReason();
 if (unreachable !== null && !inCi) console.warn(`[alert query plans] PostgreSQL SKIPPED: unreachable (${unreachable}); with CI=true this fails.`);
 
 describe.skipIf(unreachable !== null && !inCi)("alert query plans: postgres", () => {
-  it("alerts by source is read from the covering index; a deep page is a backward index scan from the cursor, no sort", async () => {
+  it("alerts by source reads the counters (and the created_at index at its edges); a deep page is a backward index scan from the cursor, no sort", async () => {
     const schema = `casekit_alertplan_${randomBytes(6).toString("hex")}`;
     const storage = createPostgresStorage({ connectionString: url, schema });
     const pool = new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` });
@@ -88,8 +102,10 @@ describe.skipIf(unreachable !== null && !inCi)("alert query plans: postgres", ()
       const f = createFixtures();
       const orgs = Array.from({ length: 8 }, () => f.organization());
       const alerts: Alert[] = [];
+      // A minute apart: about 130 hours, so a partial hour at an edge is a small slice of them.
+      const start = Date.parse("2026-01-01T00:00:00.000Z");
       for (let i = 0; i < 8000; i++) {
-        const at = f.at();
+        const at = new Date(start + i * 60_000).toISOString();
         alerts.push({
           id: f.ids.next("alert"),
           organizationId: orgs[i % orgs.length]!.id,
@@ -121,6 +137,7 @@ describe.skipIf(unreachable !== null && !inCi)("alert query plans: postgres", ()
         for (const alert of alerts) await tx.alerts.insert(alert);
       });
       await pool.query("vacuum analyze alerts");
+      await pool.query("vacuum analyze alert_source_counts");
       const db = drizzlePg({ client: pool });
       const explain = async (statement: { sql: string; params: unknown[] }) => {
         const explained = await pool.query<{ "QUERY PLAN": string }>(`explain ${statement.sql}`, statement.params);
@@ -128,14 +145,22 @@ describe.skipIf(unreachable !== null && !inCi)("alert query plans: postgres", ()
       };
       const organizationId = orgs[0]!.id;
 
-      // Every column the metric reads is in the index; with filters PostgreSQL may still prefer a
-      // bitmap scan of it over an index-only scan, which is its costing to decide. Never the table
-      // on its own.
-      const plain = await explain(alertSourceCountStatement(db, organizationId, { maxTlp: 4 }).toSQL());
-      expect(plain).toMatch(/Index Only Scan using alerts_organization_id_source_idx on alerts/);
-      const filtered = await explain(alertSourceCountStatement(db, organizationId, { maxTlp: 3, statusValue: ["new", "closed"], from: alerts[100]!.createdAt }).toSQL());
-      expect(filtered).toMatch(/(Index Only Scan|Bitmap Index Scan) (using|on) alerts_organization_id_source_idx/);
-      for (const detail of [plain, filtered]) expect(detail).not.toMatch(/Seq Scan on alerts/);
+      const metric = (filter: AlertSourceCountFilter) => explain(new PgDialect().sqlToQuery(alertSourceCountStatement(organizationId, filter)));
+
+      // Without bounds, or on the hour, the counters alone (their primary key, or a scan of a
+      // table this small: PostgreSQL's costing to decide). Never the alerts.
+      const plain = await metric({ maxTlp: 4 });
+      const aligned = await metric({ maxTlp: 3, statusValue: ["new", "closed"], from: "2026-01-02T00:00:00.000Z", to: "2026-01-03T00:00:00.000Z" });
+      for (const detail of [plain, aligned]) {
+        expect(detail).toMatch(/on alert_source_counts/);
+        expect(detail).not.toMatch(/on alerts\b/);
+      }
+      // Off the hour, each partial hour is read from the covering created_at index (index-only,
+      // or a bitmap scan of it), never by scanning the alerts.
+      const edges = await metric({ maxTlp: 3, statusValue: ["new", "closed"], from: alerts[100]!.createdAt, to: "2026-01-03T00:30:00.000Z" });
+      expect(edges).toMatch(/on alert_source_counts/);
+      expect(edges.match(/(Index Only Scan|Bitmap Index Scan) (using|on) alerts_organization_id_created_at_idx/g)).toHaveLength(2);
+      expect(edges).not.toMatch(/Seq Scan on alerts\b/);
 
       const deep = await explain(alertListStatement(db, organizationId, { maxTlp: 4 }, 51, alerts[4000]!.id).toSQL());
       // (organization_id, id), or the primary key filtered by organization when the planner finds

@@ -87,6 +87,7 @@ const tables = [
   "observables",
   "tasks",
   "alerts",
+  "alert_source_counts",
   "sessions",
   "tlp_audit_log",
   "teams",

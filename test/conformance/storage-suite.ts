@@ -16,6 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Organization, Storage } from "../../core/index.js";
 import type { Fixtures } from "./fixtures.js";
 import { createFixtures } from "./fixtures.js";
+import { describeAlertMetric } from "./suite-alert-metric.js";
 import { describeAlerts } from "./suite-alerts.js";
 import { describeCases } from "./suite-cases.js";
 import { describeComments } from "./suite-comments.js";
@@ -108,6 +109,7 @@ export function describeStorage(
     describeObservables(ctx);
     describeTasks(ctx);
     describeAlerts(ctx);
+    describeAlertMetric(ctx);
     describeComments(ctx);
     describeLogs(ctx);
     describeTlpAudit(ctx);

@@ -1,0 +1,166 @@
+/**
+ * The migration that brings in alerts by source's counters (SQLite 0004, PostgreSQL 0005), on a
+ * database that already holds alerts: it counts them (the backfill), and its triggers exist once
+ * every migration has run (drizzle-kit knows nothing of triggers, so a later migration that
+ * rebuilds `alerts` could drop them silently). The database is first migrated with a copy of the
+ * shipped migrations that stops before this one. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped
+ * with a printed reason outside CI when no server answers (as postgres.test.ts).
+ */
+import { randomBytes } from "node:crypto";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Alert, Storage } from "../../core/index.js";
+import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
+import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import { createFixtures } from "./fixtures.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "casekit-metric-migration-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const triggers = ["alert_source_counts_after_delete", "alert_source_counts_after_insert", "alert_source_counts_after_update"];
+
+/** A copy of the shipped migrations of `dialect` without `tag` and what follows it. */
+function migrationsBefore(dialect: "sqlite" | "postgres", folder: string, tag: string): string {
+  const copy = join(scratch, `${dialect}-before-${tag}`);
+  cpSync(folder, copy, { recursive: true });
+  const journalFile = join(copy, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
+  const at = journal.entries.findIndex((e) => e.tag === tag);
+  expect(at, `${tag} is in the ${dialect} journal`).toBeGreaterThan(0);
+  writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
+  return copy;
+}
+
+/** Alerts of two organizations over a few hours, some soft-deleted. */
+async function seedAlerts(storage: Storage): Promise<{ orgIds: string[]; alerts: Alert[] }> {
+  const f = createFixtures();
+  const orgs = [f.organization(), f.organization()];
+  const alerts: Alert[] = [];
+  for (let i = 0; i < 60; i++) {
+    const createdAt = new Date(Date.parse("2026-01-01T00:00:00.000Z") + i * 7 * 60_000).toISOString();
+    alerts.push({
+      id: f.ids.next("alert"),
+      organizationId: orgs[i % 2]!.id,
+      title: `Alert ${i}`,
+      description: null,
+      severity: 2,
+      tlp: i % 5,
+      pap: 2,
+      typeValue: null,
+      source: ["edr", "siem", "waf"][i % 3]!,
+      sourceRef: null,
+      statusValue: (["new", "acknowledged", "closed"] as const)[i % 3]!,
+      assigneeId: null,
+      tags: [],
+      customFields: {},
+      eventDate: null,
+      occurrences: 1,
+      lastSeenAt: createdAt,
+      caseId: null,
+      createdAt,
+      updatedAt: createdAt,
+      createdBy: null,
+      deletedAt: i % 7 === 0 ? createdAt : null,
+      deletedBy: null,
+    });
+  }
+  await storage.transaction(async (tx) => {
+    for (const org of orgs) await tx.organizations.insert(org);
+    for (const alert of alerts) await tx.alerts.insert(alert);
+  });
+  return { orgIds: orgs.map((o) => o.id), alerts };
+}
+
+/** What the metric must say for the seeded alerts, counted plainly. */
+function expected(alerts: Alert[], organizationId: string, from?: string, to?: string) {
+  const counts = new Map<string, number>();
+  for (const a of alerts) {
+    if (a.organizationId !== organizationId || a.deletedAt !== null) continue;
+    if ((from !== undefined && a.createdAt < from) || (to !== undefined && a.createdAt >= to)) continue;
+    counts.set(a.source, (counts.get(a.source) ?? 0) + 1);
+  }
+  return [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([source, count]) => ({ source, count }));
+}
+
+/** Every organization's metric, unbounded and over a range off the hour, against the plain count. */
+async function expectCounted(storage: Storage, seeded: { orgIds: string[]; alerts: Alert[] }): Promise<void> {
+  const from = "2026-01-01T01:10:00.000Z";
+  const to = "2026-01-01T05:00:00.000Z";
+  for (const organizationId of seeded.orgIds) {
+    expect(await storage.read((tx) => tx.alerts.countBySource(organizationId, { maxTlp: 4 }))).toEqual(expected(seeded.alerts, organizationId));
+    expect(await storage.read((tx) => tx.alerts.countBySource(organizationId, { maxTlp: 4, from, to }))).toEqual(expected(seeded.alerts, organizationId, from, to));
+  }
+}
+
+describe("alert_source_counts migration: sqlite", () => {
+  it("counts the alerts a database held before it, and leaves its triggers in place", async () => {
+    const path = join(scratch, "before.sqlite");
+    const before = createSqliteStorage({ path, migrationsFolder: migrationsBefore("sqlite", sqliteMigrations("sqlite"), "0004_alert_source_counts") });
+    await before.migrate();
+    const seeded = await seedAlerts(before);
+    await before.close();
+
+    const after = createSqliteStorage({ path });
+    try {
+      await after.migrate();
+      await expectCounted(after, seeded);
+      const db = new Database(path, { readonly: true });
+      const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'alerts' ORDER BY name").all() as { name: string }[];
+      const counters = db.prepare("SELECT sum(count) AS n FROM alert_source_counts").get() as { n: number };
+      db.close();
+      expect(names.map((r) => r.name)).toEqual(triggers);
+      expect(counters.n).toBe(seeded.alerts.filter((a) => a.deletedAt === null).length);
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+const url = process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const inCi = process.env.CI === "true";
+
+async function unreachableReason(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message || error.name : String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const unreachable = await unreachableReason();
+if (unreachable !== null && !inCi) console.warn(`[alert_source_counts migration] PostgreSQL SKIPPED: unreachable (${unreachable}); with CI=true this fails.`);
+
+describe.skipIf(unreachable !== null && !inCi)("alert_source_counts migration: postgres", () => {
+  it("counts the alerts a database held before it, and leaves its triggers in place", async () => {
+    const schema = `casekit_metricmig_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Pool({ connectionString: url, max: 1 });
+    const before = createPostgresStorage({ connectionString: url, schema, migrationsFolder: migrationsBefore("postgres", postgresMigrations("postgres"), "0005_alert_source_counts") });
+    const after = createPostgresStorage({ connectionString: url, schema });
+    try {
+      await before.migrate();
+      const seeded = await seedAlerts(before);
+      await after.migrate();
+      await expectCounted(after, seeded);
+      const names = await admin.query<{ tgname: string }>(
+        "select tgname from pg_trigger where tgrelid = format('%I.alerts', $1::text)::regclass and not tgisinternal order by tgname",
+        [schema],
+      );
+      expect(names.rows.map((r) => r.tgname)).toEqual(triggers);
+      const counters = await admin.query<{ n: string }>(`select sum(count) as n from "${schema}".alert_source_counts`);
+      expect(Number(counters.rows[0]!.n)).toBe(seeded.alerts.filter((a) => a.deletedAt === null).length);
+    } finally {
+      await before.close();
+      await after.close();
+      await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
+      await admin.end();
+    }
+  }, 60_000);
+});
