@@ -6,7 +6,6 @@
  * shipped migrations that stops before this one. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped
  * with a printed reason outside CI when no server answers (as postgres.test.ts).
  */
-import { randomBytes } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +15,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Alert, Storage } from "../../core/index.js";
 import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
 import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import { alertRecord } from "../helpers/alert-record.js";
+import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "casekit-metric-migration-"));
@@ -42,31 +43,15 @@ async function seedAlerts(storage: Storage): Promise<{ orgIds: string[]; alerts:
   const alerts: Alert[] = [];
   for (let i = 0; i < 60; i++) {
     const createdAt = new Date(Date.parse("2026-01-01T00:00:00.000Z") + i * 7 * 60_000).toISOString();
-    alerts.push({
-      id: f.ids.next("alert"),
-      organizationId: orgs[i % 2]!.id,
-      title: `Alert ${i}`,
-      description: null,
-      severity: 2,
-      tlp: i % 5,
-      pap: 2,
-      typeValue: null,
-      source: ["edr", "siem", "waf"][i % 3]!,
-      sourceRef: null,
-      statusValue: (["new", "acknowledged", "closed"] as const)[i % 3]!,
-      assigneeId: null,
-      tags: [],
-      customFields: {},
-      eventDate: null,
-      occurrences: 1,
-      lastSeenAt: createdAt,
-      caseId: null,
-      createdAt,
-      updatedAt: createdAt,
-      createdBy: null,
-      deletedAt: i % 7 === 0 ? createdAt : null,
-      deletedBy: null,
-    });
+    alerts.push(
+      alertRecord(f.ids.next("alert"), orgs[i % 2]!.id, createdAt, {
+        title: `Alert ${i}`,
+        tlp: i % 5,
+        source: ["edr", "siem", "waf"][i % 3]!,
+        statusValue: (["new", "acknowledged", "closed"] as const)[i % 3]!,
+        deletedAt: i % 7 === 0 ? createdAt : null,
+      }),
+    );
   }
   await storage.transaction(async (tx) => {
     for (const org of orgs) await tx.organizations.insert(org);
@@ -120,30 +105,14 @@ describe("alert_source_counts migration: sqlite", () => {
   });
 });
 
-const url = process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const inCi = process.env.CI === "true";
+const run = await postgresShouldRun("alert_source_counts migration");
 
-async function unreachableReason(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message || error.name : String(error);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const unreachable = await unreachableReason();
-if (unreachable !== null && !inCi) console.warn(`[alert_source_counts migration] PostgreSQL SKIPPED: unreachable (${unreachable}); with CI=true this fails.`);
-
-describe.skipIf(unreachable !== null && !inCi)("alert_source_counts migration: postgres", () => {
+describe.skipIf(!run)("alert_source_counts migration: postgres", () => {
   it("counts the alerts a database held before it, and leaves its triggers in place", async () => {
-    const schema = `casekit_metricmig_${randomBytes(6).toString("hex")}`;
-    const admin = new pg.Pool({ connectionString: url, max: 1 });
-    const before = createPostgresStorage({ connectionString: url, schema, migrationsFolder: migrationsBefore("postgres", postgresMigrations("postgres"), "0005_alert_source_counts") });
-    const after = createPostgresStorage({ connectionString: url, schema });
+    const schema = freshSchemaName("casekit_metricmig");
+    const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
+    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: migrationsBefore("postgres", postgresMigrations("postgres"), "0005_alert_source_counts") });
+    const after = createPostgresStorage({ connectionString: postgresUrl, schema });
     try {
       await before.migrate();
       const seeded = await seedAlerts(before);

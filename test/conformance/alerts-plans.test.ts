@@ -8,33 +8,22 @@
  * ANALYZE. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped with a printed reason outside CI when no
  * server answers (as postgres.test.ts).
  */
-import { randomBytes } from "node:crypto";
-import Database from "better-sqlite3";
-import { drizzle as drizzleSqlite } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { PgDialect } from "drizzle-orm/pg-core";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import type { Alert, AlertFilter, AlertSourceCountFilter } from "../../core/index.js";
 import { alertListStatement, alertSourceCountStatement } from "../../adapters/postgres/alert-repository.js";
-import { createPostgresStorage } from "../../adapters/postgres/index.js";
 import { alertListQuery, alertSourceCountQuery } from "../../adapters/sqlite/alert-repository.js";
-import { resolveMigrationsFolder } from "../../adapters/sqlite/index.js";
+import { alertRecord } from "../helpers/alert-record.js";
+import { inPlanSchema, postgresPlan, sqlitePlan } from "../helpers/plans.js";
+import { postgresShouldRun } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
 
 const deepId = "alert_01kaaaaaaaaaaaaaaaaaaaaaaa";
 
 describe("alert query plans: sqlite", () => {
-  const explain = (query: { text: string; params: unknown[] }) => {
-    const db = new Database(":memory:");
-    migrate(drizzleSqlite({ client: db }), { migrationsFolder: resolveMigrationsFolder("sqlite") });
-    const rows = db.prepare(`EXPLAIN QUERY PLAN ${query.text}`).all(...query.params) as { detail: string }[];
-    db.close();
-    return rows.map((r) => r.detail).join("\n");
-  };
-  const list = (filter: AlertFilter, beforeId?: string) => explain(alertListQuery("org_1", filter, 51, beforeId));
-  const metric = (filter: AlertSourceCountFilter) => explain(alertSourceCountQuery("org_1", filter));
+  const list = (filter: AlertFilter, beforeId?: string) => sqlitePlan(alertListQuery("org_1", filter, 51, beforeId));
+  const metric = (filter: AlertSourceCountFilter) => sqlitePlan(alertSourceCountQuery("org_1", filter));
 
   it("alerts by source without bounds, or with bounds on the hour, reads only the counters, already grouped by source", () => {
     for (const filter of [{ maxTlp: 2 }, { maxTlp: 4, statusValue: ["new" as const, "closed" as const], from: "2026-01-01T00:00:00.000Z", to: "2026-02-01T00:00:00.000Z" }]) {
@@ -74,31 +63,11 @@ describe("alert query plans: sqlite", () => {
   });
 });
 
-const url = process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const inCi = process.env.CI === "true";
+const run = await postgresShouldRun("alert query plans");
 
-async function unreachableReason(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message || error.name : String(error);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const unreachable = await unreachableReason();
-if (unreachable !== null && !inCi) console.warn(`[alert query plans] PostgreSQL SKIPPED: unreachable (${unreachable}); with CI=true this fails.`);
-
-describe.skipIf(unreachable !== null && !inCi)("alert query plans: postgres", () => {
+describe.skipIf(!run)("alert query plans: postgres", () => {
   it("alerts by source reads the counters (and the created_at index at its edges); a deep page is a backward index scan from the cursor, no sort", async () => {
-    const schema = `casekit_alertplan_${randomBytes(6).toString("hex")}`;
-    const storage = createPostgresStorage({ connectionString: url, schema });
-    const pool = new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` });
-    try {
-      await storage.migrate();
+    await inPlanSchema("casekit_alertplan", async (storage, pool) => {
       const f = createFixtures();
       const orgs = Array.from({ length: 8 }, () => f.organization());
       const alerts: Alert[] = [];
@@ -106,31 +75,17 @@ describe.skipIf(unreachable !== null && !inCi)("alert query plans: postgres", ()
       const start = Date.parse("2026-01-01T00:00:00.000Z");
       for (let i = 0; i < 8000; i++) {
         const at = new Date(start + i * 60_000).toISOString();
-        alerts.push({
-          id: f.ids.next("alert"),
-          organizationId: orgs[i % orgs.length]!.id,
-          title: `Alert ${i}`,
-          description: null,
-          severity: (i % 4) + 1,
-          tlp: i % 5,
-          pap: 2,
-          typeValue: null,
-          source: ["edr", "siem", "waf", "ids"][i % 4]!,
-          sourceRef: `ref-${i}`,
-          statusValue: (["new", "acknowledged", "closed"] as const)[i % 3]!,
-          assigneeId: null,
-          tags: [],
-          customFields: {},
-          eventDate: null,
-          occurrences: 1,
-          lastSeenAt: at,
-          caseId: null,
-          createdAt: at,
-          updatedAt: at,
-          createdBy: null,
-          deletedAt: i % 11 === 0 ? at : null,
-          deletedBy: null,
-        });
+        alerts.push(
+          alertRecord(f.ids.next("alert"), orgs[i % orgs.length]!.id, at, {
+            title: `Alert ${i}`,
+            severity: (i % 4) + 1,
+            tlp: i % 5,
+            source: ["edr", "siem", "waf", "ids"][i % 4]!,
+            sourceRef: `ref-${i}`,
+            statusValue: (["new", "acknowledged", "closed"] as const)[i % 3]!,
+            deletedAt: i % 11 === 0 ? at : null,
+          }),
+        );
       }
       await storage.transaction(async (tx) => {
         for (const org of orgs) await tx.organizations.insert(org);
@@ -139,10 +94,7 @@ describe.skipIf(unreachable !== null && !inCi)("alert query plans: postgres", ()
       await pool.query("vacuum analyze alerts");
       await pool.query("vacuum analyze alert_source_counts");
       const db = drizzlePg({ client: pool });
-      const explain = async (statement: { sql: string; params: unknown[] }) => {
-        const explained = await pool.query<{ "QUERY PLAN": string }>(`explain ${statement.sql}`, statement.params);
-        return explained.rows.map((r) => r["QUERY PLAN"]).join("\n");
-      };
+      const explain = (statement: { sql: string; params: unknown[] }) => postgresPlan(pool, statement);
       const organizationId = orgs[0]!.id;
 
       const metric = (filter: AlertSourceCountFilter) => explain(new PgDialect().sqlToQuery(alertSourceCountStatement(organizationId, filter)));
@@ -168,10 +120,6 @@ describe.skipIf(unreachable !== null && !inCi)("alert query plans: postgres", ()
       expect(deep).toMatch(/Index Scan Backward using (alerts_organization_id_idx|alerts_pkey) on alerts/);
       expect(deep).toMatch(/Index Cond: .*id < /);
       expect(deep).not.toMatch(/Seq Scan on alerts|Sort/);
-    } finally {
-      await pool.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
-      await pool.end();
-      await storage.close();
-    }
+    });
   }, 120_000);
 });

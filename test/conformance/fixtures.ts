@@ -10,6 +10,7 @@ import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
 import type { Team } from "../../core/teams/types.js";
 import { hashTlpEntry } from "../../core/tlp/chain.js";
 import type { TlpAuditEntry } from "../../core/tlp/types.js";
+import { caseRecord } from "../helpers/case-record.js";
 
 /** A chain head as TlpAuditRepository.head returns it. */
 export interface ChainHead {
@@ -122,31 +123,7 @@ export function createFixtures(start: string = fixedTime): Fixtures {
     caseRecord(organizationId, overrides = {}) {
       const number = (caseNumbers.get(organizationId) ?? 0) + 1;
       caseNumbers.set(organizationId, number);
-      return {
-        id: ids.next("case"),
-        organizationId,
-        number,
-        title: `Case ${number}`,
-        severity: 2,
-        description: null,
-        tlp: 2,
-        pap: 2,
-        statusValue: "new",
-        typeValue: null,
-        assigneeId: null,
-        clientId: null,
-        source: null,
-        sourceRef: null,
-        tags: [],
-        teams: [],
-        organizations: [],
-        customFields: {},
-        closedAt: null,
-        createdAt: at(),
-        updatedAt: at(),
-        createdBy: null,
-        ...overrides,
-      };
+      return caseRecord(ids.next("case"), organizationId, number, at(), overrides);
     },
 
     auditEntry(organizationId, overrides = {}) {

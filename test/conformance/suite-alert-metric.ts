@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Alert, AlertSourceCount, AlertSourceCountFilter } from "../../core/index.js";
 import { alertStatuses } from "../../core/alerts/lifecycle.js";
+import { alertRecord } from "../helpers/alert-record.js";
 import type { SuiteContext } from "./suite-context.js";
 
 const hourMs = 3_600_000;
@@ -78,31 +79,14 @@ export function describeAlertMetric(ctx: SuiteContext): void {
                 const at = f.at();
                 if (s.kind === "create") {
                   const createdAt = iso(s.at);
-                  const record: Alert = {
-                    id: f.ids.next("alert"),
-                    organizationId: org.id,
+                  const record = alertRecord(f.ids.next("alert"), org.id, createdAt, {
                     title: "Generated",
-                    description: null,
-                    severity: 2,
                     tlp: s.tlp,
-                    pap: 2,
-                    typeValue: null,
                     source: s.source,
-                    sourceRef: null,
                     statusValue: s.status,
-                    assigneeId: null,
-                    tags: [],
-                    customFields: {},
-                    eventDate: null,
-                    occurrences: 1,
-                    lastSeenAt: createdAt,
-                    caseId: null,
-                    createdAt,
-                    updatedAt: createdAt,
-                    createdBy: null,
                     deletedAt: s.deleted ? at : null,
                     deletedBy: s.deleted ? "user_x" : null,
-                  };
+                  });
                   await tx.alerts.insert(record);
                   known.set(record.id, record);
                   continue;

@@ -1,40 +1,15 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Alert, AlertFilter, AlertSourceCountFilter, Observable, Organization } from "../../core/index.js";
 import { isCaseKitError } from "../../core/index.js";
+import { alertRecord as liveAlert } from "../helpers/alert-record.js";
 import type { Fixtures } from "./fixtures.js";
 import { shuffled } from "./fixtures.js";
 import type { SuiteContext } from "./suite-context.js";
 import { expectConflict, expectNoUndefined, idsOf, newestFirst, walkPages } from "./suite-context.js";
 
-/** A complete live alert. */
+/** A complete live alert, created now. */
 function alertRecord(f: Fixtures, organizationId: string, overrides: Partial<Alert> = {}): Alert {
-  const at = f.at();
-  return {
-    id: f.ids.next("alert"),
-    organizationId,
-    title: "Impossible travel",
-    description: null,
-    severity: 2,
-    tlp: 2,
-    pap: 2,
-    typeValue: null,
-    source: "siem",
-    sourceRef: null,
-    statusValue: "new",
-    assigneeId: null,
-    tags: [],
-    customFields: {},
-    eventDate: null,
-    occurrences: 1,
-    lastSeenAt: at,
-    caseId: null,
-    createdAt: at,
-    updatedAt: at,
-    createdBy: null,
-    deletedAt: null,
-    deletedBy: null,
-    ...overrides,
-  };
+  return liveAlert(f.ids.next("alert"), organizationId, f.at(), overrides);
 }
 
 /** The list semantics the port promises, written out plainly. */

@@ -7,7 +7,7 @@ import type { SuiteContext } from "./suite-context.js";
 import { expectConflict, expectNoUndefined, idsOf, newestFirst, walkPages } from "./suite-context.js";
 
 /** A complete observable of a case (or, with `alertId` set and `caseId: null`, of an alert). */
-function observable(f: Fixtures, organizationId: string, overrides: Partial<Observable> & ({ caseId: string } | { alertId: string })): Observable {
+export function observableRecord(f: Fixtures, organizationId: string, overrides: Partial<Observable> & ({ caseId: string } | { alertId: string })): Observable {
   return {
     id: f.ids.next("obs"),
     organizationId,
@@ -83,8 +83,8 @@ export function describeObservables(ctx: SuiteContext): void {
 
     it("insert then findById returns the record intact, with null for absent values", async () => {
       const f = ctx.fixtures();
-      const full = observable(f, org.id, { caseId: parentCase.id, ioc: true, sighted: true, tags: [{ name: "c2", color: "#ff0000" }, { name: `it's "odd" ☕` }], message: "seen in proxy logs", pap: 3, tlp: 4 });
-      const bare = observable(f, org.id, { caseId: parentCase.id, dataType: "hash", data: "d41d8cd98f00b204e9800998ecf8427e" });
+      const full = observableRecord(f, org.id, { caseId: parentCase.id, ioc: true, sighted: true, tags: [{ name: "c2", color: "#ff0000" }, { name: `it's "odd" ☕` }], message: "seen in proxy logs", pap: 3, tlp: 4 });
+      const bare = observableRecord(f, org.id, { caseId: parentCase.id, dataType: "hash", data: "d41d8cd98f00b204e9800998ecf8427e" });
       await ctx.storage().transaction(async (tx) => {
         await tx.observables.insert(full);
         await tx.observables.insert(bare);
@@ -98,7 +98,7 @@ export function describeObservables(ctx: SuiteContext): void {
 
     it("findById is null for another organization, an unknown id and a soft-deleted record", async () => {
       const f = ctx.fixtures();
-      const record = observable(f, org.id, { caseId: parentCase.id });
+      const record = observableRecord(f, org.id, { caseId: parentCase.id });
       await ctx.storage().transaction((tx) => tx.observables.insert(record));
       const { org: other } = await ctx.seedOrganization();
       expect(await find(other.id, record.id)).toBeNull();
@@ -109,16 +109,16 @@ export function describeObservables(ctx: SuiteContext): void {
 
     it("one live observable per parent and (dataType, data): a duplicate is a conflict, and the unit stays usable", async () => {
       const f = ctx.fixtures();
-      const first = observable(f, org.id, { caseId: parentCase.id });
+      const first = observableRecord(f, org.id, { caseId: parentCase.id });
       await ctx.storage().transaction((tx) => tx.observables.insert(first));
-      const clash = observable(f, org.id, { caseId: parentCase.id, ioc: true });
+      const clash = observableRecord(f, org.id, { caseId: parentCase.id, ioc: true });
       await expectConflict(ctx.storage().transaction((tx) => tx.observables.insert(clash)));
       expect(await find(org.id, clash.id)).toBeNull();
 
       // Caught inside a unit, the conflict leaves it able to read the winner and write on.
-      const other = observable(f, org.id, { caseId: parentCase.id, data: "192.0.2.2" });
+      const other = observableRecord(f, org.id, { caseId: parentCase.id, data: "192.0.2.2" });
       const winner = await ctx.storage().transaction(async (tx) => {
-        const error = await tx.observables.insert(observable(f, org.id, { caseId: parentCase.id })).catch((e: unknown) => e);
+        const error = await tx.observables.insert(observableRecord(f, org.id, { caseId: parentCase.id })).catch((e: unknown) => e);
         expect(isCaseKitError(error) && error.code).toBe("conflict");
         await tx.observables.insert(other);
         return tx.observables.findByValue(org.id, { kind: "case", id: parentCase.id }, "ip", "192.0.2.1");
@@ -129,7 +129,7 @@ export function describeObservables(ctx: SuiteContext): void {
 
     it("two units racing to add the same value: one inserts, the other gets a conflict and then reads the winner", async () => {
       const f = ctx.fixtures();
-      const racers = [0, 1, 2, 3].map(() => observable(f, org.id, { caseId: parentCase.id, data: "203.0.113.50" }));
+      const racers = [0, 1, 2, 3].map(() => observableRecord(f, org.id, { caseId: parentCase.id, data: "203.0.113.50" }));
       const outcomes = await Promise.all(
         racers.map((record) =>
           ctx.storage().transaction(async (tx) => {
@@ -157,38 +157,38 @@ export function describeObservables(ctx: SuiteContext): void {
       await ctx.storage().transaction((tx) => tx.cases.insert(secondCase));
       const alertId = await insertAlert(ctx, org.id);
       const records = [
-        observable(f, org.id, { caseId: parentCase.id, data: "evil.test", dataType: "domain" }),
-        observable(f, org.id, { caseId: parentCase.id, data: "evil.test", dataType: "fqdn" }),
-        observable(f, org.id, { caseId: secondCase.id, data: "evil.test", dataType: "domain" }),
-        observable(f, org.id, { alertId, data: "evil.test", dataType: "domain" }),
+        observableRecord(f, org.id, { caseId: parentCase.id, data: "evil.test", dataType: "domain" }),
+        observableRecord(f, org.id, { caseId: parentCase.id, data: "evil.test", dataType: "fqdn" }),
+        observableRecord(f, org.id, { caseId: secondCase.id, data: "evil.test", dataType: "domain" }),
+        observableRecord(f, org.id, { alertId, data: "evil.test", dataType: "domain" }),
       ];
       await ctx.storage().transaction(async (tx) => {
         for (const r of records) await tx.observables.insert(r);
       });
       for (const r of records) expect(await find(org.id, r.id)).toStrictEqual(r);
-      await expectConflict(ctx.storage().transaction((tx) => tx.observables.insert(observable(f, org.id, { alertId, data: "evil.test", dataType: "domain" }))));
+      await expectConflict(ctx.storage().transaction((tx) => tx.observables.insert(observableRecord(f, org.id, { alertId, data: "evil.test", dataType: "domain" }))));
     });
 
     it("a soft-deleted observable frees its value: the parent may get it again", async () => {
       const f = ctx.fixtures();
-      const first = observable(f, org.id, { caseId: parentCase.id });
+      const first = observableRecord(f, org.id, { caseId: parentCase.id });
       await ctx.storage().transaction((tx) => tx.observables.insert(first));
       await ctx.storage().transaction((tx) => tx.observables.update({ ...first, deletedAt: f.at(), deletedBy: "user_x" }));
-      const again = observable(f, org.id, { caseId: parentCase.id });
+      const again = observableRecord(f, org.id, { caseId: parentCase.id });
       await ctx.storage().transaction((tx) => tx.observables.insert(again));
       expect(await ctx.storage().read((tx) => tx.observables.findByValue(org.id, { kind: "case", id: parentCase.id }, "ip", "192.0.2.1"))).toStrictEqual(again);
     });
 
     it("a taken id is a conflict", async () => {
       const f = ctx.fixtures();
-      const first = observable(f, org.id, { caseId: parentCase.id });
+      const first = observableRecord(f, org.id, { caseId: parentCase.id });
       await ctx.storage().transaction((tx) => tx.observables.insert(first));
-      await expectConflict(ctx.storage().transaction((tx) => tx.observables.insert({ ...observable(f, org.id, { caseId: parentCase.id, data: "198.51.100.7" }), id: first.id })));
+      await expectConflict(ctx.storage().transaction((tx) => tx.observables.insert({ ...observableRecord(f, org.id, { caseId: parentCase.id, data: "198.51.100.7" }), id: first.id })));
     });
 
     it("findByValue matches the exact stored text, the parent and the organization, live rows only", async () => {
       const f = ctx.fixtures();
-      const record = observable(f, org.id, { caseId: parentCase.id, dataType: "domain", data: "evil.test" });
+      const record = observableRecord(f, org.id, { caseId: parentCase.id, dataType: "domain", data: "evil.test" });
       await ctx.storage().transaction((tx) => tx.observables.insert(record));
       const byValue = (organizationId: string, caseId: string, dataType: string, data: string) =>
         ctx.storage().read((tx) => tx.observables.findByValue(organizationId, { kind: "case", id: caseId }, dataType, data));
@@ -202,7 +202,7 @@ export function describeObservables(ctx: SuiteContext): void {
 
     it("update writes the mutable fields only, and is false for another organization, an unknown or a deleted record", async () => {
       const f = ctx.fixtures();
-      const before = observable(f, org.id, { caseId: parentCase.id, message: "first" });
+      const before = observableRecord(f, org.id, { caseId: parentCase.id, message: "first" });
       await ctx.storage().transaction((tx) => tx.observables.insert(before));
       f.clock.advance(60_000);
       const after: Observable = { ...before, tlp: 3, pap: 0, ioc: true, sighted: true, tags: [{ name: "c2" }], message: null, updatedAt: f.at() };
@@ -215,7 +215,7 @@ export function describeObservables(ctx: SuiteContext): void {
 
       const { org: other } = await ctx.seedOrganization();
       expect(await ctx.storage().transaction((tx) => tx.observables.update({ ...after, organizationId: other.id, message: "hijack" }))).toBe(false);
-      expect(await ctx.storage().transaction((tx) => tx.observables.update(observable(f, org.id, { caseId: parentCase.id })))).toBe(false);
+      expect(await ctx.storage().transaction((tx) => tx.observables.update(observableRecord(f, org.id, { caseId: parentCase.id })))).toBe(false);
       const deleted = { ...after, deletedAt: f.at(), deletedBy: "user_x" };
       expect(await ctx.storage().transaction((tx) => tx.observables.update(deleted))).toBe(true);
       expect(await ctx.storage().transaction((tx) => tx.observables.update({ ...deleted, message: "after death" }))).toBe(false);
@@ -224,7 +224,7 @@ export function describeObservables(ctx: SuiteContext): void {
     it("a soft-deleted alert hides its observables from findById but not from listByAlert", async () => {
       const f = ctx.fixtures();
       const alertId = await insertAlert(ctx, org.id);
-      const record = observable(f, org.id, { alertId });
+      const record = observableRecord(f, org.id, { alertId });
       await ctx.storage().transaction((tx) => tx.observables.insert(record));
       expect(await find(org.id, record.id)).toStrictEqual(record);
       await ctx.raw().exec("UPDATE alerts SET deleted_at = ? WHERE id = ?", [f.at(), alertId]);
@@ -236,10 +236,10 @@ export function describeObservables(ctx: SuiteContext): void {
       const f = ctx.fixtures();
       const alertId = await insertAlert(ctx, org.id);
       const otherAlert = await insertAlert(ctx, org.id);
-      const records = ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map((data) => observable(f, org.id, { alertId, data }));
-      const gone = observable(f, org.id, { alertId, data: "192.0.2.4", deletedAt: f.at(), deletedBy: "user_x" });
+      const records = ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map((data) => observableRecord(f, org.id, { alertId, data }));
+      const gone = observableRecord(f, org.id, { alertId, data: "192.0.2.4", deletedAt: f.at(), deletedBy: "user_x" });
       await ctx.storage().transaction(async (tx) => {
-        for (const r of shuffled([...records, gone, observable(f, org.id, { alertId: otherAlert }), observable(f, org.id, { caseId: parentCase.id })])) await tx.observables.insert(r);
+        for (const r of shuffled([...records, gone, observableRecord(f, org.id, { alertId: otherAlert }), observableRecord(f, org.id, { caseId: parentCase.id })])) await tx.observables.insert(r);
       });
       expect(await ctx.storage().read((tx) => tx.observables.listByAlert(org.id, alertId))).toStrictEqual(records);
       const { org: other } = await ctx.seedOrganization();
@@ -270,7 +270,7 @@ export function describeObservables(ctx: SuiteContext): void {
         for (let i = 0; i < 30; i++) {
           f.clock.advance(hour);
           mine.push(
-            observable(f, org.id, {
+            observableRecord(f, org.id, {
               ...parents[i % 3]!,
               dataType: types[i % 4]!,
               // Unique per parent and type: after the first lap each value gets its own suffix.
@@ -285,7 +285,7 @@ export function describeObservables(ctx: SuiteContext): void {
           );
         }
         // Another organization holds the same values, interleaved in time and id with ours.
-        for (let i = 0; i < 8; i++) theirs.push(observable(f, other.id, { caseId: otherCase.id, dataType: i % 2 === 0 ? "ip" : "other", data: `${values[i % 4]}${i >= 4 ? "x" : ""}` }));
+        for (let i = 0; i < 8; i++) theirs.push(observableRecord(f, other.id, { caseId: otherCase.id, dataType: i % 2 === 0 ? "ip" : "other", data: `${values[i % 4]}${i >= 4 ? "x" : ""}` }));
         await ctx.storage().transaction(async (tx) => {
           for (const r of shuffled([...mine, ...theirs])) await tx.observables.insert(r);
         });

@@ -2,32 +2,15 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { Case, Organization, Principal, Storage, StoredUser, Task, TaskFilter, TaskStatus } from "../../core/index.js";
 import { allScopes, createCaseKit } from "../../core/index.js";
 import type { UnitOfWork } from "../../core/ports/storage.js";
+import { taskRecord } from "../helpers/task-record.js";
 import type { Fixtures } from "./fixtures.js";
 import { shuffled } from "./fixtures.js";
 import type { SuiteContext } from "./suite-context.js";
 import { expectConflict, expectNoUndefined, idsOf, newestFirst, walkPages } from "./suite-context.js";
 
-/** A complete live task of a case. */
+/** A complete live task of a case, created now. */
 function task(f: Fixtures, organizationId: string, caseId: string, overrides: Partial<Task> = {}): Task {
-  return {
-    id: f.ids.next("task"),
-    organizationId,
-    caseId,
-    title: "Collect mail headers",
-    description: null,
-    status: "waiting",
-    assigneeId: null,
-    dueDate: null,
-    mandatory: false,
-    tlp: 2,
-    order: 1,
-    createdAt: f.at(),
-    updatedAt: f.at(),
-    createdBy: null,
-    deletedAt: null,
-    deletedBy: null,
-    ...overrides,
-  };
+  return taskRecord(f.ids.next("task"), organizationId, caseId, f.at(), overrides);
 }
 
 /** The list semantics the port promises, written out plainly (the case's marking is checked separately). */

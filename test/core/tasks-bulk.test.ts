@@ -9,6 +9,7 @@ import type { CaseKit, ErrorCode, Principal, Storage, Task } from "../../core/in
 import { createCaseKit, ManualClock, maxBulkIds } from "../../core/index.js";
 import type { UnitOfWork } from "../../core/ports/storage.js";
 import { addOrganization, addUser, keyHashSecret, principalFor } from "../helpers/kit.js";
+import { taskRecord } from "../helpers/task-record.js";
 
 async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; paths: string[] }> {
   try {
@@ -73,24 +74,7 @@ describe("bulk task operations", () => {
     const at = clock.now().toISOString();
     const tasks: Task[] = [];
     for (let i = 0; i < count; i++) {
-      tasks.push({
-        id: kit.deps.ids.next("task"),
-        organizationId,
-        caseId: onCase,
-        title: `Seeded ${i}`,
-        description: null,
-        status: "waiting",
-        assigneeId: null,
-        dueDate: null,
-        mandatory: false,
-        tlp: 1,
-        order: i,
-        createdAt: at,
-        updatedAt: at,
-        createdBy: admin.userId,
-        deletedAt: null,
-        deletedBy: null,
-      });
+      tasks.push(taskRecord(kit.deps.ids.next("task"), organizationId, onCase, at, { title: `Seeded ${i}`, tlp: 1, order: i, createdBy: admin.userId }));
     }
     await kit.storage.transaction(async (tx) => {
       for (const task of tasks) await tx.tasks.insert(task);

@@ -3,37 +3,12 @@
  * hanging off them (comments): they do not depend on the alert or task services.
  */
 import type { Alert } from "../../core/alerts/types.js";
+import { alertRecord } from "./alert-record.js";
 import type { TestKit } from "./kit.js";
 
 /** A live alert written through the port (the alert service is not this test's subject). */
 export async function addAlert(t: Pick<TestKit, "kit" | "organizationId">, overrides: Partial<Alert> = {}): Promise<Alert> {
-  const at = t.kit.clock.now().toISOString();
-  const alert: Alert = {
-    id: t.kit.deps.ids.next("alert"),
-    organizationId: t.organizationId,
-    title: "Impossible travel",
-    description: null,
-    severity: 2,
-    tlp: 2,
-    pap: 2,
-    typeValue: null,
-    source: "siem",
-    sourceRef: null,
-    statusValue: "new",
-    assigneeId: null,
-    tags: [],
-    customFields: {},
-    eventDate: null,
-    occurrences: 1,
-    lastSeenAt: at,
-    caseId: null,
-    createdAt: at,
-    updatedAt: at,
-    createdBy: null,
-    deletedAt: null,
-    deletedBy: null,
-    ...overrides,
-  };
+  const alert = alertRecord(t.kit.deps.ids.next("alert"), t.organizationId, t.kit.clock.now().toISOString(), overrides);
   await t.kit.storage.transaction((tx) => tx.alerts.insert(alert));
   return alert;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiBasePath } from "../../server/index.js";
 import { addUser } from "../helpers/kit.js";
-import { bearer, inProcess, listening } from "./http.js";
+import { actingAs, bearer, expectProblem, transports } from "./http.js";
 import type { Answer, Transport } from "./http.js";
 import { makeWorld, userWithKey, validCase } from "./world.js";
 import type { World } from "./world.js";
@@ -9,17 +9,6 @@ import type { World } from "./world.js";
 const api = apiBasePath;
 const alerts = `${api}/alerts`;
 const neverExistingAlert = "alert_01kaaaaaaaaaaaaaaaaaaaaaaa";
-
-const transports = [
-  { name: "in-process fetch", open: async (w: World) => inProcess(w.app) },
-  { name: "real server on 127.0.0.1", open: async (w: World) => listening(w.app) },
-];
-
-function expectProblem(answer: Answer, status: number, code: string): void {
-  expect({ status: answer.status, code: answer.body?.code }, answer.text).toEqual({ status, code });
-  expect(answer.headers.get("content-type")).toBe("application/problem+json");
-  expect(answer.body).toMatchObject({ status, code, type: `https://casekit.dev/problems/${code}` });
-}
 
 describe.each(transports)("alerts through $name", ({ open }) => {
   let w: World;
@@ -40,12 +29,7 @@ describe.each(transports)("alerts through $name", ({ open }) => {
     await client.close();
   });
 
-  const as = (key: string) => ({
-    get: (path: string) => client.send("GET", path, { headers: bearer(key) }),
-    post: (path: string, body: unknown) => client.send("POST", path, { headers: bearer(key), body }),
-    patch: (path: string, body: unknown) => client.send("PATCH", path, { headers: bearer(key), body }),
-    delete: (path: string) => client.send("DELETE", path, { headers: bearer(key) }),
-  });
+  const as = (key: string) => actingAs(client, key);
   /** A source name of its own for each test, so lists and metrics see only that test's alerts. */
   const newFeed = () => (feed = `feed-${Math.random().toString(36).slice(2, 10)}`);
   const report = (sourceRef: string, extra: Record<string, unknown> = {}) => ({ title: `Alert ${sourceRef}`, severity: 2, source: feed, sourceRef, ...extra });

@@ -1,24 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { version } from "../../core/index.js";
 import { apiBasePath } from "../../server/index.js";
-import { bearer, inProcess, listening } from "./http.js";
+import { actingAs, expectProblem, transports } from "./http.js";
 import type { Answer, Transport } from "./http.js";
 import { makeWorld, validCase } from "./world.js";
 import type { World } from "./world.js";
 
 const cases = `${apiBasePath}/cases`;
 const neverExisting = "case_01kaaaaaaaaaaaaaaaaaaaaaaa";
-
-const transports = [
-  { name: "in-process fetch", open: async (w: World) => inProcess(w.app) },
-  { name: "real server on 127.0.0.1", open: async (w: World) => listening(w.app) },
-];
-
-function expectProblem(answer: Answer, status: number, code: string): void {
-  expect(answer.status).toBe(status);
-  expect(answer.headers.get("content-type")).toBe("application/problem+json");
-  expect(answer.body).toMatchObject({ status, code, type: `https://casekit.dev/problems/${code}` });
-}
 
 describe.each(transports)("cases through $name", ({ open }) => {
   let w: World;
@@ -31,11 +20,7 @@ describe.each(transports)("cases through $name", ({ open }) => {
     await client.close();
   });
 
-  const as = (key: string) => ({
-    get: (path: string) => client.send("GET", path, { headers: bearer(key) }),
-    post: (path: string, body: unknown) => client.send("POST", path, { headers: bearer(key), body }),
-    patch: (path: string, body: unknown) => client.send("PATCH", path, { headers: bearer(key), body }),
-  });
+  const as = (key: string) => actingAs(client, key);
 
   it("creates, reads back, changes and lists a case", async () => {
     const admin = as(w.adminKey);

@@ -2,24 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CommentParentKind } from "../../core/index.js";
 import { apiBasePath, buildOpenApiDocument } from "../../server/index.js";
 import { addAlert } from "../helpers/parents.js";
-import { bearer, inProcess, listening } from "./http.js";
-import type { Answer, Transport } from "./http.js";
+import { actingAs, expectProblem, transports } from "./http.js";
+import type { Transport } from "./http.js";
 import { makeWorld, userWithKey, validCase } from "./world.js";
 import type { World } from "./world.js";
 
 const api = apiBasePath;
 const neverExistingComment = "cmt_01kaaaaaaaaaaaaaaaaaaaaaaa";
-
-const transports = [
-  { name: "in-process fetch", open: async (w: World) => inProcess(w.app) },
-  { name: "real server on 127.0.0.1", open: async (w: World) => listening(w.app) },
-];
-
-function expectProblem(answer: Answer, status: number, code: string): void {
-  expect({ status: answer.status, code: answer.body?.code }, answer.text).toEqual({ status, code });
-  expect(answer.headers.get("content-type")).toBe("application/problem+json");
-  expect(answer.body).toMatchObject({ status, code, type: `https://casekit.dev/problems/${code}` });
-}
 
 /** Each parent kind: its collection, its scopes, and how to make one at a given marking. */
 const parents: { kind: CommentParentKind; segment: string; read: "cases:read" | "alerts:read" | "tasks:read"; write: "cases:write" | "alerts:write" | "tasks:write"; make: (w: World, tlp: number) => Promise<string> }[] = [
@@ -40,12 +29,7 @@ describe.each(transports)("comments through $name", ({ open }) => {
     await client.close();
   });
 
-  const as = (key: string) => ({
-    get: (path: string) => client.send("GET", path, { headers: bearer(key) }),
-    post: (path: string, body: unknown) => client.send("POST", path, { headers: bearer(key), body }),
-    patch: (path: string, body: unknown) => client.send("PATCH", path, { headers: bearer(key), body }),
-    delete: (path: string) => client.send("DELETE", path, { headers: bearer(key) }),
-  });
+  const as = (key: string) => actingAs(client, key);
 
   describe.each(parents)("on a $kind", ({ kind, segment, read, write, make }) => {
     let parentId: string;

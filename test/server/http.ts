@@ -122,3 +122,32 @@ function answer(status: number, headers: Headers, text: string): Answer {
 }
 
 export const bearer = (key: string): HeaderList => [["Authorization", `Bearer ${key}`]];
+
+/** Both ways to reach a world's app, for `describe.each`: every route test runs through each. */
+export const transports = [
+  { name: "in-process fetch", open: async (w: { app: H3 }): Promise<Transport> => inProcess(w.app) },
+  { name: "real server on 127.0.0.1", open: async (w: { app: H3 }): Promise<Transport> => listening(w.app) },
+];
+
+/** An RFC 9457 answer with this status and stable code (the text shown when it is not). */
+export function expectProblem(answer: Answer, status: number, code: string): void {
+  expect({ status: answer.status, code: answer.body?.code }, answer.text).toEqual({ status, code });
+  expect(answer.headers.get("content-type")).toBe("application/problem+json");
+  expect(answer.body).toMatchObject({ status, code, type: `https://casekit.dev/problems/${code}` });
+}
+
+/**
+ * A DELETE with a body needs its length declared: node:http sends a DELETE body neither chunked
+ * nor with Content-Length unless told (fetch, curl and browsers always declare it).
+ */
+export function withLength(headers: HeaderList, body: unknown): HeaderList {
+  return body === undefined ? headers : [...headers, ["Content-Length", String(Buffer.byteLength(JSON.stringify(body)))]];
+}
+
+/** Requests through `client` authenticated with the API key `key`. */
+export const actingAs = (client: Transport, key: string) => ({
+  get: (path: string) => client.send("GET", path, { headers: bearer(key) }),
+  post: (path: string, body?: unknown) => client.send("POST", path, { headers: bearer(key), body }),
+  patch: (path: string, body: unknown) => client.send("PATCH", path, { headers: bearer(key), body }),
+  delete: (path: string, body?: unknown) => client.send("DELETE", path, { headers: withLength(bearer(key), body), body }),
+});

@@ -1,24 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiBasePath } from "../../server/index.js";
-import { bearer, inProcess, listening } from "./http.js";
-import type { Answer, Transport } from "./http.js";
+import { actingAs, bearer, expectProblem, transports } from "./http.js";
+import type { Transport } from "./http.js";
 import { makeWorld, userWithKey, validCase } from "./world.js";
 import type { World } from "./world.js";
 
 const api = apiBasePath;
 const neverExistingCase = "case_01kaaaaaaaaaaaaaaaaaaaaaaa";
 const neverExistingObservable = "obs_01kaaaaaaaaaaaaaaaaaaaaaaa";
-
-const transports = [
-  { name: "in-process fetch", open: async (w: World) => inProcess(w.app) },
-  { name: "real server on 127.0.0.1", open: async (w: World) => listening(w.app) },
-];
-
-function expectProblem(answer: Answer, status: number, code: string): void {
-  expect({ status: answer.status, code: answer.body?.code }, answer.text).toEqual({ status, code });
-  expect(answer.headers.get("content-type")).toBe("application/problem+json");
-  expect(answer.body).toMatchObject({ status, code, type: `https://casekit.dev/problems/${code}` });
-}
 
 describe.each(transports)("observables through $name", ({ open }) => {
   let w: World;
@@ -38,12 +27,7 @@ describe.each(transports)("observables through $name", ({ open }) => {
     await client.close();
   });
 
-  const as = (key: string) => ({
-    get: (path: string) => client.send("GET", path, { headers: bearer(key) }),
-    post: (path: string, body: unknown) => client.send("POST", path, { headers: bearer(key), body }),
-    patch: (path: string, body: unknown) => client.send("PATCH", path, { headers: bearer(key), body }),
-    delete: (path: string) => client.send("DELETE", path, { headers: bearer(key) }),
-  });
+  const as = (key: string) => actingAs(client, key);
   const nested = (id: string) => `${api}/cases/${id}/observables`;
 
   it("adds, reads back, changes, lists and soft-deletes an observable of a case", async () => {

@@ -1,32 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiBasePath, buildOpenApiDocument } from "../../server/index.js";
-import { bearer, inProcess, listening } from "./http.js";
-import type { Answer, HeaderList, Transport } from "./http.js";
+import { actingAs, bearer, expectProblem, transports, withLength } from "./http.js";
+import type { Transport } from "./http.js";
 import { makeWorld, userWithKey, validCase } from "./world.js";
 import type { World } from "./world.js";
 
 const api = apiBasePath;
 const neverExistingCase = "case_01kaaaaaaaaaaaaaaaaaaaaaaa";
 const neverExistingTask = "task_01kaaaaaaaaaaaaaaaaaaaaaaa";
-
-const transports = [
-  { name: "in-process fetch", open: async (w: World) => inProcess(w.app) },
-  { name: "real server on 127.0.0.1", open: async (w: World) => listening(w.app) },
-];
-
-function expectProblem(answer: Answer, status: number, code: string): void {
-  expect({ status: answer.status, code: answer.body?.code }, answer.text).toEqual({ status, code });
-  expect(answer.headers.get("content-type")).toBe("application/problem+json");
-  expect(answer.body).toMatchObject({ status, code, type: `https://casekit.dev/problems/${code}` });
-}
-
-/**
- * A DELETE with a body needs its length declared: node:http sends a DELETE body neither chunked
- * nor with Content-Length unless told (fetch, curl and browsers always declare it).
- */
-function withLength(headers: HeaderList, body: unknown): HeaderList {
-  return body === undefined ? headers : [...headers, ["Content-Length", String(Buffer.byteLength(JSON.stringify(body)))]];
-}
 
 describe.each(transports)("tasks through $name", ({ open }) => {
   let w: World;
@@ -46,12 +27,7 @@ describe.each(transports)("tasks through $name", ({ open }) => {
     await client.close();
   });
 
-  const as = (key: string) => ({
-    get: (path: string) => client.send("GET", path, { headers: bearer(key) }),
-    post: (path: string, body: unknown) => client.send("POST", path, { headers: bearer(key), body }),
-    patch: (path: string, body: unknown) => client.send("PATCH", path, { headers: bearer(key), body }),
-    delete: (path: string, body?: unknown) => client.send("DELETE", path, { headers: withLength(bearer(key), body), body }),
-  });
+  const as = (key: string) => actingAs(client, key);
   const nested = (id: string) => `${api}/cases/${id}/tasks`;
 
   it("adds, reads back, changes, lists and soft-deletes a task of a case", async () => {

@@ -1,25 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiBasePath } from "../../server/index.js";
 import { loadHostConfig } from "../../server/config.js";
-import { bearer, inProcess, listening } from "./http.js";
-import type { Answer, Transport } from "./http.js";
+import { actingAs, bearer, expectProblem, transports } from "./http.js";
+import type { Transport } from "./http.js";
 import { makeWorld, userWithKey } from "./world.js";
 import type { World } from "./world.js";
 
 const webhooks = `${apiBasePath}/webhooks`;
 const neverExisting = "whk_01kaaaaaaaaaaaaaaaaaaaaaaa";
 const hook = { name: "SIEM", url: "https://hooks.example.com/casekit", events: ["case.created", "alert.*"] };
-
-const transports = [
-  { name: "in-process fetch", open: async (w: World) => inProcess(w.app) },
-  { name: "real server on 127.0.0.1", open: async (w: World) => listening(w.app) },
-];
-
-function expectProblem(answer: Answer, status: number, code: string): void {
-  expect({ status: answer.status, code: answer.body?.code }, answer.text).toEqual({ status, code });
-  expect(answer.headers.get("content-type")).toBe("application/problem+json");
-  expect(answer.body).toMatchObject({ status, code, type: `https://casekit.dev/problems/${code}` });
-}
 
 describe.each(transports)("webhooks through $name", ({ open }) => {
   let w: World;
@@ -32,12 +21,7 @@ describe.each(transports)("webhooks through $name", ({ open }) => {
     await client.close();
   });
 
-  const as = (key: string) => ({
-    get: (path: string) => client.send("GET", path, { headers: bearer(key) }),
-    post: (path: string, body?: unknown) => client.send("POST", path, { headers: bearer(key), body }),
-    patch: (path: string, body: unknown) => client.send("PATCH", path, { headers: bearer(key), body }),
-    delete: (path: string) => client.send("DELETE", path, { headers: bearer(key) }),
-  });
+  const as = (key: string) => actingAs(client, key);
 
   it("creates a subscription (secret shown once), reads it back masked, changes, lists and deletes it", async () => {
     const admin = as(w.adminKey);

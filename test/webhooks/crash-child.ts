@@ -7,9 +7,9 @@
 import { createNodeTransport } from "../../adapters/outbound/node-transport.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { recordChange } from "../../core/audit/record-change.js";
-import type { Case } from "../../core/index.js";
 import { createCaseKit, parseWebhookAllowlist } from "../../core/index.js";
 import { startDispatchLoop } from "../../server/worker.js";
+import { caseRecord } from "../helpers/case-record.js";
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -37,30 +37,8 @@ async function rolledBack(title: string): Promise<void> {
   await storage
     .transaction(async (tx) => {
       const at = new Date();
-      const record: Case = {
-        id: kit.deps.ids.next("case"),
-        organizationId: admin.organizationId,
-        number: await tx.organizations.nextCaseNumber(admin.organizationId),
-        title,
-        severity: 2,
-        description: null,
-        tlp: 2,
-        pap: 2,
-        statusValue: "new",
-        typeValue: null,
-        assigneeId: null,
-        clientId: null,
-        source: null,
-        sourceRef: null,
-        tags: [],
-        teams: [],
-        organizations: [],
-        customFields: {},
-        closedAt: null,
-        createdAt: at.toISOString(),
-        updatedAt: at.toISOString(),
-        createdBy: admin.userId,
-      };
+      const number = await tx.organizations.nextCaseNumber(admin.organizationId);
+      const record = caseRecord(kit.deps.ids.next("case"), admin.organizationId, number, at.toISOString(), { title, createdBy: admin.userId });
       await tx.cases.insert(record);
       await recordChange(kit.deps, tx, admin, { name: "case.created", resourceType: "case", before: null, after: record, tlp: record.tlp, now: at });
       throw new Error("the unit of work fails after writing");
