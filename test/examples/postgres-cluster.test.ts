@@ -3,26 +3,12 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { main } from "../../examples/postgres-cluster.js";
+import { postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 
-const url = process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const inCi = process.env.CI === "true";
+const url = postgresUrl;
+const run = await postgresShouldRun("examples/postgres-cluster");
 
-async function reachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const up = await reachable();
-if (!up && !inCi) console.warn("[examples/postgres-cluster] SKIPPED: PostgreSQL is unreachable; with CI=true this is a failure, not a skip.");
-
-describe.skipIf(!up && !inCi)("examples/postgres-cluster", () => {
+describe.skipIf(!run)("examples/postgres-cluster", () => {
   it("serves a case created through API A from API B, and delivers its webhook once", async () => {
     const { cluster, webhook, created, throughB, deliveries, received } = await main();
 
