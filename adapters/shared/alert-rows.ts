@@ -3,7 +3,7 @@
  */
 import type { AlertStatus } from "../../core/alerts/lifecycle.js";
 import type { Alert, AlertFilter, AlertSourceCountFilter, AlertTag } from "../../core/alerts/types.js";
-import { invalidField } from "../../core/errors.js";
+import { isoBound, normalizeListFilter } from "./case-filter.js";
 import type { RowMode } from "./rows.js";
 import type { JsonValue, TimestampValue } from "./values.js";
 import { fromJson, orNull, toIsoTimestamp, toIsoTimestampOrNull, toJson } from "./values.js";
@@ -131,33 +131,19 @@ export function alertFromRow(row: AlertRow): Alert {
  * bounds are compared in canonical ISO form, and an empty `q` matches everything.
  */
 export function normalizeAlertFilter(filter: AlertFilter): AlertFilter | null {
-  const lists = [filter.statusValue, filter.severity, filter.tlp, filter.assigneeId, filter.source, filter.typeValue, filter.tag];
-  if (lists.some((list) => list !== undefined && list.length === 0)) return null;
-  const { q, ...rest } = filter;
-  return {
-    ...rest,
-    ...(q !== undefined && q !== "" ? { q } : {}),
-    createdAfter: bound("createdAfter", filter.createdAfter),
-    createdBefore: bound("createdBefore", filter.createdBefore),
-  };
+  const normalized = normalizeListFilter(filter);
+  if (normalized === null) return null;
+  const { q, ...rest } = normalized;
+  return q !== undefined && q !== "" ? normalized : rest;
 }
 
 /** The metric's filter with its bounds in canonical form, or null when nothing can match. */
 export function normalizeAlertSourceCountFilter(filter: AlertSourceCountFilter): AlertSourceCountFilter | null {
   if (filter.statusValue !== undefined && filter.statusValue.length === 0) return null;
-  return { ...filter, from: bound("from", filter.from), to: bound("to", filter.to) };
+  return { ...filter, from: isoBound("from", filter.from), to: isoBound("to", filter.to) };
 }
 
 /** `q` as a LIKE pattern matched literally: `%`, `_` and the escape character `\` escaped. */
 export function likePattern(q: string): string {
   return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-function bound(name: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  try {
-    return toIsoTimestamp(value);
-  } catch {
-    throw invalidField(name, "must be an ISO 8601 date-time");
-  }
 }

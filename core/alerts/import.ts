@@ -1,13 +1,13 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
-import { recordChange } from "../audit/record-change.js";
+import { recordEdit } from "../audit/record-edit.js";
 import type { Case } from "../cases/types.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import type { CopyObservablesResult } from "../observables/copy.js";
 import { copyObservablesToCase } from "../observables/copy.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { appendTlpAudit, guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
+import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
 import { parse } from "../validation.js";
 import { checkAssignee, loadAlert } from "./access.js";
 import { unitedTags } from "./ingest.js";
@@ -43,8 +43,7 @@ async function finishImport(deps: CaseKitDeps, tx: UnitOfWork, principal: Princi
   const observables = await copyObservablesToCase(deps, tx, principal, before.id, target.id, now);
   const after: Alert = { ...before, statusValue: "imported", caseId: target.id, updatedAt: now.toISOString() };
   await tx.alerts.update(after);
-  await recordChange(deps, tx, principal, { name: `alert.${verb}`, resourceType: "alert", before, after, tlp: after.tlp, now });
-  await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: after.id, action: "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" }, now);
+  await recordEdit(deps, tx, principal, { name: `alert.${verb}`, resourceType: "alert", before, after, now });
   return { case: target, alert: after, observables };
 }
 
@@ -90,8 +89,7 @@ export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: 
         createdBy: principal.userId,
       };
       await tx.cases.insert(record);
-      await recordChange(deps, tx, principal, { name: "case.created", resourceType: "case", before: null, after: record, tlp: record.tlp, now });
-      await appendTlpAudit(deps, tx, principal, { resourceType: "case", resourceId: record.id, action: "edit", tlpBefore: null, tlpAfter: record.tlp, outcome: "allowed" }, now);
+      await recordEdit(deps, tx, principal, { name: "case.created", resourceType: "case", before: null, after: record, now });
       return finishImport(deps, tx, principal, alert, record, "promoted", now);
     }),
   );
@@ -124,8 +122,7 @@ export async function mergeAlert(deps: CaseKitDeps, principal: Principal, id: st
       if (JSON.stringify(tags) !== JSON.stringify(target.tags)) {
         merged = { ...target, tags, updatedAt: now.toISOString() };
         await tx.cases.update(merged);
-        await recordChange(deps, tx, principal, { name: "case.updated", resourceType: "case", before: target, after: merged, tlp: merged.tlp, now });
-        await appendTlpAudit(deps, tx, principal, { resourceType: "case", resourceId: merged.id, action: "edit", tlpBefore: target.tlp, tlpAfter: merged.tlp, outcome: "allowed" }, now);
+        await recordEdit(deps, tx, principal, { name: "case.updated", resourceType: "case", before: target, after: merged, now });
       }
       return finishImport(deps, tx, principal, alert, merged, "merged", now);
     }),

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Principal } from "../access/principal.js";
 import { requireClearance, requireScope } from "../access/principal.js";
-import { recordChange } from "../audit/record-change.js";
+import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
 import { invalidField, isCaseKitError } from "../errors.js";
 import { normalizeData } from "../observables/data-types.js";
@@ -60,8 +60,7 @@ export async function ingestAlert(deps: CaseKitDeps, principal: Principal, input
         const record = newAlert(deps, principal, body, at);
         try {
           await tx.alerts.insert(record);
-          await recordChange(deps, tx, principal, { name: "alert.created", resourceType: "alert", before: null, after: record, tlp: record.tlp, now });
-          await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: record.id, action: "edit", tlpBefore: null, tlpAfter: record.tlp, outcome: "allowed" }, now);
+          await recordEdit(deps, tx, principal, { name: "alert.created", resourceType: "alert", before: null, after: record, now });
           alert = record;
         } catch (error) {
           // Lost a race for the same reference: fold into the winner instead.
@@ -172,14 +171,7 @@ async function foldRepeat(deps: CaseKitDeps, tx: UnitOfWork, principal: Principa
     updatedAt: at,
   };
   await tx.alerts.update(after);
-  await recordChange(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, tlp: after.tlp, now });
-  await appendTlpAudit(
-    deps,
-    tx,
-    principal,
-    { resourceType: "alert", resourceId: after.id, action: after.tlp !== before.tlp ? "change" : "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" },
-    now,
-  );
+  await recordEdit(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, now });
   return after;
 }
 

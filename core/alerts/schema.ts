@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { bulkRequestSchema, bulkResultSchema } from "../bulk/schema.js";
-import { caseSchema, caseTagSchema, customFieldsSchema } from "../cases/schema.js";
+import { caseSchema, caseTagSchema, customFieldsSchema, recordListFilterShape } from "../cases/schema.js";
 import { initialCaseStatuses } from "../cases/lifecycle.js";
 import { observableCreateSchema, observableSchema } from "../observables/schema.js";
 import { anyOf, idSchema, listResponseSchema, pageQueryShape, papSchema, resourceMetaShape, timestampSchema, tlpSchema } from "../schema/common.js";
@@ -99,15 +99,7 @@ const booleanParam = z.enum(["true", "false"]).transform((v) => v === "true");
 /** List filters, named as the case list's; repeated parameters mean "any of". */
 export const alertListQuerySchema = z.strictObject({
   ...pageQueryShape,
-  statusValue: anyOf(z.enum(alertStatuses)).optional(),
-  severity: anyOf(z.coerce.number().int().min(1).max(4)).optional(),
-  tlp: anyOf(z.coerce.number().int().min(0).max(4)).optional(),
-  assigneeId: anyOf(z.string().max(64)).optional(),
-  source: anyOf(z.string().max(200)).optional(),
-  typeValue: anyOf(z.string().max(100)).optional(),
-  tag: anyOf(z.string().max(100)).optional(),
-  createdAfter: timestampSchema.optional(),
-  createdBefore: timestampSchema.optional(),
+  ...recordListFilterShape(alertStatuses),
   q: z.string().min(1).max(maxTitleQueryLength).optional().meta({ description: `Text the title contains (case-insensitive for ASCII letters, matched literally; at most ${maxTitleQueryLength} characters)` }),
   includeDeleted: booleanParam.optional().meta({ description: "Soft-deleted alerts too; needs the scope org:admin" }),
 });

@@ -1,13 +1,13 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
-import { recordChange } from "../audit/record-change.js";
+import { recordEdit } from "../audit/record-edit.js";
 import type { BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError, isCaseKitError } from "../errors.js";
 import type { Observable } from "../observables/types.js";
 import { decodeCursor, toPage } from "../pagination.js";
-import { appendTlpAudit, guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
-import { tlpAuditListThreshold } from "../tlp/levels.js";
+import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
+import { auditListed, auditView } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { checkAssignee, loadAlert } from "./access.js";
@@ -58,7 +58,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const found = await loadAlert(tx, principal, id, "view");
-          await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: id, action: "view", tlpBefore: found.tlp, tlpAfter: found.tlp, outcome: "allowed" }, now);
+          await auditView(deps, tx, principal, "alert", found, now);
           return found;
         }),
       );
@@ -74,16 +74,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
         tx.alerts.list(principal.organizationId, { ...filters, includeDeleted: includeDeleted ?? false, maxTlp: principal.tlpClearance }, { limit: limit + 1, beforeId }),
       );
       const page = toPage(rows, limit);
-      // Lists whose records are AMBER+STRICT or RED write a view entry per record seen, as cases do.
-      const sensitive = page.data.filter((a) => a.tlp >= tlpAuditListThreshold);
-      if (sensitive.length > 0) {
-        const now = clock.now();
-        await storage.transaction(async (tx) => {
-          for (const a of sensitive) {
-            await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: a.id, action: "view", tlpBefore: a.tlp, tlpAfter: a.tlp, outcome: "allowed" }, now);
-          }
-        });
-      }
+      await auditListed(deps, principal, "alert", page.data);
       return page;
     },
 
@@ -111,14 +102,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
             updatedAt: now.toISOString(),
           };
           await tx.alerts.update(after);
-          await recordChange(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, tlp: after.tlp, now });
-          await appendTlpAudit(
-            deps,
-            tx,
-            principal,
-            { resourceType: "alert", resourceId: id, action: after.tlp !== before.tlp ? "change" : "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" },
-            now,
-          );
+          await recordEdit(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, now });
           return after;
         }),
       );
@@ -133,8 +117,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
           const at = now.toISOString();
           const after: Alert = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.alerts.update(after);
-          await recordChange(deps, tx, principal, { name: "alert.deleted", resourceType: "alert", before, after, tlp: after.tlp, now });
-          await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: id, action: "delete", tlpBefore: before.tlp, tlpAfter: before.tlp, outcome: "allowed" }, now);
+          await recordEdit(deps, tx, principal, { name: "alert.deleted", resourceType: "alert", before, after, now, tlpAction: "delete" });
           return after;
         }),
       );
@@ -158,8 +141,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
             if (isCaseKitError(error) && error.code === "conflict") throw new CaseKitError("conflict", "Another live alert now has this source and sourceRef");
             throw error;
           }
-          await recordChange(deps, tx, principal, { name: "alert.restored", resourceType: "alert", before, after, tlp: after.tlp, now });
-          await appendTlpAudit(deps, tx, principal, { resourceType: "alert", resourceId: id, action: "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" }, now);
+          await recordEdit(deps, tx, principal, { name: "alert.restored", resourceType: "alert", before, after, now });
           return after;
         }),
       );

@@ -1,4 +1,4 @@
-import type { CaseTag } from "../cases/types.js";
+import type { CaseTag, RecordListFilter } from "../cases/types.js";
 import type { AlertStatus } from "./lifecycle.js";
 
 /** An alert's tag: the same `{ name, color? }` shape as a case's, so promotion copies it as is. */
@@ -40,19 +40,8 @@ export interface Alert {
   deletedBy: string | null;
 }
 
-/** What a list may filter on; every member narrows the result (AND), arrays mean "any of". */
-export interface AlertFilter {
-  /** Records above this TLP are left out (the caller's clearance). */
-  maxTlp: number;
-  statusValue?: AlertStatus[];
-  severity?: number[];
-  tlp?: number[];
-  assigneeId?: string[];
-  source?: string[];
-  typeValue?: string[];
-  tag?: string[];
-  createdAfter?: string;
-  createdBefore?: string;
+/** What an alert list may filter on: a case list's filters, and these. */
+export interface AlertFilter extends RecordListFilter<AlertStatus> {
   /** Case-insensitive substring of the title (at most 200 characters, matched literally). */
   q?: string;
   /** Soft-deleted alerts too (an admin's view); live ones only when absent or false. */

@@ -86,19 +86,25 @@ export const caseSchema = z
   })
   .meta({ id: "Case" });
 
-/** List filters, named after the fields; repeated parameters mean "any of". */
-export const caseListQuerySchema = z.strictObject({
-  ...pageQueryShape,
-  statusValue: anyOf(z.enum(caseStatuses)).optional(),
-  severity: anyOf(z.coerce.number().int().min(1).max(4)).optional(),
-  tlp: anyOf(z.coerce.number().int().min(0).max(4)).optional(),
-  assigneeId: anyOf(z.string().max(64)).optional(),
-  source: anyOf(z.string().max(200)).optional(),
-  typeValue: anyOf(z.string().max(100)).optional(),
-  tag: anyOf(z.string().max(100)).optional(),
-  createdAfter: timestampSchema.optional(),
-  createdBefore: timestampSchema.optional(),
-});
+/**
+ * The list filters cases and alerts share (alerts' lists add their own), named after the fields,
+ * with the record's own statuses; repeated parameters mean "any of".
+ */
+export function recordListFilterShape<const S extends readonly string[]>(statuses: S) {
+  return {
+    statusValue: anyOf(z.enum(statuses)).optional(),
+    severity: anyOf(z.coerce.number().int().min(1).max(4)).optional(),
+    tlp: anyOf(z.coerce.number().int().min(0).max(4)).optional(),
+    assigneeId: anyOf(z.string().max(64)).optional(),
+    source: anyOf(z.string().max(200)).optional(),
+    typeValue: anyOf(z.string().max(100)).optional(),
+    tag: anyOf(z.string().max(100)).optional(),
+    createdAfter: timestampSchema.optional(),
+    createdBefore: timestampSchema.optional(),
+  };
+}
+
+export const caseListQuerySchema = z.strictObject({ ...pageQueryShape, ...recordListFilterShape(caseStatuses) });
 
 export const caseListSchema = listResponseSchema(caseSchema).meta({ id: "CaseList" });
 

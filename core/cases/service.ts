@@ -1,12 +1,12 @@
 import type { Principal } from "../access/principal.js";
 import { requireClearance, requireScope } from "../access/principal.js";
-import { recordChange } from "../audit/record-change.js";
+import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError, invalidField } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { appendTlpAudit, guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
-import { tlpAuditListThreshold } from "../tlp/levels.js";
+import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
+import { auditListed, auditView } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { canTransition, isReopen } from "./lifecycle.js";
@@ -108,8 +108,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           createdBy: principal.userId,
         };
         await tx.cases.insert(record);
-        await recordChange(deps, tx, principal, { name: "case.created", resourceType: "case", before: null, after: record, tlp: record.tlp, now });
-        await appendTlpAudit(deps, tx, principal, { resourceType: "case", resourceId: record.id, action: "edit", tlpBefore: null, tlpAfter: record.tlp, outcome: "allowed" }, now);
+        await recordEdit(deps, tx, principal, { name: "case.created", resourceType: "case", before: null, after: record, now });
         return record;
       });
     },
@@ -120,7 +119,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
         const now = clock.now();
         return storage.transaction(async (tx) => {
           const found = await loadVisible(tx, principal, id, "view");
-          await appendTlpAudit(deps, tx, principal, { resourceType: "case", resourceId: id, action: "view", tlpBefore: found.tlp, tlpAfter: found.tlp, outcome: "allowed" }, now);
+          await auditView(deps, tx, principal, "case", found, now);
           return found;
         });
       });
@@ -134,15 +133,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
         tx.cases.list(principal.organizationId, { ...filters, maxTlp: principal.tlpClearance }, { limit: limit + 1, beforeId }),
       );
       const page = toPage(rows, limit);
-      const sensitive = page.data.filter((c) => c.tlp >= tlpAuditListThreshold);
-      if (sensitive.length > 0) {
-        const now = clock.now();
-        await storage.transaction(async (tx) => {
-          for (const c of sensitive) {
-            await appendTlpAudit(deps, tx, principal, { resourceType: "case", resourceId: c.id, action: "view", tlpBefore: c.tlp, tlpAfter: c.tlp, outcome: "allowed" }, now);
-          }
-        });
-      }
+      await auditListed(deps, principal, "case", page.data);
       return page;
     },
 
@@ -178,14 +169,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
             updatedAt: now.toISOString(),
           };
           await tx.cases.update(after);
-          await recordChange(deps, tx, principal, { name: "case.updated", resourceType: "case", before, after, tlp: after.tlp, now });
-          await appendTlpAudit(
-            deps,
-            tx,
-            principal,
-            { resourceType: "case", resourceId: id, action: after.tlp !== before.tlp ? "change" : "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" },
-            now,
-          );
+          await recordEdit(deps, tx, principal, { name: "case.updated", resourceType: "case", before, after, now });
           return after;
         }),
       );

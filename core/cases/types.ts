@@ -30,11 +30,14 @@ export interface Case {
   createdBy: string | null;
 }
 
-/** What a list may filter on; every member narrows the result (AND), arrays mean "any of". */
-export interface CaseFilter {
+/**
+ * What a case or alert list may filter on (alerts' add their own); every member narrows the
+ * result (AND), arrays mean "any of".
+ */
+export interface RecordListFilter<Status extends string> {
   /** Records above this TLP are left out (the caller's clearance). */
   maxTlp: number;
-  statusValue?: CaseStatus[];
+  statusValue?: Status[];
   severity?: number[];
   tlp?: number[];
   assigneeId?: string[];
@@ -44,3 +47,5 @@ export interface CaseFilter {
   createdAfter?: string;
   createdBefore?: string;
 }
+
+export type CaseFilter = RecordListFilter<CaseStatus>;

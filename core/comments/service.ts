@@ -1,13 +1,13 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import type { Scope } from "../access/scopes.js";
-import { recordChange } from "../audit/record-change.js";
+import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { appendTlpAudit, withTlpDenialAudit } from "../tlp/audit-log.js";
-import { tlpAuditListThreshold } from "../tlp/levels.js";
+import { withTlpDenialAudit } from "../tlp/audit-log.js";
+import { auditListed, auditView } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { loadParent, scopeFor, scopesFor } from "./parent.js";
@@ -64,10 +64,6 @@ export function createCommentService(deps: CaseKitDeps): CommentService {
     }
   }
 
-  async function audit(tx: UnitOfWork, principal: Principal, comment: CommentView, action: TlpAction, now: Date, tlpBefore: number | null = comment.tlp): Promise<void> {
-    await appendTlpAudit(deps, tx, principal, { resourceType: "comment", resourceId: comment.id, action, tlpBefore, tlpAfter: comment.tlp, outcome: "allowed" }, now);
-  }
-
   return {
     async create(principal, parent, input) {
       requireScope(principal, scopeFor(parent.kind, "write"));
@@ -92,8 +88,7 @@ export function createCommentService(deps: CaseKitDeps): CommentService {
           };
           await tx.comments.insert(record);
           const view: CommentView = { ...record, tlp };
-          await recordChange(deps, tx, principal, { name: "comment.created", resourceType: "comment", before: null, after: view, tlp, now });
-          await audit(tx, principal, view, "edit", now, null);
+          await recordEdit(deps, tx, principal, { name: "comment.created", resourceType: "comment", before: null, after: view, now });
           return view;
         }),
       );
@@ -113,13 +108,8 @@ export function createCommentService(deps: CaseKitDeps): CommentService {
         rows.map((c): CommentView => ({ ...c, tlp })),
         limit,
       );
-      // AMBER+STRICT and RED threads write a view entry per comment seen, as other lists do.
-      if (tlp >= tlpAuditListThreshold && page.data.length > 0) {
-        const now = clock.now();
-        await storage.transaction(async (tx) => {
-          for (const comment of page.data) await audit(tx, principal, comment, "view", now);
-        });
-      }
+      // Every comment carries the thread's marking: AMBER+STRICT and RED threads audit each one seen.
+      await auditListed(deps, principal, "comment", page.data);
       return page;
     },
 
@@ -129,7 +119,7 @@ export function createCommentService(deps: CaseKitDeps): CommentService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const found = await loadVisible(tx, principal, id, "read", "view");
-          await audit(tx, principal, found, "view", now);
+          await auditView(deps, tx, principal, "comment", found, now);
           return found;
         }),
       );
@@ -148,8 +138,7 @@ export function createCommentService(deps: CaseKitDeps): CommentService {
           const at = now.toISOString();
           const after: CommentView = { ...before, body, editedAt: at, updatedAt: at };
           await tx.comments.update(after);
-          await recordChange(deps, tx, principal, { name: "comment.updated", resourceType: "comment", before, after, tlp: after.tlp, now });
-          await audit(tx, principal, after, "edit", now);
+          await recordEdit(deps, tx, principal, { name: "comment.updated", resourceType: "comment", before, after, now });
           return after;
         }),
       );
@@ -165,8 +154,7 @@ export function createCommentService(deps: CaseKitDeps): CommentService {
           const at = now.toISOString();
           const after: CommentView = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.comments.update(after);
-          await recordChange(deps, tx, principal, { name: "comment.deleted", resourceType: "comment", before, after, tlp: after.tlp, now });
-          await audit(tx, principal, after, "delete", now);
+          await recordEdit(deps, tx, principal, { name: "comment.deleted", resourceType: "comment", before, after, now, tlpAction: "delete" });
           return after;
         }),
       );

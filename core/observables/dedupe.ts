@@ -1,9 +1,10 @@
 import type { Principal } from "../access/principal.js";
-import { recordChange } from "../audit/record-change.js";
+import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
 import { isCaseKitError } from "../errors.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { appendTlpAudit, guardTlp } from "../tlp/audit-log.js";
+import { guardTlp } from "../tlp/audit-log.js";
+import { auditView } from "../tlp/audit-view.js";
 import type { Observable, ObservableParent, ObservableTag } from "./types.js";
 
 /** At most this many tags on one observable, as the create and update bodies allow. */
@@ -64,8 +65,7 @@ export async function saveDeduplicated(
   if (!existing) {
     try {
       await tx.observables.insert(candidate);
-      await recordChange(deps, tx, principal, { name: "observable.created", resourceType: "observable", before: null, after: candidate, tlp: candidate.tlp, bulkRequestId, now });
-      await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: candidate.id, action: "edit", tlpBefore: null, tlpAfter: candidate.tlp, outcome: "allowed" }, now);
+      await recordEdit(deps, tx, principal, { name: "observable.created", resourceType: "observable", before: null, after: candidate, bulkRequestId, now });
       return { record: candidate, outcome: "created" };
     } catch (error) {
       if (!isCaseKitError(error) || error.code !== "conflict") throw error;
@@ -76,12 +76,11 @@ export async function saveDeduplicated(
   guardTlp(principal, existing, "observable", "edit");
   const merged = mergeDuplicate(existing, candidate);
   if (sameContent(existing, merged)) {
-    await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: existing.id, action: "view", tlpBefore: existing.tlp, tlpAfter: existing.tlp, outcome: "allowed" }, now);
+    await auditView(deps, tx, principal, "observable", existing, now);
     return { record: existing, outcome: "unchanged" };
   }
   const after: Observable = { ...merged, updatedAt: now.toISOString() };
   await tx.observables.update(after);
-  await recordChange(deps, tx, principal, { name: "observable.updated", resourceType: "observable", before: existing, after, tlp: after.tlp, bulkRequestId, now });
-  await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: after.id, action: "edit", tlpBefore: existing.tlp, tlpAfter: after.tlp, outcome: "allowed" }, now);
+  await recordEdit(deps, tx, principal, { name: "observable.updated", resourceType: "observable", before: existing, after, bulkRequestId, now });
   return { record: after, outcome: "merged" };
 }

@@ -1,12 +1,12 @@
 import type { Principal } from "../access/principal.js";
 import { requireClearance, requireScope } from "../access/principal.js";
-import { recordChange } from "../audit/record-change.js";
+import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError, invalidField } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { appendTlpAudit, guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
-import { tlpAuditListThreshold } from "../tlp/levels.js";
+import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
+import { auditListed, auditView } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { normalizeData, searchSpellings } from "./data-types.js";
@@ -40,18 +40,6 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
     await loadParent(tx, principal, parentOf(found), parentAction);
     guardTlp(principal, found, "observable", action);
     return found;
-  }
-
-  /** Lists whose records are AMBER+STRICT or RED write a view entry per record seen, as cases do. */
-  async function auditSensitive(principal: Principal, page: Page): Promise<void> {
-    const sensitive = page.data.filter((o) => o.tlp >= tlpAuditListThreshold);
-    if (sensitive.length === 0) return;
-    const now = clock.now();
-    await storage.transaction(async (tx) => {
-      for (const o of sensitive) {
-        await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: o.id, action: "view", tlpBefore: o.tlp, tlpAfter: o.tlp, outcome: "allowed" }, now);
-      }
-    });
   }
 
   /** The parsed list query as a repository filter: `data` widened to every stored spelling. */
@@ -114,7 +102,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
         }),
       );
       const page = toPage(rows, limit);
-      await auditSensitive(principal, page);
+      await auditListed(deps, principal, "observable", page.data);
       return page;
     },
 
@@ -125,7 +113,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
       const filter = toFilter(principal, filters);
       const rows = await storage.read((tx) => tx.observables.list(principal.organizationId, filter, { limit: limit + 1, beforeId }));
       const page = toPage(rows, limit);
-      await auditSensitive(principal, page);
+      await auditListed(deps, principal, "observable", page.data);
       return page;
     },
 
@@ -135,7 +123,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const found = await loadVisible(tx, principal, id, "view", "view");
-          await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: id, action: "view", tlpBefore: found.tlp, tlpAfter: found.tlp, outcome: "allowed" }, now);
+          await auditView(deps, tx, principal, "observable", found, now);
           return found;
         }),
       );
@@ -152,14 +140,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
           guardTlp(principal, before, "observable", action, patch.tlp ?? before.tlp);
           const after: Observable = { ...before, ...patch, updatedAt: now.toISOString() };
           await tx.observables.update(after);
-          await recordChange(deps, tx, principal, { name: "observable.updated", resourceType: "observable", before, after, tlp: after.tlp, now });
-          await appendTlpAudit(
-            deps,
-            tx,
-            principal,
-            { resourceType: "observable", resourceId: id, action: after.tlp !== before.tlp ? "change" : "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" },
-            now,
-          );
+          await recordEdit(deps, tx, principal, { name: "observable.updated", resourceType: "observable", before, after, now });
           return after;
         }),
       );
@@ -174,8 +155,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
           const at = now.toISOString();
           const after: Observable = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.observables.update(after);
-          await recordChange(deps, tx, principal, { name: "observable.deleted", resourceType: "observable", before, after, tlp: after.tlp, now });
-          await appendTlpAudit(deps, tx, principal, { resourceType: "observable", resourceId: id, action: "delete", tlpBefore: before.tlp, tlpAfter: before.tlp, outcome: "allowed" }, now);
+          await recordEdit(deps, tx, principal, { name: "observable.deleted", resourceType: "observable", before, after, now, tlpAction: "delete" });
           return after;
         }),
       );

@@ -1,12 +1,12 @@
 import type { Principal } from "../access/principal.js";
 import { requireClearance, requireScope } from "../access/principal.js";
-import { recordChange } from "../audit/record-change.js";
+import { recordEdit } from "../audit/record-edit.js";
 import type { BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
-import { appendTlpAudit, withTlpDenialAudit } from "../tlp/audit-log.js";
-import { tlpAuditListThreshold } from "../tlp/levels.js";
+import { withTlpDenialAudit } from "../tlp/audit-log.js";
+import { auditListed, auditView } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { checkAssignee, loadTaskCase, loadVisibleTask } from "./access.js";
@@ -39,18 +39,6 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
   const { storage, clock, ids } = deps;
   const bulk = createTaskBulk(deps);
 
-  /** Lists whose tasks are AMBER+STRICT or RED write a view entry per task seen, as cases do. */
-  async function auditSensitive(principal: Principal, page: Page): Promise<void> {
-    const sensitive = page.data.filter((t) => t.tlp >= tlpAuditListThreshold);
-    if (sensitive.length === 0) return;
-    const now = clock.now();
-    await storage.transaction(async (tx) => {
-      for (const t of sensitive) {
-        await appendTlpAudit(deps, tx, principal, { resourceType: "task", resourceId: t.id, action: "view", tlpBefore: t.tlp, tlpAfter: t.tlp, outcome: "allowed" }, now);
-      }
-    });
-  }
-
   return {
     async create(principal, caseId, input) {
       requireScope(principal, "tasks:write");
@@ -82,8 +70,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
             deletedBy: null,
           };
           await tx.tasks.insert(record);
-          await recordChange(deps, tx, principal, { name: "task.created", resourceType: "task", before: null, after: record, tlp: record.tlp, now });
-          await appendTlpAudit(deps, tx, principal, { resourceType: "task", resourceId: record.id, action: "edit", tlpBefore: null, tlpAfter: record.tlp, outcome: "allowed" }, now);
+          await recordEdit(deps, tx, principal, { name: "task.created", resourceType: "task", before: null, after: record, now });
           return record;
         }),
       );
@@ -101,7 +88,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
         }),
       );
       const page = toPage(rows, limit);
-      await auditSensitive(principal, page);
+      await auditListed(deps, principal, "task", page.data);
       return page;
     },
 
@@ -111,7 +98,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       const beforeId = decodeCursor(cursor);
       const rows = await storage.read((tx) => tx.tasks.list(principal.organizationId, toTaskFilter(principal, filters), { limit: limit + 1, beforeId }));
       const page = toPage(rows, limit);
-      await auditSensitive(principal, page);
+      await auditListed(deps, principal, "task", page.data);
       return page;
     },
 
@@ -121,7 +108,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const found = await loadVisibleTask(tx, principal, id, "view");
-          await appendTlpAudit(deps, tx, principal, { resourceType: "task", resourceId: id, action: "view", tlpBefore: found.tlp, tlpAfter: found.tlp, outcome: "allowed" }, now);
+          await auditView(deps, tx, principal, "task", found, now);
           return found;
         }),
       );
@@ -141,14 +128,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
           }
           const after: Task = { ...before, ...patch, updatedAt: now.toISOString() };
           await tx.tasks.update(after);
-          await recordChange(deps, tx, principal, { name: "task.updated", resourceType: "task", before, after, tlp: after.tlp, now });
-          await appendTlpAudit(
-            deps,
-            tx,
-            principal,
-            { resourceType: "task", resourceId: id, action: after.tlp !== before.tlp ? "change" : "edit", tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" },
-            now,
-          );
+          await recordEdit(deps, tx, principal, { name: "task.updated", resourceType: "task", before, after, now });
           return after;
         }),
       );
@@ -163,8 +143,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
           const at = now.toISOString();
           const after: Task = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.tasks.update(after);
-          await recordChange(deps, tx, principal, { name: "task.deleted", resourceType: "task", before, after, tlp: after.tlp, now });
-          await appendTlpAudit(deps, tx, principal, { resourceType: "task", resourceId: id, action: "delete", tlpBefore: before.tlp, tlpAfter: before.tlp, outcome: "allowed" }, now);
+          await recordEdit(deps, tx, principal, { name: "task.deleted", resourceType: "task", before, after, now, tlpAction: "delete" });
           return after;
         }),
       );

@@ -1,0 +1,36 @@
+import type { Principal } from "../access/principal.js";
+import type { CaseKitDeps } from "../context.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { appendTlpAudit } from "../tlp/audit-log.js";
+import type { TlpAction, TlpResourceType } from "../tlp/types.js";
+import { recordChange } from "./record-change.js";
+
+export interface Edit<T extends { id: string; tlp: number }> {
+  /** `<resource>.<verb>`, e.g. `case.updated`. */
+  name: string;
+  resourceType: TlpResourceType;
+  /** null for a record just created. */
+  before: T | null;
+  after: T;
+  bulkRequestId?: string;
+  now: Date;
+  /** The TLP audit action; by default `change` when the marking changed, else `edit`. */
+  tlpAction?: TlpAction;
+}
+
+/**
+ * Records one allowed write to a TLP-marked record inside the caller's unit of work: the audit
+ * entry and outbox event (recordChange), then the entry in the TLP audit chain, in that order.
+ */
+export async function recordEdit<T extends { id: string; tlp: number }>(
+  deps: Pick<CaseKitDeps, "ids">,
+  tx: UnitOfWork,
+  actor: Principal,
+  edit: Edit<T>,
+): Promise<void> {
+  const { tlpAction, ...change } = edit;
+  const { before, after, resourceType, now } = edit;
+  await recordChange(deps, tx, actor, { ...change, tlp: after.tlp });
+  const action = tlpAction ?? (before !== null && after.tlp !== before.tlp ? "change" : "edit");
+  await appendTlpAudit(deps, tx, actor, { resourceType, resourceId: after.id, action, tlpBefore: before?.tlp ?? null, tlpAfter: after.tlp, outcome: "allowed" }, now);
+}
