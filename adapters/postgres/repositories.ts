@@ -5,6 +5,7 @@ import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { alias } from "drizzle-orm/pg-core";
 import type { CaseFilter } from "../../core/cases/types.js";
 import { CaseKitError } from "../../core/errors.js";
+import { extendsChain } from "../../core/tlp/chain.js";
 import type { PageRequest, UnitOfWork } from "../../core/ports/storage.js";
 import type {
   ApiKeyRow,
@@ -558,6 +559,29 @@ export function createUnitOfWork(db: NodePgDatabase, unit: UnitState): UnitOfWor
             .set({ tlpAuditSeq: entry.seq, tlpAuditHash: entry.hash })
             .where(eq(organizations.id, entry.organizationId)),
         );
+      },
+      async appendMany(entries) {
+        writing();
+        const last = entries.at(-1);
+        if (last === undefined) return;
+        // Checked under the head's lock, as append does.
+        const rows = await guard(db.select(chainHead).from(organizations).where(eq(organizations.id, last.organizationId)).for("update"));
+        const current = rows[0];
+        if (current && !extendsChain(current, entries)) {
+          throw new CaseKitError("conflict", "The TLP audit entries do not follow the organization's last entry");
+        }
+        for (let start = 0; start < entries.length; start += rowsPerInsert) {
+          const batch = entries.slice(start, start + rowsPerInsert);
+          const written = await guard(
+            db
+              .insert(tlpAuditLog)
+              .values(batch.map((entry) => rowValues(tlpAuditLog, tlpAuditEntryToRow(entry))))
+              .onConflictDoNothing()
+              .returning({ id: tlpAuditLog.id }),
+          );
+          if (written.length < batch.length) throw new CaseKitError("conflict", "A TLP audit entry with this id or sequence number exists already");
+        }
+        await guard(db.update(organizations).set({ tlpAuditSeq: last.seq, tlpAuditHash: last.hash }).where(eq(organizations.id, last.organizationId)));
       },
       async list(organizationId, filter, page) {
         reading();

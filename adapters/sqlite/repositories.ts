@@ -48,7 +48,8 @@ import { createWebhookRepository } from "./webhook-repository.js";
 import { apiKeyListQuery, teamListQuery, tlpAuditListQuery, userListQuery } from "./record-lists.js";
 import { translateError } from "./errors.js";
 import type { Statement, Statements } from "./statements.js";
-import { auditEntryColumns, eventColumns } from "../shared/rows.js";
+import { auditEntryColumns, eventColumns, tlpAuditEntryColumns } from "../shared/rows.js";
+import { extendsChain } from "../../core/tlp/chain.js";
 import { sql } from "./statements.js";
 
 /** Rows per multi-row INSERT: 100 rows of 13 columns stay far below SQLite's 32 766 parameters. */
@@ -317,6 +318,17 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
         }
         write(sql.tlpAuditInsert, tlpAuditEntryToRow(entry));
         write(sql.tlpAuditMoveHead, entry.seq, entry.hash, entry.organizationId);
+      },
+      async appendMany(entries) {
+        writing();
+        const last = entries.at(-1);
+        if (last === undefined) return;
+        const head = get<{ seq: number; hash: string }>(sql.tlpAuditHead, last.organizationId);
+        if (head && !extendsChain(head, entries)) {
+          throw new CaseKitError("conflict", "The TLP audit entries do not follow the organization's last entry");
+        }
+        writeMany("tlp_audit_log", tlpAuditEntryColumns, entries.map(tlpAuditEntryToRow));
+        write(sql.tlpAuditMoveHead, last.seq, last.hash, last.organizationId);
       },
       async list(organizationId, filter, page) {
         reading();

@@ -35,7 +35,8 @@ import { requireScope } from "../access/principal.js";
 import { recordChanges } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { appendTlpAudit } from "../tlp/audit-log.js";
+import { appendTlpAuditMany } from "../tlp/audit-log.js";
+import type { TlpAccess } from "../tlp/audit-log.js";
 import { tlpAuditListThreshold } from "../tlp/levels.js";
 import type { BulkSelection } from "./schema.js";
 import type { BulkCandidate, BulkPlan, BulkResult, BulkSkipped } from "./types.js";
@@ -77,16 +78,17 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     if (updates.length > 0) await plan.save(tx, updates.map((u) => u.after));
     const changes = updates.map(({ before, after }) => ({ name: plan.event, resourceType: plan.resourceType, before, after, tlp: after.tlp, bulkRequestId, now }));
     await recordChanges(deps, tx, principal, changes);
+    const accesses: TlpAccess[] = [];
     for (const { before, after } of updates) {
       const marked = after.tlp !== before.tlp;
       if (marked || before.tlp >= tlpAuditListThreshold) {
-        const access = { resourceType: plan.resourceType, resourceId: after.id, tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" as const };
-        await appendTlpAudit(deps, tx, principal, { ...access, action: marked ? "change" : plan.tlpAction }, now);
+        accesses.push({ resourceType: plan.resourceType, resourceId: after.id, action: marked ? "change" : plan.tlpAction, tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" });
       }
     }
     for (const { record, tlp } of denied) {
-      await appendTlpAudit(deps, tx, principal, { resourceType: plan.resourceType, resourceId: record.id, action: plan.tlpAction, tlpBefore: tlp, tlpAfter: tlp, outcome: "denied" }, now);
+      accesses.push({ resourceType: plan.resourceType, resourceId: record.id, action: plan.tlpAction, tlpBefore: tlp, tlpAfter: tlp, outcome: "denied" });
     }
+    await appendTlpAuditMany(deps, tx, principal, accesses, now);
     changed += updates.length;
   }
 

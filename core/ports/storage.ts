@@ -175,6 +175,12 @@ export interface TlpAuditRepository {
    * (seq ≠ head.seq + 1, or prevHash ≠ head.hash) is refused with conflict before anything is written.
    */
   append(entry: TlpAuditEntry): Promise<void>;
+  /**
+   * `append` for a run of entries of one organization (a list's views, a bulk page): the first
+   * extends the head, each next extends the one before; checked whole before anything is written
+   * (conflict otherwise), then inserted in few statements with one move of the head.
+   */
+  appendMany(entries: readonly TlpAuditEntry[]): Promise<void>;
   /** Newest first, filtered; `actorId` matches the user or the key. `from` inclusive, `to` exclusive. */
   list(organizationId: string, filter: TlpAuditFilter, page: PageRequest): Promise<TlpAuditEntry[]>;
   /** Chain order (seq ascending) from `afterSeq` + 1, at most `limit` entries: for verification. */

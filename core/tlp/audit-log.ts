@@ -25,21 +25,54 @@ export async function appendTlpAudit(
   access: TlpAccess,
   now: Date,
 ): Promise<void> {
-  const head = await tx.tlpAudit.head(principal.organizationId);
-  const unhashed: Omit<TlpAuditEntry, "hash"> = {
-    id: deps.ids.next("tlpa"),
-    organizationId: principal.organizationId,
-    seq: head.seq + 1,
-    actorUserId: principal.userId,
-    actorKeyId: principal.keyId,
-    ...access,
-    ip: principal.origin?.ip ?? null,
-    userAgent: principal.origin?.userAgent ?? null,
-    requestId: principal.origin?.requestId ?? null,
-    at: now.toISOString(),
-    prevHash: head.hash,
-  };
-  await tx.tlpAudit.append({ ...unhashed, hash: hashTlpEntry(unhashed) });
+  const [entry] = await chainEntries(deps, tx, principal, [access], now);
+  await tx.tlpAudit.append(entry!);
+}
+
+/**
+ * appendTlpAudit for several accesses at once, in order (a list's views, a bulk page's changes):
+ * one read of the head and one append of the whole run, instead of a round per entry.
+ */
+export async function appendTlpAuditMany(
+  deps: Pick<CaseKitDeps, "ids">,
+  tx: UnitOfWork,
+  principal: Principal,
+  accesses: readonly TlpAccess[],
+  now: Date,
+): Promise<void> {
+  if (accesses.length === 0) return;
+  await tx.tlpAudit.appendMany(await chainEntries(deps, tx, principal, accesses, now));
+}
+
+/** The hashed entries that extend the organization's chain with `accesses`, in order. */
+async function chainEntries(
+  deps: Pick<CaseKitDeps, "ids">,
+  tx: UnitOfWork,
+  principal: Principal,
+  accesses: readonly TlpAccess[],
+  now: Date,
+): Promise<TlpAuditEntry[]> {
+  let head = await tx.tlpAudit.head(principal.organizationId);
+  const entries: TlpAuditEntry[] = [];
+  for (const access of accesses) {
+    const unhashed: Omit<TlpAuditEntry, "hash"> = {
+      id: deps.ids.next("tlpa"),
+      organizationId: principal.organizationId,
+      seq: head.seq + 1,
+      actorUserId: principal.userId,
+      actorKeyId: principal.keyId,
+      ...access,
+      ip: principal.origin?.ip ?? null,
+      userAgent: principal.origin?.userAgent ?? null,
+      requestId: principal.origin?.requestId ?? null,
+      at: now.toISOString(),
+      prevHash: head.hash,
+    };
+    const entry = { ...unhashed, hash: hashTlpEntry(unhashed) };
+    entries.push(entry);
+    head = entry;
+  }
+  return entries;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Principal } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { appendTlpAudit } from "./audit-log.js";
+import { appendTlpAudit, appendTlpAuditMany } from "./audit-log.js";
 import { tlpAuditListThreshold } from "./levels.js";
 import type { TlpResourceType } from "./types.js";
 
@@ -30,7 +30,6 @@ export async function auditListed(
   const sensitive = records.filter((record) => record.tlp >= tlpAuditListThreshold);
   if (sensitive.length === 0) return;
   const now = deps.clock.now();
-  await deps.storage.transaction(async (tx) => {
-    for (const record of sensitive) await auditView(deps, tx, principal, resourceType, record, now);
-  });
+  const views = sensitive.map((record) => ({ resourceType, resourceId: record.id, action: "view" as const, tlpBefore: record.tlp, tlpAfter: record.tlp, outcome: "allowed" as const }));
+  await deps.storage.transaction((tx) => appendTlpAuditMany(deps, tx, principal, views, now));
 }

@@ -55,3 +55,14 @@ export function verifyTlpChain(
   }
   return { ok: true, checked };
 }
+
+/** Whether `entries`, in order, extend the chain whose last entry is `head` (no gap, no fork). */
+export function extendsChain(head: { seq: number; hash: string }, entries: readonly Pick<TlpAuditEntry, "organizationId" | "seq" | "prevHash" | "hash">[]): boolean {
+  let previous = head;
+  for (const entry of entries) {
+    if (entry.organizationId !== entries[0]!.organizationId) return false;
+    if (entry.seq !== previous.seq + 1 || entry.prevHash !== previous.hash) return false;
+    previous = entry;
+  }
+  return true;
+}

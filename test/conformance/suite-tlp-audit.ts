@@ -146,6 +146,45 @@ export function describeTlpAudit(ctx: SuiteContext): void {
       expect(await head(org.id)).toEqual(current);
     });
 
+    it("appendMany writes a run of entries that extend the head in one call, and they verify", async () => {
+      const f = ctx.fixtures();
+      const [first] = await appendEach(org.id, 1);
+      const run: TlpAuditEntry[] = [];
+      let previous: ChainHead = { seq: first!.seq, hash: first!.hash };
+      for (let i = 0; i < 250; i++) {
+        const entry = f.tlpEntry(org.id, previous, { resourceType: "alert", action: "view", tlpBefore: 3, tlpAfter: 3 });
+        run.push(entry);
+        previous = { seq: entry.seq, hash: entry.hash };
+      }
+      await ctx.storage().transaction((tx) => tx.tlpAudit.appendMany(run));
+      await ctx.storage().transaction((tx) => tx.tlpAudit.appendMany([]));
+      const found = await chain(org.id);
+      expect(found).toStrictEqual([first, ...run]);
+      expect(verifyTlpChain(found)).toEqual({ ok: true, checked: 251 });
+      expect(await head(org.id)).toEqual(previous);
+    });
+
+    it("appendMany with a gap, a fork or another organization's entry anywhere in the run is a conflict and writes nothing", async () => {
+      const f = ctx.fixtures();
+      const { org: other } = await ctx.seedOrganization();
+      const [first] = await appendEach(org.id, 1);
+      const start: ChainHead = { seq: first!.seq, hash: first!.hash };
+      const a = f.tlpEntry(org.id, start);
+      const b = f.tlpEntry(org.id, { seq: a.seq, hash: a.hash });
+      const runs = [
+        [a, f.tlpEntry(org.id, { seq: b.seq, hash: b.hash })], // the second skips b: a gap
+        [a, f.tlpEntry(org.id, start)], // the second forks from the head again
+        [f.tlpEntry(org.id, { seq: 0, hash: "" }), a], // the first does not extend the head
+        [a, { ...f.tlpEntry(other.id, { seq: a.seq, hash: a.hash }) }], // another organization's entry
+      ];
+      for (const run of runs) {
+        await expectConflict(ctx.storage().transaction((tx) => tx.tlpAudit.appendMany(run)));
+      }
+      expect(await chain(org.id)).toStrictEqual([first]);
+      expect(await chain(other.id)).toEqual([]);
+      expect(await head(org.id)).toEqual(start);
+    });
+
     it("a unit that appends and then fails leaves neither the entry nor a moved head", async () => {
       const [first] = await appendEach(org.id, 1);
       const fault = new Error("injected");
