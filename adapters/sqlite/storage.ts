@@ -4,6 +4,7 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { CaseKitError } from "../../core/errors.js";
 import type { Storage, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
+import { startCheckpointer } from "./checkpointer.js";
 import { SerialQueue } from "./queue.js";
 import type { UnitState } from "./repositories.js";
 import { createUnitOfWork } from "./repositories.js";
@@ -18,6 +19,12 @@ const migrateAttempts = 3;
 export type SqliteStorageOptions = ({ path: string } | { database: SqliteDatabase }) & {
   /** Where the migrations are; found next to the package by default (see resolveMigrationsFolder). */
   migrationsFolder?: string;
+  /**
+   * Where WAL checkpoints run, for a database file this storage opens: `background` (default) in a
+   * worker thread of their own, off the request path (see checkpointer.ts); `inline`, SQLite's
+   * automatic checkpoint inside the commit that fills the WAL.
+   */
+  checkpoints?: "background" | "inline";
 };
 
 /**
@@ -28,7 +35,7 @@ export type SqliteStorageOptions = ({ path: string } | { database: SqliteDatabas
  * statements on that connection yourself while the storage is in use: they would land inside
  * whatever unit of work is open.
  * Either way the connection gets foreign_keys=ON, busy_timeout=5000, synchronous=NORMAL and, for
- * files, journal_mode=WAL.
+ * files, journal_mode=WAL; a file it opens gets its WAL checkpoints in a background thread.
  *
  * Units of work are serialised through one promise queue (see SerialQueue): `transaction` holds
  * it from BEGIN IMMEDIATE to COMMIT or ROLLBACK, `read` holds it while it reads, so no unit ever
@@ -41,6 +48,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const owned = "path" in options;
   const db: SqliteDatabase = owned ? new Database(options.path) : options.database;
   configure(db);
+  const checkpointer =
+    owned && !db.memory && !db.readonly && options.checkpoints !== "inline" && db.pragma("journal_mode", { simple: true }) === "wal"
+      ? startCheckpointer(db, options.path)
+      : undefined;
   const statements = new Statements(db);
   const queue = new SerialQueue();
   let closing: Promise<void> | undefined;
@@ -117,6 +128,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     close(): Promise<void> {
       // Units already queued finish first; later calls are refused.
       closing ??= queue.run(async () => {
+        await checkpointer?.stop();
         if (owned) db.close();
       });
       return closing;
