@@ -13,6 +13,7 @@ import { guard } from "./errors.js";
 import type { UnitState } from "./repositories.js";
 import { rowSelection, rowValues } from "./rows.js";
 import { alertSourceCounts, alerts } from "./schema.js";
+import { unitGuards } from "../shared/unit-state.js";
 
 /** Compile-time proof that the table's columns are exactly the shared row's keys. */
 type ColumnNames = { [K in keyof (typeof alerts)["_"]["columns"]]: (typeof alerts)["_"]["columns"][K]["_"]["name"] }[keyof (typeof alerts)["_"]["columns"]];
@@ -93,13 +94,7 @@ export function alertSourceCountStatement(organizationId: string, filter: AlertS
 
 /** The PostgreSQL AlertRepository of one unit of work (see createUnitOfWork for `unit`). */
 export function createAlertRepository(db: NodePgDatabase, unit: UnitState): AlertRepository {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
   const first = async (where: SQL | undefined): Promise<Alert | null> => {
     const rows = await guard(db.select(alertRow).from(alerts).where(where).limit(1));
     return rows[0] ? toAlert(rows[0]) : null;

@@ -10,6 +10,7 @@ import { guard } from "./errors.js";
 import type { UnitState } from "./repositories.js";
 import { rowSelection, rowValues } from "./rows.js";
 import { comments } from "./schema.js";
+import { unitGuards } from "../shared/unit-state.js";
 
 /** Compile-time proof that the table's columns are exactly the shared row's keys. */
 type ColumnNames = { [K in keyof (typeof comments)["_"]["columns"]]: (typeof comments)["_"]["columns"][K]["_"]["name"] }[keyof (typeof comments)["_"]["columns"]];
@@ -35,13 +36,7 @@ export function commentListStatement(db: NodePgDatabase, organizationId: string,
 
 /** The PostgreSQL CommentRepository of one unit of work (see createUnitOfWork for `unit`). */
 export function createCommentRepository(db: NodePgDatabase, unit: UnitState): CommentRepository {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
 
   return {
     async insert(record) {

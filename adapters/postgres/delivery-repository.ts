@@ -12,6 +12,7 @@ import { guard } from "./errors.js";
 import type { UnitState } from "./repositories.js";
 import { rowSelection, rowValues } from "./rows.js";
 import { events, webhookAttempts, webhookDeliveries } from "./schema.js";
+import { unitGuards } from "../shared/unit-state.js";
 
 /** Compile-time proof that the tables' columns are exactly the shared rows' keys. */
 type Columns<T extends { _: { columns: Record<string, { _: { name: string } }> } }> = { [K in keyof T["_"]["columns"]]: T["_"]["columns"][K]["_"]["name"] }[keyof T["_"]["columns"]];
@@ -33,13 +34,7 @@ const byDueThenId = (a: Delivery, b: Delivery): number =>
  * (dispatched, or leased), so no row is ever handed out twice.
  */
 export function createDeliveryRepository(db: NodePgDatabase, unit: UnitState): DeliveryRepository {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
 
   return {
     async claimEvents(limit, now) {

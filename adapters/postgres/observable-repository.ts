@@ -12,6 +12,7 @@ import { guard } from "./errors.js";
 import type { UnitState } from "./repositories.js";
 import { rowSelection, rowValues } from "./rows.js";
 import { alerts, cases, observables } from "./schema.js";
+import { unitGuards } from "../shared/unit-state.js";
 
 /** Compile-time proof that the table's columns are exactly the shared row's keys. */
 type ColumnNames = { [K in keyof (typeof observables)["_"]["columns"]]: (typeof observables)["_"]["columns"][K]["_"]["name"] }[keyof (typeof observables)["_"]["columns"]];
@@ -70,13 +71,7 @@ export function observableListStatement(db: NodePgDatabase, organizationId: stri
 
 /** The PostgreSQL ObservableRepository of one unit of work (see createUnitOfWork for `unit`). */
 export function createObservableRepository(db: NodePgDatabase, unit: UnitState): ObservableRepository {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
   const first = async (where: SQL | undefined): Promise<Observable | null> => {
     const rows = await guard(db.select(observableRow).from(observables).where(where).limit(1));
     return rows[0] ? observableFromRow(rows[0] as unknown as ObservableRow) : null;

@@ -55,14 +55,11 @@ import { createDeliveryRepository } from "./delivery-repository.js";
 import { createWebhookRepository } from "./webhook-repository.js";
 import { rowSelection, rowValues } from "./rows.js";
 import { apiKeys, auditLog, cases, events, organizations, sessions, signInThrottles, teams, tlpAuditLog, users } from "./schema.js";
+import { unitGuards } from "../shared/unit-state.js";
+import type { UnitState } from "../shared/unit-state.js";
 
-/** The life of one unit of work (a transaction or a read). */
-export interface UnitState {
-  /** False once the unit has committed, rolled back or finished reading. */
-  open: boolean;
-  /** False inside `storage.read`. */
-  writable: boolean;
-}
+export type { UnitState } from "../shared/unit-state.js";
+
 
 /**
  * The repositories of one unit of work, all issuing their statements through `db` (one pooled
@@ -72,13 +69,7 @@ export interface UnitState {
 export function createUnitOfWork(db: NodePgDatabase, unit: UnitState): UnitOfWork {
   // The same refusals as the SQLite adapter's: a `tx` kept past its unit would run its statements
   // on a connection already back in the pool, and a write inside `read` would commit on its own.
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
   const taken = async (table: PgTable, where: SQL | undefined): Promise<boolean> =>
     (await guard(db.select({ one: sql<number>`1` }).from(table).where(where).limit(1))).length > 0;
 

@@ -12,6 +12,7 @@ import { guard } from "./errors.js";
 import type { UnitState } from "./repositories.js";
 import { rowSelection, rowValues } from "./rows.js";
 import { cases, tasks } from "./schema.js";
+import { unitGuards } from "../shared/unit-state.js";
 
 /** Compile-time proof that the table's columns are exactly the shared row's keys. */
 type ColumnNames = { [K in keyof (typeof tasks)["_"]["columns"]]: (typeof tasks)["_"]["columns"][K]["_"]["name"] }[keyof (typeof tasks)["_"]["columns"]];
@@ -78,13 +79,7 @@ export function taskListStatement(db: NodePgDatabase, organizationId: string, fi
 
 /** The PostgreSQL TaskRepository of one unit of work (see createUnitOfWork for `unit`). */
 export function createTaskRepository(db: NodePgDatabase, unit: UnitState): TaskRepository {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
   const fromRow = (row: unknown): Task => taskFromRow(row as TaskRow);
 
   return {

@@ -8,6 +8,7 @@ import { guard } from "./errors.js";
 import type { UnitState } from "./repositories.js";
 import { rowSelection, rowValues } from "./rows.js";
 import { webhookAttempts, webhookDeliveries, webhooks } from "./schema.js";
+import { unitGuards } from "../shared/unit-state.js";
 
 /** Compile-time proof that the table's columns are exactly the shared row's keys. */
 type ColumnNames = { [K in keyof (typeof webhooks)["_"]["columns"]]: (typeof webhooks)["_"]["columns"][K]["_"]["name"] }[keyof (typeof webhooks)["_"]["columns"]];
@@ -19,13 +20,7 @@ const toRecord = (row: Record<string, unknown>) => webhookFromRow(row as unknown
 
 /** The PostgreSQL WebhookRepository of one unit of work (see createUnitOfWork for `unit`). */
 export function createWebhookRepository(db: NodePgDatabase, unit: UnitState): WebhookRepository {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
   const own = (organizationId: string, id: string) => and(eq(webhooks.organizationId, organizationId), eq(webhooks.id, id));
 
   return {

@@ -5,6 +5,7 @@ import { commentColumns, commentFromRow, commentMutableColumns, commentToRow } f
 import { translateError } from "./errors.js";
 import type { UnitState } from "./repositories.js";
 import type { Statements } from "./statements.js";
+import { unitGuards } from "../shared/unit-state.js";
 
 const columns = commentColumns.join(", ");
 const live = "deleted_at IS NULL";
@@ -23,13 +24,7 @@ export const commentListSql = sql.byParent;
 
 /** The SQLite CommentRepository of one unit of work (see createUnitOfWork for `unit`). */
 export function createCommentRepository(statements: Statements, unit: UnitState): CommentRepository {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
   const run = (text: string, params: Record<string, unknown>): number => {
     try {
       return statements.get(text).run(params).changes;

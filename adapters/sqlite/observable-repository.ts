@@ -9,6 +9,7 @@ import { translateError } from "./errors.js";
 import { Conditions } from "./list-query.js";
 import type { UnitState } from "./repositories.js";
 import type { Statements } from "./statements.js";
+import { unitGuards } from "../shared/unit-state.js";
 
 const columns = observableColumns.join(", ");
 const live = "deleted_at IS NULL";
@@ -66,13 +67,7 @@ function duplicateOrOther(error: unknown, record: Observable): unknown {
 
 /** The SQLite ObservableRepository of one unit of work (see createUnitOfWork for `unit`). */
 export function createObservableRepository(statements: Statements, unit: UnitState): ObservableRepository {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
   const one = (text: string, ...params: unknown[]) => {
     const row = statements.get(text).get(...params) as ObservableRow | undefined;
     return row ? observableFromRow(row) : null;

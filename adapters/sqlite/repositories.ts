@@ -51,17 +51,14 @@ import type { Statement, Statements } from "./statements.js";
 import { auditEntryColumns, eventColumns, tlpAuditEntryColumns } from "../shared/rows.js";
 import { extendsChain } from "../../core/tlp/chain.js";
 import { sql } from "./statements.js";
+import { unitGuards } from "../shared/unit-state.js";
+import type { UnitState } from "../shared/unit-state.js";
+
+export type { UnitState } from "../shared/unit-state.js";
 
 /** Rows per multi-row INSERT: 100 rows of 13 columns stay far below SQLite's 32 766 parameters. */
 const rowsPerInsert = 100;
 
-/** The life of one unit of work (a transaction or a read). */
-export interface UnitState {
-  /** False once the unit has committed, rolled back or finished reading. */
-  open: boolean;
-  /** False inside `storage.read`. */
-  writable: boolean;
-}
 
 /**
  * The repositories of one unit of work. Statements run synchronously the moment a method is
@@ -70,13 +67,7 @@ export interface UnitState {
  * so is a write inside `read`.
  */
 export function createUnitOfWork(statements: Statements, unit: UnitState): UnitOfWork {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
   const get = <Row>(text: string, ...params: unknown[]) => statements.get(text).get(...params) as Row | undefined;
   const all = <Row>(statement: Statement, ...params: unknown[]) => statement.all(...params) as Row[];
   /** Rows of a list statement built for one filter shape (see record-lists.ts). */

@@ -9,6 +9,7 @@ import { translateError } from "./errors.js";
 import { Conditions } from "./list-query.js";
 import type { UnitState } from "./repositories.js";
 import type { Statements } from "./statements.js";
+import { unitGuards } from "../shared/unit-state.js";
 
 const columns = taskColumns.join(", ");
 const live = "deleted_at IS NULL";
@@ -51,13 +52,7 @@ export function taskListQuery(organizationId: string, filter: TaskFilter, limit:
 
 /** The SQLite TaskRepository of one unit of work (see createUnitOfWork for `unit`). */
 export function createTaskRepository(statements: Statements, unit: UnitState): TaskRepository {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
   /** The named parameters of the update statement. */
   const updateValues = (row: TaskRow<"write">) => {
     const values: Record<string, unknown> = { id: row.id, organization_id: row.organization_id };

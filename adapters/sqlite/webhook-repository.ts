@@ -6,6 +6,7 @@ import { translateError } from "./errors.js";
 import { Conditions } from "./list-query.js";
 import type { UnitState } from "./repositories.js";
 import type { Statements } from "./statements.js";
+import { unitGuards } from "../shared/unit-state.js";
 
 const columns = webhookColumns.join(", ");
 
@@ -26,13 +27,7 @@ const sql = {
 
 /** The SQLite WebhookRepository of one unit of work (see createUnitOfWork for `unit`). */
 export function createWebhookRepository(statements: Statements, unit: UnitState): WebhookRepository {
-  const reading = (): void => {
-    if (!unit.open) throw new Error("casekit: this unit of work has ended; use its tx only inside the callback");
-  };
-  const writing = (): void => {
-    reading();
-    if (!unit.writable) throw new Error("casekit: storage.read() is read-only; write inside storage.transaction()");
-  };
+  const { reading, writing } = unitGuards(unit);
   const run = (text: string, ...params: unknown[]): number => {
     try {
       return statements.get(text).run(...params).changes;
