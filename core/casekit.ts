@@ -18,6 +18,8 @@ import { createRateLimiter } from "./limits/service.js";
 import type { Clock } from "./ports/clock.js";
 import { systemClock } from "./ports/clock.js";
 import type { IdGenerator } from "./ports/ids.js";
+import type { PasswordHasher } from "./ports/password-hasher.js";
+import { scryptPasswordHasher } from "./users/passwords.js";
 import { createIdGenerator } from "./ports/ids.js";
 import type { Storage } from "./ports/storage.js";
 import { createSetupService } from "./setup/service.js";
@@ -33,6 +35,8 @@ export interface CaseKitOptions {
   storage: Storage;
   clock?: Clock;
   ids?: IdGenerator;
+  /** How passwords are hashed and checked; scrypt (N=2^15) by default. */
+  passwordHasher?: PasswordHasher;
   config?: Partial<CaseKitConfig>;
   /** Rate limits: the store (memory by default), deployment figures, failure mode. */
   rateLimits?: Partial<RateLimitConfig>;
@@ -45,6 +49,7 @@ export function createCaseKit(options: CaseKitOptions) {
     storage: options.storage,
     clock,
     ids: options.ids ?? createIdGenerator(clock),
+    passwords: options.passwordHasher ?? scryptPasswordHasher,
     config: {
       keyHashSecret: options.config?.keyHashSecret ?? "casekit-default-key-hash-secret",
       keyEnvironment: options.config?.keyEnvironment ?? "live",

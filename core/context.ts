@@ -1,4 +1,5 @@
 import type { Clock } from "./ports/clock.js";
+import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { IdGenerator } from "./ports/ids.js";
 import type { Storage } from "./ports/storage.js";
 
@@ -23,5 +24,6 @@ export interface CaseKitDeps {
   storage: Storage;
   clock: Clock;
   ids: IdGenerator;
+  passwords: PasswordHasher;
   config: CaseKitConfig;
 }

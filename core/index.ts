@@ -10,6 +10,7 @@ export { ManualClock, systemClock } from "./ports/clock.js";
 export type { Clock } from "./ports/clock.js";
 export { createIdGenerator } from "./ports/ids.js";
 export type { IdGenerator, IdPrefix } from "./ports/ids.js";
+export type { PasswordHasher } from "./ports/password-hasher.js";
 export type * from "./ports/storage.js";
 
 export { requireClearance, requireScope } from "./access/principal.js";

@@ -4,7 +4,6 @@ import type { Principal, RequestOrigin } from "../access/principal.js";
 import { resolvePrincipal } from "../access/resolve-principal.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
-import { hashPassword, verifyPassword } from "../users/passwords.js";
 import type { User } from "../users/types.js";
 import { toPublicUser } from "../users/service.js";
 import { parse } from "../validation.js";
@@ -40,7 +39,8 @@ export interface SignedIn {
 export function createAccountService(deps: CaseKitDeps) {
   const { storage, clock, ids } = deps;
   // Compared against when the email is unknown, so a miss costs what a hit does.
-  const decoy = hashPassword(newToken());
+  let decoy: Promise<string> | undefined;
+  const decoyHash = () => (decoy ??= deps.passwords.hash(newToken()));
 
   return {
     async signIn(input: unknown, origin?: RequestOrigin): Promise<SignedIn> {
@@ -55,7 +55,7 @@ export function createAccountService(deps: CaseKitDeps) {
       }
 
       const user = await storage.read((tx) => tx.users.findByEmail(email));
-      const matches = await verifyPassword(password, user?.passwordHash ?? (await decoy));
+      const matches = await deps.passwords.verify(password, user?.passwordHash ?? (await decoyHash()));
       if (!user || !user.passwordHash || !matches || user.status !== "active") {
         await storage.transaction(async (tx) => {
           await tx.signInThrottles.put(nextThrottle(throttle, email, now));

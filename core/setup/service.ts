@@ -4,7 +4,7 @@ import { displayStart, generateKeySecret, hashKeySecret } from "../keys/secret.j
 import type { StoredApiKey } from "../keys/types.js";
 import { defaultOrganizationPolicy } from "../organizations/policy.js";
 import type { Organization } from "../organizations/types.js";
-import { generatePassword, hashPassword } from "../users/passwords.js";
+import { generatePassword } from "../users/passwords.js";
 import type { StoredUser, User } from "../users/types.js";
 import { parse } from "../validation.js";
 import { z } from "zod";
@@ -36,7 +36,7 @@ export function createSetupService(deps: CaseKitDeps) {
     async initOrganization(input: z.input<typeof initSchema>): Promise<InitResult> {
       const body = parse(initSchema, input);
       const password = body.password ?? generatePassword();
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await deps.passwords.hash(password);
       const secret = generateKeySecret(config.keyEnvironment);
       const at = clock.now().toISOString();
 

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import type { PasswordHasher } from "../ports/password-hasher.js";
 
 /**
  * Passwords are stored as scrypt hashes (N=2^15, r=8, p=1, 32-byte salt): slow and salted, and
@@ -31,6 +32,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const actual = await derive(password, Buffer.from(salt, "base64url"), Number(n), Number(rr), Number(pp));
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
+
+/** The default password hasher: scrypt as above. */
+export const scryptPasswordHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
 
 /** A generated password for first-run set-up: 24 base64url characters, 144 random bits. */
 export function generatePassword(): string {

@@ -6,7 +6,7 @@ import { CaseKitError } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
-import { generatePassword, hashPassword } from "./passwords.js";
+import { generatePassword } from "./passwords.js";
 import { userCreateSchema, userListQuerySchema, userUpdateSchema } from "./schema.js";
 import type { StoredUser, User, UserStatus } from "./types.js";
 
@@ -60,7 +60,7 @@ export function createUserService(deps: CaseKitDeps) {
       const tlpClearance = body.tlpClearance ?? principal.tlpClearance;
       if (tlpClearance > principal.tlpClearance) throw new CaseKitError("tlp_restricted", "You cannot grant a TLP clearance above your own");
       const password = body.password ?? generatePassword();
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await deps.passwords.hash(password);
       const now = clock.now();
       const at = now.toISOString();
       const stored: StoredUser = {
@@ -87,7 +87,7 @@ export function createUserService(deps: CaseKitDeps) {
     async update(principal: Principal, id: string, input: unknown): Promise<User> {
       requireScope(principal, "users:write");
       const patch = parse(userUpdateSchema, input);
-      const passwordHash = patch.password ? await hashPassword(patch.password) : undefined;
+      const passwordHash = patch.password ? await deps.passwords.hash(patch.password) : undefined;
       const now = clock.now();
       return storage.transaction(async (tx) => {
         const before = await load(tx, principal, id);

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createCaseKit } from "../../core/index.js";
 import type { Storage } from "../../core/index.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 const dir = mkdtempSync(join(tmpdir(), "casekit-ckpt-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,7 +17,7 @@ const walBytes = (file: string) => statSync(`${file}-wal`).size;
 
 /** Writes about 7.5 MB of cases in 15 bursts with pauses between them; answers the WAL's largest size. */
 async function writeBursts(storage: Storage, file: string): Promise<number> {
-  const kit = createCaseKit({ storage, config: { keyHashSecret: "checkpoint-test-secret-0123456789abcdef" } });
+  const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, config: { keyHashSecret: "checkpoint-test-secret-0123456789abcdef" } });
   const { apiKey } = await kit.setup.initOrganization({ organizationName: `SOC ${Math.random()}`, email: `ops-${Math.random()}@ckpt.test` });
   const admin = await kit.authenticateKey(apiKey);
   const description = "x".repeat(50_000);

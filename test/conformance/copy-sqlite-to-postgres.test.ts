@@ -20,6 +20,7 @@ import { copyPlan, derivedTables, postgresOnlyTables } from "../../adapters/copy
 import { main } from "../../server/cli.js";
 import { keyHashSecret } from "../helpers/kit.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 const run = await postgresShouldRun("copy sqlite to postgres");
 const dir = mkdtempSync(join(tmpdir(), "casekit-copy-"));
@@ -66,7 +67,7 @@ async function buildSqliteDeployment(file: string): Promise<World> {
   const storage = createSqliteStorage({ path: file });
   await storage.migrate();
   const clock = new ManualClock(startedAt);
-  const kit = createCaseKit({ storage, clock, config: { keyHashSecret } });
+  const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret } });
   try {
     const init = await kit.setup.initOrganization({ organizationName: "Acme SOC", email: "admin@acme.test" });
     const partner = await kit.setup.initOrganization({ organizationName: "Partner SOC", email: "admin@partner.test" });
@@ -181,7 +182,7 @@ async function all<T>(page: (cursor: { cursor?: string }) => Promise<{ data: T[]
 
 function postgresKit(schema: string, clock: ManualClock): { kit: CaseKit; storage: Storage } {
   const storage = createPostgresStorage({ connectionString: postgresUrl, schema });
-  return { kit: createCaseKit({ storage, clock, config: { keyHashSecret } }), storage };
+  return { kit: createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret } }), storage };
 }
 
 describe.skipIf(!run)("copying a SQLite deployment to PostgreSQL", () => {
@@ -194,7 +195,7 @@ describe.skipIf(!run)("copying a SQLite deployment to PostgreSQL", () => {
     world = await buildSqliteDeployment(join(dir, "source.db"));
     const storage = createSqliteStorage({ path: world.file });
     try {
-      source = await serviceView(createCaseKit({ storage, clock: new ManualClock(startedAt), config: { keyHashSecret } }), world.apiKey, false);
+      source = await serviceView(createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock: new ManualClock(startedAt), config: { keyHashSecret } }), world.apiKey, false);
     } finally {
       await storage.close();
     }
@@ -317,7 +318,7 @@ describe.skipIf(!run)("copying a SQLite deployment to PostgreSQL", () => {
 
     const storage = createPostgresStorage({ connectionString: postgresUrl, schema });
     try {
-      const kit = createCaseKit({ storage, config: { keyHashSecret: secret } });
+      const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, config: { keyHashSecret: secret } });
       expect((await kit.authenticateKey(apiKey)).scopes.size).toBeGreaterThan(0);
     } finally {
       await storage.close();

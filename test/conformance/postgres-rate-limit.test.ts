@@ -12,6 +12,7 @@ import { createPostgresRateLimitStore, createPostgresStorage } from "../../adapt
 import { apiBasePath, createCaseKitApp } from "../../server/index.js";
 import { addKey, addUser, keyHashSecret } from "../helpers/kit.js";
 import { freshSchemaName, postgresReachable, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 const url = postgresUrl;
 const up = await postgresReachable();
@@ -30,7 +31,7 @@ describe.skipIf(!run)("the shared PostgreSQL rate-limit store", () => {
     await storage.migrate();
     const store = createPostgresRateLimitStore({ connectionString: storeUrl, schema, max: 3 });
     closers.push(() => store.close(), () => storage.close());
-    const kit = createCaseKit({ storage, clock, config: { keyHashSecret }, rateLimits: { store } });
+    const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret }, rateLimits: { store } });
     const app = createCaseKitApp(kit);
     return { kit, fetch: (secret: string) => Promise.resolve(app.fetch(new Request(health, { headers: { authorization: `Bearer ${secret}` } }))) };
   }

@@ -7,6 +7,7 @@ import type { Fixtures } from "./fixtures.js";
 import { shuffled } from "./fixtures.js";
 import type { SuiteContext } from "./suite-context.js";
 import { expectConflict, expectNoUndefined, idsOf, newestFirst, walkPages } from "./suite-context.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 /** A complete live task of a case, created now. */
 function task(f: Fixtures, organizationId: string, caseId: string, overrides: Partial<Task> = {}): Task {
@@ -303,7 +304,7 @@ export function describeTasks(ctx: SuiteContext): void {
     });
 
     describe("bulk operations on this storage", () => {
-      const kitOn = (storage: Storage) => createCaseKit({ storage, clock: ctx.fixtures().clock, config: { keyHashSecret: "conformance-key-hash-secret-0123456789" } });
+      const kitOn = (storage: Storage) => createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock: ctx.fixtures().clock, config: { keyHashSecret: "conformance-key-hash-secret-0123456789" } });
 
       it("audit.appendMany and events.appendMany write a whole page intact (more rows than one statement takes); a taken id is a conflict", async () => {
         const f = ctx.fixtures();

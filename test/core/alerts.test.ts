@@ -5,6 +5,7 @@ import { createCaseKit, ManualClock } from "../../core/index.js";
 import type { UnitOfWork } from "../../core/ports/storage.js";
 import { addOrganization, addUser, keyHashSecret, principalFor } from "../helpers/kit.js";
 import { addAlert } from "../helpers/parents.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; paths: string[]; message: string }> {
   try {
@@ -71,7 +72,7 @@ async function setup(): Promise<Setup> {
   const inner = createSqliteStorage({ path: ":memory:" });
   await inner.migrate();
   const { storage, fail, heal } = faultyStorage(inner);
-  const kit = createCaseKit({ storage, clock, config: { keyHashSecret } });
+  const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret } });
   const init = await kit.setup.initOrganization({ organizationName: "Acme SOC", email: "admin@acme.test" });
   return { kit, clock, admin: await kit.authenticateKey(init.apiKey), organizationId: init.organization.id, fail, heal };
 }

@@ -6,6 +6,7 @@ import { copyObservablesToCase, createCaseKit, ManualClock, normalizeData, searc
 import { saveDeduplicated } from "../../core/observables/dedupe.js";
 import type { UnitOfWork } from "../../core/ports/storage.js";
 import { addOrganization, keyHashSecret, principalFor } from "../helpers/kit.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; paths: string[] }> {
   try {
@@ -23,7 +24,7 @@ async function makeKit() {
   const storage = createSqliteStorage({ database: db });
   await storage.migrate();
   const clock = new ManualClock("2026-03-01T12:00:00.000Z");
-  const kit = createCaseKit({ storage, clock, config: { keyHashSecret } });
+  const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret } });
   const init = await kit.setup.initOrganization({ organizationName: "Acme SOC", email: "admin@acme.test" });
   const admin = await kit.authenticateKey(init.apiKey);
   /** An alert row (the alert service is not this test's subject). */

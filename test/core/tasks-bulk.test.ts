@@ -10,6 +10,7 @@ import { createCaseKit, ManualClock, maxBulkIds } from "../../core/index.js";
 import type { UnitOfWork } from "../../core/ports/storage.js";
 import { addOrganization, addUser, keyHashSecret, principalFor } from "../helpers/kit.js";
 import { taskRecord } from "../helpers/task-record.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; paths: string[] }> {
   try {
@@ -87,7 +88,7 @@ describe("bulk task operations", () => {
     await inner.migrate();
     storage = faultyStorage(inner);
     clock = new ManualClock("2026-03-01T12:00:00.000Z");
-    kit = createCaseKit({ storage, clock, config: { keyHashSecret } });
+    kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret } });
     const init = await kit.setup.initOrganization({ organizationName: "Acme SOC", email: "admin@acme.test" });
     admin = await kit.authenticateKey(init.apiKey);
     organizationId = init.organization.id;

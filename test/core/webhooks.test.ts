@@ -6,6 +6,7 @@ import { createCaseKit, createSealer, ManualClock, secretRotationGraceMs, verify
 import { createDispatcher } from "../../core/webhooks/dispatcher.js";
 import { isWebhookSecret } from "../../core/webhooks/signature.js";
 import { addOrganization, keyHashSecret, principalFor } from "../helpers/kit.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; paths: string[]; message: string }> {
   try {
@@ -21,7 +22,7 @@ async function makeKit(webhookAllowlist?: string) {
   const storage = createSqliteStorage({ path: ":memory:" });
   await storage.migrate();
   const clock = new ManualClock("2026-03-01T12:00:00.000Z");
-  const kit = createCaseKit({ storage, clock, config: { keyHashSecret, webhookAllowlist } });
+  const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret, webhookAllowlist } });
   const init = await kit.setup.initOrganization({ organizationName: "Acme SOC", email: "admin@acme.test" });
   const admin = await kit.authenticateKey(init.apiKey);
   return { kit, clock, admin, organizationId: init.organization.id };
@@ -132,7 +133,7 @@ describe("webhook subscriptions", () => {
       expect((await allowed.kit.webhooks.create(allowed.admin, { ...hook, url: "http://127.0.0.1:8787/hook" })).url).toBe("http://127.0.0.1:8787/hook");
       expect((await allowed.kit.webhooks.create(allowed.admin, { ...hook, url: "https://hooks.internal/x" })).url).toBe("https://hooks.internal/x");
       expect((await failure(allowed.kit.webhooks.create(allowed.admin, { ...hook, url: "http://127.0.0.1:8788/hook" }))).paths).toEqual(["url"]);
-      expect(() => createCaseKit({ storage: allowed.kit.storage, config: { keyHashSecret, webhookAllowlist: "not a host!" } })).toThrow(/CASEKIT_WEBHOOK_ALLOWLIST/);
+      expect(() => createCaseKit({ passwordHasher: fastPasswordHasher, storage: allowed.kit.storage, config: { keyHashSecret, webhookAllowlist: "not a host!" } })).toThrow(/CASEKIT_WEBHOOK_ALLOWLIST/);
     });
 
     it("rejects bad bodies: unknown fields, reserved headers, authConfig that does not fit authType, bounds", async () => {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCaseKit, isCaseKitError, ManualClock } from "../../core/index.js";
 import type { CaseKit, Principal } from "../../core/index.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 let kit: CaseKit;
 let clock: ManualClock;
@@ -16,7 +17,7 @@ beforeEach(async () => {
   const storage = createSqliteStorage({ path: ":memory:" });
   await storage.migrate();
   clock = new ManualClock("2026-03-01T09:00:00.000Z");
-  kit = createCaseKit({ storage, clock, config: { keyHashSecret: "test-key-hash-secret-0123456789abcdef" } });
+  kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret: "test-key-hash-secret-0123456789abcdef" } });
   const init = await kit.setup.initOrganization({ organizationName: "Test SOC", email: "admin@test.example" });
   organizationId = init.organization.id;
   // Act as the organization's admin, as your host would after its own sign-in.

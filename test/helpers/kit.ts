@@ -1,6 +1,7 @@
 import { createCaseKit, generateKeySecret, hashKeySecret, ManualClock } from "../../core/index.js";
 import type { ApiKey, CaseKit, CaseKitOptions, Principal, Scope, StoredApiKey, StoredUser, User, UserRole } from "../../core/index.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
+import { fastPasswordHasher } from "./fast-passwords.js";
 
 export const keyHashSecret = "test-key-hash-secret-0123456789abcdef";
 
@@ -18,7 +19,7 @@ export async function makeTestKit(options: Pick<CaseKitOptions, "rateLimits"> = 
   const clock = new ManualClock("2026-03-01T12:00:00.000Z");
   const storage = createSqliteStorage({ path: ":memory:" });
   await storage.migrate();
-  const kit = createCaseKit({ storage, clock, config: { keyHashSecret }, ...options });
+  const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret }, ...options });
   const init = await kit.setup.initOrganization({ organizationName: "Acme SOC", email: "admin@acme.test" });
   const admin = await kit.authenticateKey(init.apiKey);
   return { kit, clock, admin, adminKey: init.apiKey, organizationId: init.organization.id };

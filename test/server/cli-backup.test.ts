@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createCaseKit } from "../../core/index.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { main } from "../../server/cli.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 const dir = mkdtempSync(join(tmpdir(), "casekit-backup-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,7 +21,7 @@ async function openKit(database: string) {
   const storage = createSqliteStorage({ path: database });
   await storage.migrate();
   const keyHashSecret = readFileSync(`${database}.secret`, "utf8").trim();
-  return { kit: createCaseKit({ storage, config: { keyHashSecret } }), storage };
+  return { kit: createCaseKit({ passwordHasher: fastPasswordHasher, storage, config: { keyHashSecret } }), storage };
 }
 
 describe("casekit backup", () => {

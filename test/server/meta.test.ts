@@ -7,6 +7,7 @@ import { bearer, inProcess, listening } from "./http.js";
 import type { Answer, Transport } from "./http.js";
 import { makeWorld, validCase } from "./world.js";
 import type { World } from "./world.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 function expectProblem(answer: Answer, status: number, code: string): void {
   expect(answer.status).toBe(status);
@@ -70,7 +71,7 @@ describe("probes, health failures and unknown routes", () => {
   });
 
   it("answers /readyz and /api/v1/health with 503 unavailable when the database does not answer, revealing nothing", async () => {
-    const kit = createCaseKit({ storage: failingPing(w.kit.storage), clock: w.clock, config: { keyHashSecret: w.kit.deps.config.keyHashSecret } });
+    const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage: failingPing(w.kit.storage), clock: w.clock, config: { keyHashSecret: w.kit.deps.config.keyHashSecret } });
     const broken = inProcess(createCaseKitApp(kit));
     const ready = await broken.send("GET", "/readyz");
     expectProblem(ready, 503, "unavailable");
@@ -111,7 +112,7 @@ describe("probes, health failures and unknown routes", () => {
   it("answers unexpected failures with a generic 500 and hands the error to onUnexpectedError only", async () => {
     const seen: unknown[] = [];
     const logs: object[] = [];
-    const kit = createCaseKit({ storage: w.kit.storage, clock: w.clock, config: { keyHashSecret: w.kit.deps.config.keyHashSecret } });
+    const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage: w.kit.storage, clock: w.clock, config: { keyHashSecret: w.kit.deps.config.keyHashSecret } });
     kit.cases = {
       ...kit.cases,
       list: async () => {

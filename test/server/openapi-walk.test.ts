@@ -25,6 +25,7 @@ import { bearer, inProcess } from "./http.js";
 import type { Answer, HeaderList, Transport } from "./http.js";
 import { makeWorld, userWithKey } from "./world.js";
 import type { World } from "./world.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -329,7 +330,7 @@ describe("the OpenAPI document, walked", () => {
     };
 
     smallBodies = inProcess(createCaseKitApp(w.kit, { bodyLimitBytes: smallLimit }));
-    const failing = createCaseKit({ storage: failingStorage(w.kit.storage), clock: w.clock, config: { keyHashSecret: w.kit.deps.config.keyHashSecret } });
+    const failing = createCaseKit({ passwordHasher: fastPasswordHasher, storage: failingStorage(w.kit.storage), clock: w.clock, config: { keyHashSecret: w.kit.deps.config.keyHashSecret } });
     broken = inProcess(createCaseKitApp(failing));
     const owner = await userWithKey(w, { scopes: [...allScopes] });
     exhaustedKey = (await addKey(w.kit, owner.user, { tier: "basic", scopes: [...allScopes] })).secret;
@@ -426,7 +427,7 @@ describe("the OpenAPI document, walked", () => {
         } else if (status === "500") {
           if (!notProvoked[cell]) answer = await send(broken, op, await sample(seed), bearer(w.adminKey));
         } else if (status === "503" && op.path === "/health") {
-          answer = await send(inProcess(createCaseKitApp(createCaseKit({ storage: failingStorage(w.kit.storage, "ping"), clock: w.clock, config: { keyHashSecret: w.kit.deps.config.keyHashSecret } }))), op, {}, bearer(w.adminKey));
+          answer = await send(inProcess(createCaseKitApp(createCaseKit({ passwordHasher: fastPasswordHasher, storage: failingStorage(w.kit.storage, "ping"), clock: w.clock, config: { keyHashSecret: w.kit.deps.config.keyHashSecret } }))), op, {}, bearer(w.adminKey));
         }
         if (!answer) {
           if (!notProvoked[cell]) unprovoked.push(cell);

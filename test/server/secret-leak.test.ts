@@ -24,6 +24,7 @@ import { keyHashSecret } from "../helpers/kit.js";
 import { bearer, inProcess } from "./http.js";
 import type { Answer, RequestSpec, Transport } from "./http.js";
 import { validCase } from "./world.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 const api = apiBasePath;
 const adminEmail = "admin@acme.test";
@@ -119,7 +120,7 @@ describe("a new API key's secret is shown once and kept nowhere", () => {
     storage = createSqliteStorage({ database: db });
     await storage.migrate();
     clock = new ManualClock("2026-03-01T12:00:00.000Z");
-    kit = createCaseKit({ storage, clock, config: { keyHashSecret } });
+    kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret } });
     const init = await kit.setup.initOrganization({ organizationName: "Acme SOC", email: adminEmail, password: adminPassword });
     adminKey = init.apiKey;
     client = recording(inProcess(createCaseKitApp(kit, { logger: (line) => logs.push(line) })), exchanges);

@@ -10,6 +10,7 @@ import { recordChange } from "../../core/audit/record-change.js";
 import { createCaseKit, parseWebhookAllowlist } from "../../core/index.js";
 import { startDispatchLoop } from "../../server/worker.js";
 import { caseRecord } from "../helpers/case-record.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -18,7 +19,7 @@ const env = (name: string): string => {
 };
 
 const storage = createSqliteStorage({ path: env("CRASH_DB") });
-const kit = createCaseKit({ storage, config: { keyHashSecret: env("CRASH_SECRET"), webhookAllowlist: "127.0.0.1" } });
+const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, config: { keyHashSecret: env("CRASH_SECRET"), webhookAllowlist: "127.0.0.1" } });
 const admin = await kit.principalFor({ organizationId: env("CRASH_ORG"), userId: env("CRASH_USER"), scopes: ["cases:write"], tlpClearance: 4 });
 // A short lease, so a restarted process soon takes over what the killed one held.
 const dispatcher = kit.createDispatcher({ transport: createNodeTransport({ allowlist: parseWebhookAllowlist("127.0.0.1") }), leaseMs: 400, concurrency: 4 });

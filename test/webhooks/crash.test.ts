@@ -11,6 +11,7 @@ import { createCaseKit } from "../../core/index.js";
 import { keyHashSecret } from "../helpers/kit.js";
 import type { Receiver } from "../helpers/receiver.js";
 import { startReceiver } from "../helpers/receiver.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 /**
  * Crash test of the outbox and the dispatcher: a child process changes records and delivers
@@ -47,7 +48,7 @@ describe("crash safety of events and deliveries", () => {
     const file = join(dir, "crash.db");
     const storage = createSqliteStorage({ path: file });
     await storage.migrate();
-    const kit = createCaseKit({ storage, config: { keyHashSecret, webhookAllowlist: "127.0.0.1" } });
+    const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, config: { keyHashSecret, webhookAllowlist: "127.0.0.1" } });
     const init = await kit.setup.initOrganization({ organizationName: "Crash SOC", email: "admin@crash.test" });
     const admin = await kit.authenticateKey(init.apiKey);
     await kit.webhooks.create(admin, { name: "Receiver", url: receiver.url(), events: ["case.created"], retryDelayMs: 100, maxRetries: 10 });

@@ -9,6 +9,7 @@ import type { Dispatcher } from "../../core/webhooks/dispatcher.js";
 import { addOrganization, addUser, keyHashSecret } from "../helpers/kit.js";
 import type { Answer, ReceivedRequest, Receiver } from "../helpers/receiver.js";
 import { startReceiver } from "../helpers/receiver.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 /**
  * The dispatcher against real HTTP receivers on loopback (allowed explicitly), with a manual
@@ -27,7 +28,7 @@ async function makeWorld(allowlist = "127.0.0.1"): Promise<World> {
   const storage = createSqliteStorage({ path: ":memory:" });
   await storage.migrate();
   const clock = new ManualClock(new Date());
-  const kit = createCaseKit({ storage, clock, config: { keyHashSecret, webhookAllowlist: "127.0.0.1" } });
+  const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret, webhookAllowlist: "127.0.0.1" } });
   const init = await kit.setup.initOrganization({ organizationName: "Acme SOC", email: `admin-${Math.random()}@acme.test` });
   const admin = await kit.authenticateKey(init.apiKey);
   // Jitter fixed at 0: each delay is exactly half the exponential backoff.

@@ -14,6 +14,7 @@ import { keyHashSecret } from "../helpers/kit.js";
 import type { Receiver } from "../helpers/receiver.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 const url = postgresUrl;
 const run = await postgresShouldRun("postgres hosts");
@@ -36,7 +37,7 @@ describe.skipIf(!run)("two hosts on one PostgreSQL database", () => {
     const hosts = [0, 1].map(() => {
       const storage = createPostgresStorage({ connectionString: url, schema, max: 6 });
       storages.push(storage);
-      return createCaseKit({ storage, config: { keyHashSecret, webhookAllowlist: "127.0.0.1" } });
+      return createCaseKit({ passwordHasher: fastPasswordHasher, storage, config: { keyHashSecret, webhookAllowlist: "127.0.0.1" } });
     });
     await hosts[0]!.storage.migrate();
     await hosts[1]!.storage.migrate();
