@@ -1,6 +1,8 @@
 import { createAccountService } from "./account/service.js";
 import type { PrincipalClaims } from "./access/resolve-principal.js";
 import { resolvePrincipal } from "./access/resolve-principal.js";
+import { hostIdentitySchema } from "./access/claims.js";
+import { parse } from "./validation.js";
 import type { Principal } from "./access/principal.js";
 import { createCaseService } from "./cases/service.js";
 import { createObservableService } from "./observables/service.js";
@@ -60,9 +62,11 @@ export function createCaseKit(options: CaseKitOptions) {
   /**
    * Bring your own identity: the host vouches for a user of an organization, and the same rule as
    * for keys applies (the user must exist and be active; role caps scopes; clearance is capped).
+   * The identity is checked with the API's own schemas first: a malformed one (an id of the wrong
+   * kind, a clearance that is not an integer 0–4, an unknown tier or scope) is validation_failed.
    */
   async function principalFor(identity: { organizationId: string; userId: string } & Omit<PrincipalClaims, "authenticatedBy" | "keyId">): Promise<Principal> {
-    const { organizationId, userId, ...claims } = identity;
+    const { organizationId, userId, ...claims } = parse(hostIdentitySchema, identity);
     const user = await deps.storage.read((tx) => tx.users.findById(organizationId, userId));
     if (!user) throw new CaseKitError("owner_inactive", "No such user in that organization");
     return resolvePrincipal(user, { ...claims, authenticatedBy: "host" });

@@ -2,6 +2,7 @@ import type { Scope } from "./scopes.js";
 import type { UserRole } from "../users/types.js";
 import type { KeyTier } from "../keys/types.js";
 import { CaseKitError } from "../errors.js";
+import { withinClearance } from "./clearance.js";
 
 /** Where a request came from: recorded in audit entries, never used for decisions. */
 export interface RequestOrigin {
@@ -39,8 +40,9 @@ export function requireScope(principal: Principal, scope: Scope): void {
   }
 }
 
+/** Denies unless `tlp` is within the principal's clearance; a non-level on either side denies. */
 export function requireClearance(principal: Principal, tlp: number): void {
-  if (tlp > principal.tlpClearance) {
+  if (!withinClearance(tlp, principal.tlpClearance)) {
     throw new CaseKitError("tlp_restricted");
   }
 }
