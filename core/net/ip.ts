@@ -1,8 +1,9 @@
 /**
  * IP addresses as bytes, for SSRF decisions that do not depend on how an address was spelled.
  * Pure (no node:net): the core decides, the outbound transport supplies the addresses it
- * actually connects to.
+ * actually connects to. ipaddr.js (pure, no I/O) names the ranges.
  */
+import ipaddr from "ipaddr.js";
 
 /** 4 bytes for IPv4, 16 for IPv6. */
 export type IpBytes = Uint8Array;
@@ -87,16 +88,26 @@ export function parseIp(text: string): IpBytes | null {
 }
 
 /**
- * The IPv4 address an IPv6 one carries and routes to: IPv4-mapped (`::ffff:a.b.c.d`),
- * IPv4-compatible (`::a.b.c.d`, deprecated but still parsed by stacks), NAT64 (`64:ff9b::/96`).
+ * The IPv4 address an IPv6 one carries and routes to: IPv4-mapped (`::ffff:a.b.c.d`, what a
+ * dual-stack socket reports) and the well-known NAT64 prefix (`64:ff9b::/96`, RFC 6052). Other
+ * forms that once embedded an address (IPv4-compatible `::a.b.c.d`, local-use NAT64, IPv4-translated)
+ * are not read as IPv4: the SSRF check refuses them outright.
  */
 export function embeddedIpv4(bytes: IpBytes): IpBytes | null {
   if (bytes.length !== 16) return null;
   const zeros = (from: number, to: number) => bytes.slice(from, to).every((b) => b === 0);
   const mapped = zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff;
-  const compatible = zeros(0, 12) && !zeros(12, 16) && !(zeros(12, 15) && bytes[15]! <= 1);
   const nat64 = bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12);
-  return mapped || compatible || nat64 ? bytes.slice(12) : null;
+  return mapped || nat64 ? bytes.slice(12) : null;
+}
+
+/**
+ * The name ipaddr.js gives the range an address belongs to (IANA's special-purpose registries):
+ * `unicast` for an ordinary global address, otherwise `loopback`, `private`, `linkLocal`,
+ * `uniqueLocal`, `teredo`, `rfc6052`, `reserved` … A maintained table instead of our own.
+ */
+export function rangeOf(bytes: IpBytes): string {
+  return ipaddr.fromByteArray([...bytes]).range();
 }
 
 export interface Cidr {

@@ -1,46 +1,57 @@
 import type { Cidr, IpBytes } from "../net/ip.js";
-import { embeddedIpv4, formatIp, inCidr, parseCidr, parseIp } from "../net/ip.js";
+import { embeddedIpv4, formatIp, inCidr, parseCidr, parseIp, rangeOf } from "../net/ip.js";
 
 /**
- * Where webhook deliveries may not go (SSRF): every range that reaches the deployment itself,
- * its private network, or a cloud metadata service. Checked on the URL at create/update and on
- * the address actually connected to at send time, so DNS rebinding cannot slip through.
+ * Where webhook deliveries may go (SSRF): only addresses ipaddr.js calls `unicast`, i.e. outside
+ * every special-purpose range IANA lists (loopback, private, link-local and cloud metadata,
+ * unique local, CGNAT, multicast, documentation, Teredo, 6to4, NAT64 local use …). Deny by
+ * default: a range added to the table is refused without a change here. Checked on the URL at
+ * create/update and on the address actually connected to at send time (DNS rebinding fails).
  */
-const forbiddenRanges: readonly [string, string][] = [
-  ["0.0.0.0/8", "unspecified"],
-  ["10.0.0.0/8", "private"],
-  ["100.64.0.0/10", "carrier-grade NAT"],
-  ["127.0.0.0/8", "loopback"],
-  ["169.254.0.0/16", "link-local (cloud metadata)"],
-  ["172.16.0.0/12", "private"],
-  ["192.0.0.0/24", "IETF protocol assignments"],
-  ["192.0.2.0/24", "documentation"],
-  ["192.88.99.0/24", "6to4 relay"],
-  ["192.168.0.0/16", "private"],
-  ["198.18.0.0/15", "benchmarking"],
-  ["198.51.100.0/24", "documentation"],
-  ["203.0.113.0/24", "documentation"],
-  ["224.0.0.0/4", "multicast"],
-  ["240.0.0.0/4", "reserved"],
-  ["255.255.255.255/32", "broadcast"],
-  ["::/128", "unspecified"],
-  ["::1/128", "loopback"],
-  ["100::/64", "discard"],
-  ["2001:db8::/32", "documentation"],
-  ["2002::/16", "6to4"],
-  ["fc00::/7", "unique local (private; AWS metadata fd00:ec2::254)"],
-  ["fe80::/10", "link-local"],
-  ["fec0::/10", "site-local"],
-  ["ff00::/8", "multicast"],
-];
+const rangeReasons: Record<string, string> = {
+  unspecified: "unspecified",
+  broadcast: "broadcast",
+  multicast: "multicast",
+  linkLocal: "link-local (cloud metadata)",
+  loopback: "loopback",
+  carrierGradeNat: "carrier-grade NAT",
+  private: "private",
+  reserved: "reserved or documentation",
+  uniqueLocal: "unique local (private; AWS metadata fd00:ec2::254)",
+  deprecatedSiteLocal: "site-local",
+  discard: "discard",
+  rfc6052: "NAT64 local-use",
+  rfc6145: "IPv4-translated",
+  "6to4": "6to4",
+  teredo: "Teredo",
+  benchmarking: "benchmarking",
+};
 
-const forbidden: readonly { cidr: Cidr; reason: string }[] = forbiddenRanges.map(([range, reason]) => ({ cidr: parseCidr(range)!, reason }));
+/** `::a.b.c.d`: IPv4-compatible, deprecated (RFC 4291); ipaddr.js files it under unicast. */
+const ipv4Compatible = parseCidr("::/96")!;
 
 /** Why an address is off limits, or null when it is a public unicast address. */
 export function forbiddenReason(address: IpBytes): string | null {
+  // IPv4-mapped and well-known NAT64 addresses route to the IPv4 they carry: judge that one.
   const v4 = embeddedIpv4(address);
   if (v4) return forbiddenReason(v4);
-  return forbidden.find(({ cidr }) => inCidr(address, cidr))?.reason ?? null;
+  const range = rangeOf(address);
+  if (range !== "unicast") return rangeReasons[range] ?? `special-purpose (${range})`;
+  if (inCidr(address, ipv4Compatible)) return "IPv4-compatible (deprecated)";
+  return null;
+}
+
+/**
+ * Names that mean "this machine or its private network" whatever DNS says: localhost (RFC 6761),
+ * .local (mDNS), .internal (reserved for private use), home.arpa (RFC 8375).
+ */
+function isLocalName(host: string): boolean {
+  return ["localhost", "local", "internal", "home.arpa"].some((name) => host === name || host.endsWith(`.${name}`));
+}
+
+/** `Example.COM.` and `example.com` are the same host: DNS ignores case and the root's trailing dot. */
+function canonicalHost(host: string): string {
+  return host.toLowerCase().replace(/\.+$/, "");
 }
 
 /** What the operator allows explicitly (`CASEKIT_WEBHOOK_ALLOWLIST`). */
@@ -60,7 +71,7 @@ export function parseWebhookAllowlist(text: string | undefined): WebhookAllowlis
     const { host, port } = splitPort(raw);
     const cidr = parseCidr(host);
     if (cidr) entries.push({ kind: "range", cidr, port });
-    else if (/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(host)) entries.push({ kind: "host", host: host.toLowerCase(), port });
+    else if (/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(host)) entries.push({ kind: "host", host: canonicalHost(host), port });
     else throw new Error(`CASEKIT_WEBHOOK_ALLOWLIST: "${raw}" is not a host name, address or CIDR range (optionally with :port)`);
   }
   return { entries };
@@ -85,7 +96,7 @@ function toPort(text: string | undefined, entry: string): number | null {
 }
 
 export function allowsHost(allowlist: WebhookAllowlist, host: string, port: number): boolean {
-  const name = host.toLowerCase();
+  const name = canonicalHost(host);
   return allowlist.entries.some((e) => e.kind === "host" && e.host === name && (e.port === null || e.port === port));
 }
 
@@ -120,9 +131,7 @@ export function checkWebhookUrl(text: string, allowlist: WebhookAllowlist): UrlV
     if (reason) return { ok: false, reason: `points at a ${reason} address (${formatIp(address)})` };
     return { ok: true, url, port };
   }
-  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal")) {
-    return { ok: false, reason: `names a local host (${host})` };
-  }
+  if (isLocalName(canonicalHost(host))) return { ok: false, reason: `names a local host (${host})` };
   return { ok: true, url, port };
 }
 
