@@ -644,6 +644,10 @@ export function createUnitOfWork(db: NodePgDatabase, unit: UnitState): UnitOfWor
         writing();
         await guard(db.delete(sessions).where(and(eq(sessions.organizationId, organizationId), eq(sessions.id, id))));
       },
+      async deleteForUser(organizationId, userId) {
+        writing();
+        await guard(db.delete(sessions).where(and(eq(sessions.organizationId, organizationId), eq(sessions.userId, userId))));
+      },
     },
 
     signInThrottles: {

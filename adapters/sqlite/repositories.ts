@@ -354,6 +354,10 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
         writing();
         write(sql.sessionDelete, organizationId, id);
       },
+      async deleteForUser(organizationId, userId) {
+        writing();
+        write(sql.sessionDeleteForUser, organizationId, userId);
+      },
     },
 
     signInThrottles: {

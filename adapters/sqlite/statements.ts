@@ -140,6 +140,7 @@ export const sql = {
   sessionInsert: insert("sessions", sessionColumns),
   sessionByTokenHash: `${select("sessions", sessionColumns)} WHERE token_hash = ?`,
   sessionDelete: "DELETE FROM sessions WHERE organization_id = ? AND id = ?",
+  sessionDeleteForUser: "DELETE FROM sessions WHERE organization_id = ? AND user_id = ?",
 
   throttleByEmail: `${select("sign_in_throttles", signInThrottleColumns)} WHERE email = ?`,
   throttlePut: `${insert("sign_in_throttles", signInThrottleColumns)} ON CONFLICT (email) DO UPDATE SET ${signInThrottleColumns

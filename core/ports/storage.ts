@@ -192,6 +192,8 @@ export interface SessionRepository {
   /** The session with this token hash and its owner; not scoped: the token establishes the organization. */
   findByTokenHash(tokenHash: string): Promise<{ session: Session; owner: StoredUser } | null>;
   delete(organizationId: string, id: string): Promise<void>;
+  /** Ends every session of one user of the organization (their password or status changed); no other user's. */
+  deleteForUser(organizationId: string, userId: string): Promise<void>;
 }
 
 /** Failed sign-in counters by email; not scoped by organization (the email may be nobody's). */

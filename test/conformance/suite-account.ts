@@ -57,6 +57,25 @@ export function describeAccount(ctx: SuiteContext): void {
       expect(await ctx.storage().read((tx) => tx.sessions.findByTokenHash(sibling.tokenHash))).toStrictEqual({ session: sibling, owner: user });
       await ctx.storage().transaction((tx) => tx.sessions.delete(user.organizationId, session.id));
     });
+
+    it("deleteForUser ends every session of that user, only within its organization, and no one else's", async () => {
+      const { org, user } = await ctx.seedOrganization();
+      const { org: other } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const bystander = f.user(org.id);
+      await ctx.storage().transaction((tx) => tx.users.insert(bystander));
+      const mine = [f.session(user), f.session(user)];
+      const theirs = f.session(bystander);
+      await ctx.storage().transaction(async (tx) => {
+        for (const session of [...mine, theirs]) await tx.sessions.insert(session);
+      });
+      await ctx.storage().transaction((tx) => tx.sessions.deleteForUser(other.id, user.id));
+      for (const session of mine) expect(await ctx.storage().read((tx) => tx.sessions.findByTokenHash(session.tokenHash))).not.toBeNull();
+      await ctx.storage().transaction((tx) => tx.sessions.deleteForUser(user.organizationId, user.id));
+      for (const session of mine) expect(await ctx.storage().read((tx) => tx.sessions.findByTokenHash(session.tokenHash))).toBeNull();
+      expect(await ctx.storage().read((tx) => tx.sessions.findByTokenHash(theirs.tokenHash))).toStrictEqual({ session: theirs, owner: bystander });
+      await ctx.storage().transaction((tx) => tx.sessions.deleteForUser(user.organizationId, user.id));
+    });
   });
 
   describe("sign-in throttles", () => {
