@@ -1,5 +1,6 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
+import { requireUserChange } from "../access/user-changes.js";
 import { recordChange } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
@@ -21,9 +22,11 @@ function canChangeStatus(from: UserStatus, to: UserStatus): boolean {
 }
 
 /**
- * Users of the caller's organization. Reading needs `users:read`, changing needs `users:write`;
- * making or unmaking an admin also needs `org:admin`, and nobody changes their own role or status,
- * so an organization cannot lock out its last admin by accident.
+ * Users of the caller's organization. Reading needs `users:read`, changing needs `users:write`,
+ * and every create or change obeys `requireUserChange` (core/access/user-changes.ts): nobody
+ * grants, or changes a user who holds, more than they hold; nobody changes their own role, status
+ * or clearance; setting a password needs `org:admin`. A new password or status ends the user's
+ * sessions in the same unit of work.
  */
 export function createUserService(deps: CaseKitDeps) {
   const { storage, clock, ids } = deps;
@@ -56,9 +59,8 @@ export function createUserService(deps: CaseKitDeps) {
     async create(principal: Principal, input: unknown): Promise<User & { password?: string }> {
       requireScope(principal, "users:write");
       const body = parse(userCreateSchema, input);
-      if (body.role === "admin") requireScope(principal, "org:admin");
       const tlpClearance = body.tlpClearance ?? principal.tlpClearance;
-      if (tlpClearance > principal.tlpClearance) throw new CaseKitError("tlp_restricted", "You cannot grant a TLP clearance above your own");
+      requireUserChange(principal, { before: null, after: { role: body.role, status: "active", tlpClearance }, setsPassword: false });
       const password = body.password ?? generatePassword();
       const passwordHash = await deps.passwords.hash(password);
       const now = clock.now();
@@ -91,19 +93,11 @@ export function createUserService(deps: CaseKitDeps) {
       const now = clock.now();
       return storage.transaction(async (tx) => {
         const before = await load(tx, principal, id);
-        if (id === principal.userId && ((patch.role && patch.role !== before.role) || (patch.status && patch.status !== before.status))) {
-          throw new CaseKitError("conflict", "You cannot change your own role or status");
-        }
-        if ((patch.role && patch.role !== before.role && (patch.role === "admin" || before.role === "admin"))) {
-          requireScope(principal, "org:admin");
-        }
-        if (patch.tlpClearance !== undefined && patch.tlpClearance > principal.tlpClearance) {
-          throw new CaseKitError("tlp_restricted", "You cannot grant a TLP clearance above your own");
-        }
+        const { password: _password, ...fields } = patch;
+        requireUserChange(principal, { before, after: { ...before, ...fields }, setsPassword: passwordHash !== undefined });
         if (patch.status && !canChangeStatus(before.status, patch.status)) {
           throw new CaseKitError("invalid_transition", "A deleted user cannot come back");
         }
-        const { password: _password, ...fields } = patch;
         const after: StoredUser = {
           ...before,
           ...fields,
@@ -111,6 +105,8 @@ export function createUserService(deps: CaseKitDeps) {
           updatedAt: now.toISOString(),
         };
         await tx.users.update(after);
+        // A new password or status ends the user's sessions with the change, all or nothing.
+        if (passwordHash !== undefined || after.status !== before.status) await tx.sessions.deleteForUser(before.organizationId, before.id);
         await recordChange(deps, tx, principal, {
           name: "user.updated",
           resourceType: "user",
