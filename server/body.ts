@@ -14,7 +14,9 @@ export const defaultBodyLimitBytes = 1024 * 1024;
  * - a non-empty body without any Content-Type → 415;
  * - bytes that are not UTF-8 or not JSON → 400 `invalid_json`.
  *
- * The parsed value goes to the core untouched: the core's schemas validate it.
+ * The parsed value goes to the core untouched: the core's schemas validate it. Over the limit, the
+ * rest of the body is left unread (not cancelled: that would tear the connection down before the
+ * 413 is written); the answer then closes the connection (see `leavesBodyUnread`).
  */
 export async function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
   const declared = request.headers.get("content-length");
@@ -50,6 +52,20 @@ export function isJsonContentType(value: string): boolean {
   return charset === undefined || /^charset="?utf-8"?$/.test(charset);
 }
 
+/** Requests whose body was read to its end (WeakSet: nothing outlives its request). */
+const readToEnd = new WeakSet<Request>();
+
+/**
+ * True when the request came with a body that nobody read to its end: answered early (401, 413,
+ * a route without a body…). Such an answer must close the connection, or Node would read (and
+ * throw away) the rest of a body that may never end before the next request could be parsed.
+ */
+export function leavesBodyUnread(request: Request): boolean {
+  if (readToEnd.has(request)) return false;
+  const length = request.headers.get("content-length");
+  return request.headers.has("transfer-encoding") || (length !== null && length.trim() !== "0");
+}
+
 async function readLimited(request: Request, limitBytes: number): Promise<Uint8Array> {
   const stream = request.body;
   if (!stream) return new Uint8Array(0);
@@ -63,15 +79,13 @@ async function readLimited(request: Request, limitBytes: number): Promise<Uint8A
       });
       if (done) break;
       total += value.byteLength;
-      if (total > limitBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge(limitBytes);
-      }
+      if (total > limitBytes) throw tooLarge(limitBytes);
       chunks.push(value);
     }
   } finally {
     reader.releaseLock();
   }
+  readToEnd.add(request);
   const out = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {

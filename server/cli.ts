@@ -1,14 +1,13 @@
 import { chmodSync, constants, copyFileSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { listen } from "listhen";
-import { toNodeHandler } from "h3";
 import { createCaseKit, isCaseKitError, version } from "../core/index.js";
 import type { CaseKit, Storage } from "../core/index.js";
 import { createCaseKitApp } from "./app.js";
 import type { HostConfig } from "./config.js";
 import { databaseSetting, isPostgresUrl, loadHostConfig } from "./config.js";
 import { openRateLimitStore, openStorage } from "./open-storage.js";
+import { listenHttp } from "./listen.js";
 import type { DispatchLoop } from "./worker.js";
 import { startWebhookWorker } from "./worker.js";
 
@@ -25,7 +24,7 @@ Usage:
 --database takes a SQLite file path (default ./data/casekit.db) or a postgres:// URL.
 Environment: CASEKIT_DATABASE, CASEKIT_PORT, CASEKIT_HOST, CASEKIT_KEY_HASH_SECRET,
 CASEKIT_KEY_ENVIRONMENT, CASEKIT_BODY_LIMIT, CASEKIT_WEBHOOK_ALLOWLIST, CASEKIT_DISPATCHER,
-CASEKIT_WEBHOOK_RETENTION_DAYS, CASEKIT_TRUST_PROXY (see README, "Configuration").`;
+CASEKIT_WEBHOOK_RETENTION_DAYS, CASEKIT_TRUST_PROXY, CASEKIT_SHUTDOWN_TIMEOUT (see README, "Configuration").`;
 
 type Out = { log: (line: string) => void; error: (line: string) => void };
 
@@ -135,39 +134,45 @@ async function serve(args: string[], out: Out): Promise<number> {
   });
   const config = loadHostConfig(values);
   const storage = await openStorage(config.database);
-  await storage.migrate();
-  const limitStore = await openRateLimitStore(config.database, config.rateLimits.store);
-  const kit = createCaseKit({
-    storage,
-    config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist },
-    rateLimits: {
-      deployment: config.rateLimits.deployment,
-      failureMode: config.rateLimits.failureMode,
-      ...(limitStore ? { store: limitStore } : {}),
-    },
-  });
-  const app = createCaseKitApp(kit, {
-    bodyLimitBytes: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
-    logger: (line) => out.log(JSON.stringify(line)),
-  });
-  const listener = await listen(toNodeHandler(app), {
-    port: config.port,
-    hostname: config.host,
-    showURL: false,
-    qr: false,
-    clipboard: false,
-    open: false,
-    tunnel: false,
-    // listhen's own signal handlers would exit before ours close the listener and the pools.
-    autoClose: false,
-  });
+  let limitStore: Awaited<ReturnType<typeof openRateLimitStore>> | undefined;
+  let listener: Awaited<ReturnType<typeof listenHttp>>;
+  let kit: CaseKit;
+  try {
+    await storage.migrate();
+    limitStore = await openRateLimitStore(config.database, config.rateLimits.store);
+    kit = createCaseKit({
+      storage,
+      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist },
+      rateLimits: {
+        deployment: config.rateLimits.deployment,
+        failureMode: config.rateLimits.failureMode,
+        ...(limitStore ? { store: limitStore } : {}),
+      },
+    });
+    const app = createCaseKitApp(kit, {
+      bodyLimitBytes: config.bodyLimitBytes,
+      trustProxy: config.trustProxy,
+      logger: (line) => out.log(JSON.stringify(line)),
+    });
+    listener = await listenHttp(app, {
+      port: config.port,
+      host: config.host,
+      requestId: () => kit.deps.ids.next("req"),
+      onClientError: (line) => out.log(JSON.stringify({ msg: "request refused before routing", time: kit.clock.now().toISOString(), ...line })),
+    });
+  } catch (error) {
+    // Nothing may keep the process alive after a failed start: close what was opened.
+    await limitStore?.close();
+    await storage.close();
+    throw error;
+  }
   const deliveries = config.dispatcher === "on" ? startDeliveries(kit, config, out) : null;
   out.log(`casekit ${version} listening on ${listener.url}api/v1 (database: ${redact(config.database)}; webhook dispatcher ${config.dispatcher})`);
 
   const stop = async (signal: string) => {
-    out.log(`casekit: ${signal} received, shutting down`);
-    await listener.close();
+    out.log(`casekit: ${signal} received, shutting down (requests in flight get up to ${config.shutdownTimeoutMs / 1000} s)`);
+    const { forced } = await listener.close(config.shutdownTimeoutMs);
+    if (forced > 0) out.error(JSON.stringify({ level: "warn", msg: "shutdown deadline reached: requests still in flight were cut", requests: forced }));
     // The attempt in flight finishes and is recorded before the storage closes.
     await deliveries?.stop();
     await limitStore?.close();

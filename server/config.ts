@@ -17,6 +17,8 @@ export interface HostConfig {
   keyHashSecret: string;
   keyEnvironment: string;
   bodyLimitBytes: number;
+  /** CASEKIT_SHUTDOWN_TIMEOUT (seconds): how long `serve` lets requests in flight finish on SIGTERM/SIGINT. */
+  shutdownTimeoutMs: number;
   /**
    * CASEKIT_WEBHOOK_ALLOWLIST: hosts, addresses and CIDR ranges (optionally `:port`) webhooks may
    * reach although the SSRF policy forbids them. Checked at start-up; empty allows nothing extra.
@@ -55,6 +57,7 @@ export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proc
     keyHashSecret: resolveKeyHashSecret(database, env),
     keyEnvironment: env.CASEKIT_KEY_ENVIRONMENT ?? "live",
     bodyLimitBytes: toInteger(env.CASEKIT_BODY_LIMIT ?? String(1024 * 1024), "CASEKIT_BODY_LIMIT", 1024, 64 * 1024 * 1024),
+    shutdownTimeoutMs: toInteger(env.CASEKIT_SHUTDOWN_TIMEOUT ?? "10", "CASEKIT_SHUTDOWN_TIMEOUT", 0, 3600) * 1000,
     webhookAllowlist: checkedAllowlist(env.CASEKIT_WEBHOOK_ALLOWLIST ?? ""),
     dispatcher: oneOf(env.CASEKIT_DISPATCHER ?? "on", "CASEKIT_DISPATCHER", ["on", "off"]),
     trustProxy: oneOf(env.CASEKIT_TRUST_PROXY ?? "false", "CASEKIT_TRUST_PROXY", ["true", "false"]) === "true",

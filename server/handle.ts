@@ -2,6 +2,7 @@ import { defineHandler } from "h3";
 import type { EventHandler, H3Event } from "h3";
 import { isCaseKitError } from "../core/index.js";
 import type { CaseKit, ErrorCode, Principal } from "../core/index.js";
+import { leavesBodyUnread } from "./body.js";
 import { problemResponse, toProblem } from "./problem.js";
 import { StatusAnswer } from "./route.js";
 import type { Problem } from "./problem.js";
@@ -94,6 +95,7 @@ export function defineHostHandler(
     response.headers.set("x-request-id", exchange.requestId);
     response.headers.set("cache-control", "no-store");
     response.headers.set("x-content-type-options", "nosniff");
+    if (leavesBodyUnread(event.req)) response.headers.set("connection", "close");
 
     if (host.logger) {
       const line: AccessLogLine = {

@@ -37,10 +37,12 @@ const statusNames: Record<number, string> = {
   403: "Forbidden",
   404: "NotFound",
   405: "MethodNotAllowed",
+  408: "RequestTimeout",
   409: "Conflict",
   413: "PayloadTooLarge",
   415: "UnsupportedMediaType",
   429: "TooManyRequests",
+  431: "RequestHeaderFieldsTooLarge",
   500: "InternalError",
   503: "Unavailable",
 };
