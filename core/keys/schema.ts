@@ -7,7 +7,10 @@ export const apiKeyCreateSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(200),
     description: z.string().max(1000).optional(),
-    tier: z.enum(keyTiers).default("standard"),
+    tier: z
+      .enum(keyTiers)
+      .optional()
+      .meta({ description: "At most the creator's own tier, and one the organization's policy allows. Defaults to standard, or the creator's tier when lower" }),
     scopes: z
       .array(z.enum(allScopes))
       .min(1)

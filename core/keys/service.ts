@@ -1,5 +1,6 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
+import { requireHolds, tierAtMost } from "../access/grants.js";
 import { recordChange } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError, invalidField } from "../errors.js";
@@ -8,7 +9,7 @@ import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
 import { apiKeyCreateSchema, apiKeyListQuerySchema } from "./schema.js";
 import { displayStart, generateKeySecret, hashKeySecret } from "./secret.js";
-import type { ApiKey, KeyStatus, StoredApiKey } from "./types.js";
+import type { ApiKey, KeyStatus, KeyTier, StoredApiKey } from "./types.js";
 
 const dayMs = 86_400_000;
 
@@ -21,6 +22,21 @@ const statusActions = {
 
 export type KeyStatusAction = keyof typeof statusActions;
 
+/** A new key's tier when none is given: `standard`, or the creator's own tier when that is lower. */
+function defaultTierFor(principal: Principal): KeyTier {
+  return principal.tier !== null && tierAtMost(principal.tier, "standard") ? principal.tier : "standard";
+}
+
+/**
+ * Suspending, resuming, revoking or deleting a key changes what it grants, so a key manager may do
+ * it only to keys within their own scopes and clearance (tiers are not compared: a rate budget
+ * hands the caller nothing). A person always manages their own keys (sessions see no others).
+ */
+function requireMayChange(principal: Principal, key: StoredApiKey): void {
+  if (principal.authenticatedBy === "session" && key.userId === principal.userId) return;
+  requireHolds(principal, { scopes: key.scopes, tlpClearance: key.tlpClearance }, "change a key with");
+}
+
 export function toPublicKey(stored: StoredApiKey): ApiKey {
   const { hash: _hash, ...key } = stored;
   return key;
@@ -30,7 +46,8 @@ export function toPublicKey(stored: StoredApiKey): ApiKey {
  * API key management. Two kinds of caller may manage keys: a person signed in to the account area
  * (authenticatedBy "session"), who manages their own keys only, and a key manager (scope
  * `keys:write`), who manages every key of the organization. A key never grants more than its
- * creator holds, nor more than the organization's policy allows.
+ * creator holds (scopes, clearance, tier: `requireHolds`), nor more than the organization's policy
+ * allows; a key manager changes only keys within their own scopes and clearance.
  */
 export function createKeyService(deps: CaseKitDeps) {
   const { storage, clock, ids, config } = deps;
@@ -59,15 +76,14 @@ export function createKeyService(deps: CaseKitDeps) {
         if (!organization) throw new CaseKitError("not_found", "No such organization");
         const policy = organization.policy;
 
-        const beyond = body.scopes.filter((s) => !principal.scopes.has(s));
-        if (beyond.length > 0) throw new CaseKitError("missing_scope", `You cannot grant scopes you do not hold: ${beyond.join(", ")}`);
         const tlpClearance = body.tlpClearance ?? Math.min(principal.tlpClearance, policy.maxKeyTlp);
-        if (tlpClearance > principal.tlpClearance) throw new CaseKitError("tlp_restricted", "You cannot grant a TLP clearance above your own");
+        const tier = body.tier ?? defaultTierFor(principal);
+        requireHolds(principal, { scopes: body.scopes, tlpClearance, tier }, "grant");
         if (tlpClearance > policy.maxKeyTlp) {
           throw new CaseKitError("organization_restricted", `The organization allows keys up to TLP ${policy.maxKeyTlp}`);
         }
-        if (!policy.allowedTiers.includes(body.tier)) {
-          throw new CaseKitError("organization_restricted", `The organization does not allow ${body.tier} keys`);
+        if (!policy.allowedTiers.includes(tier)) {
+          throw new CaseKitError("organization_restricted", `The organization does not allow ${tier} keys`);
         }
         if (body.expiresAt !== undefined && Date.parse(body.expiresAt) <= now.getTime()) {
           throw invalidField("expiresAt", "must be in the future");
@@ -87,7 +103,7 @@ export function createKeyService(deps: CaseKitDeps) {
           userId: principal.userId,
           name: body.name,
           description: body.description ?? null,
-          tier: body.tier,
+          tier,
           scopes: body.scopes,
           tlpClearance,
           status: "active",
@@ -128,6 +144,7 @@ export function createKeyService(deps: CaseKitDeps) {
       const now = clock.now();
       return storage.transaction(async (tx) => {
         const before = await load(tx, principal, id);
+        requireMayChange(principal, before);
         if (!(rule.from as readonly KeyStatus[]).includes(before.status)) {
           throw new CaseKitError("invalid_transition", `A ${before.status} key cannot be ${action}d`);
         }
@@ -149,7 +166,9 @@ export function createKeyService(deps: CaseKitDeps) {
     async delete(principal: Principal, id: string): Promise<ApiKey> {
       const now = clock.now();
       return storage.transaction(async (tx) => {
-        const key = toPublicKey(await load(tx, principal, id));
+        const stored = await load(tx, principal, id);
+        requireMayChange(principal, stored);
+        const key = toPublicKey(stored);
         await tx.apiKeys.delete(principal.organizationId, id);
         await recordChange(deps, tx, principal, { name: "key.deleted", resourceType: "key", before: null, after: key, tlp: null, now });
         return key;

@@ -12,7 +12,7 @@ export const organizationPolicySchema = z
     maxKeyTlp: tlpSchema.meta({ description: "Highest TLP clearance any new key of the organization may be given" }),
     requireKeyExpiry: z.boolean().meta({ description: "New keys must carry expiresAt" }),
     maxKeyLifetimeDays: z.int().min(1).max(3650).nullable().meta({ description: "Longest lifetime of a new key, in days; null for no limit" }),
-    allowedTiers: z.array(z.enum(keyTiers)).min(1).meta({ description: "Tiers new keys may have" }),
+    allowedTiers: z.array(z.enum(keyTiers)).min(1).meta({ description: "Tiers new keys may have (default: every tier but unlimited); a key's tier is also capped by its creator's" }),
     rateLimits: rateLimitOverridesSchema.meta({ description: "Lower the deployment's rate limits for this organization's keys, per tier (never raises them)" }),
     allowCaseSharing: z
       .boolean()
@@ -26,7 +26,9 @@ export const defaultOrganizationPolicy: OrganizationPolicy = {
   maxKeyTlp: 4,
   requireKeyExpiry: false,
   maxKeyLifetimeDays: null,
-  allowedTiers: [...keyTiers],
+  // No `unlimited` keys through the API by default: an admin who wants them allows them here.
+  // (`casekit init`'s first admin key is unlimited: set-up, not the API, creates it.)
+  allowedTiers: keyTiers.filter((tier) => tier !== "unlimited"),
   rateLimits: {},
   allowCaseSharing: false,
 };
