@@ -1,5 +1,6 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
+import { visibleUpTo } from "../access/clearance.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
@@ -71,7 +72,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
       if (includeDeleted) requireScope(principal, "org:admin");
       const beforeId = decodeCursor(cursor);
       const rows = await storage.read((tx) =>
-        tx.alerts.list(principal.organizationId, { ...filters, includeDeleted: includeDeleted ?? false, maxTlp: principal.tlpClearance }, { limit: limit + 1, beforeId }),
+        tx.alerts.list(principal.organizationId, { ...filters, includeDeleted: includeDeleted ?? false, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }),
       );
       const page = toPage(rows, limit);
       await auditListed(deps, principal, "alert", page.data);
@@ -153,7 +154,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
     async countBySource(principal, query) {
       requireScope(principal, "alerts:read");
       const { from, to, statusValue } = parse(alertSourceMetricQuerySchema, query);
-      const data = await storage.read((tx) => tx.alerts.countBySource(principal.organizationId, { maxTlp: principal.tlpClearance, statusValue, from, to }));
+      const data = await storage.read((tx) => tx.alerts.countBySource(principal.organizationId, { maxTlp: visibleUpTo(principal.tlpClearance), statusValue, from, to }));
       return { data };
     },
 

@@ -1,5 +1,6 @@
 import type { Principal } from "../access/principal.js";
 import { requireClearance, requireScope } from "../access/principal.js";
+import { visibleUpTo } from "../access/clearance.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError, invalidField } from "../errors.js";
@@ -130,7 +131,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
       const { limit, cursor, ...filters } = parse(caseListQuerySchema, query);
       const beforeId = decodeCursor(cursor);
       const rows = await storage.read((tx) =>
-        tx.cases.list(principal.organizationId, { ...filters, maxTlp: principal.tlpClearance }, { limit: limit + 1, beforeId }),
+        tx.cases.list(principal.organizationId, { ...filters, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }),
       );
       const page = toPage(rows, limit);
       await auditListed(deps, principal, "case", page.data);

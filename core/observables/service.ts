@@ -1,16 +1,20 @@
 import type { Principal } from "../access/principal.js";
 import { requireClearance, requireScope } from "../access/principal.js";
+import { visibleUpTo } from "../access/clearance.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError, invalidField } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
-import { auditListed, auditView } from "../tlp/audit-view.js";
+import { withTlpDenialAudit } from "../tlp/audit-log.js";
+import { auditView, showListed } from "../tlp/audit-view.js";
+import { inheritedTlpOfMany } from "../tlp/lineage.js";
+import type { Reached } from "../tlp/reach.js";
+import { reachRecord } from "../tlp/reach.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { normalizeData, searchSpellings } from "./data-types.js";
-import { parentOf, saveDeduplicated } from "./dedupe.js";
+import { saveDeduplicated } from "./dedupe.js";
 import { loadParent } from "./parent.js";
 import { observableCreateSchema, observableListQuerySchema, observableParentListQuerySchema, observableUpdateSchema } from "./schema.js";
 import type { Observable, ObservableFilter, ObservableParent } from "./types.js";
@@ -33,19 +37,21 @@ export interface ObservableService {
 export function createObservableService(deps: CaseKitDeps): ObservableService {
   const { storage, clock, ids } = deps;
 
-  /** The live observable, reachable only while its parent is (404 / 403 as for the parent). */
-  async function loadVisible(tx: UnitOfWork, principal: Principal, id: string, action: TlpAction, parentAction: TlpAction): Promise<Observable> {
+  /**
+   * The live observable, reachable only while its parent is (404 otherwise), at its effective TLP
+   * (the higher of its own and its parent's: core/tlp/reach.ts) for `action`, and at the one a new
+   * marking `tlpAfter` would give it.
+   */
+  async function loadVisible(tx: UnitOfWork, principal: Principal, id: string, action: TlpAction, tlpAfter?: number): Promise<Reached<Observable>> {
     const found = await tx.observables.findById(principal.organizationId, id);
     if (!found) throw new CaseKitError("not_found", `No observable ${id}`);
-    await loadParent(tx, principal, parentOf(found), parentAction);
-    guardTlp(principal, found, "observable", action);
-    return found;
+    return reachRecord(tx, principal, "observable", found, action, tlpAfter);
   }
 
   /** The parsed list query as a repository filter: `data` widened to every stored spelling. */
   function toFilter(principal: Principal, query: Omit<ObservableFilter, "maxTlp" | "data"> & { data?: string[] | undefined }): ObservableFilter {
     const { data, ...rest } = query;
-    const filter: ObservableFilter = { ...rest, maxTlp: principal.tlpClearance };
+    const filter: ObservableFilter = { ...rest, maxTlp: visibleUpTo(principal.tlpClearance) };
     if (data !== undefined) filter.data = searchSpellings(data, query.dataType);
     return filter;
   }
@@ -95,15 +101,13 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
       const filter = toFilter(principal, filters);
       if (parent.kind === "case") filter.caseId = [parent.id];
       else filter.alertId = [parent.id];
-      const rows = await withTlpDenialAudit(deps, principal, () =>
+      const { visible, rows } = await withTlpDenialAudit(deps, principal, () =>
         storage.read(async (tx) => {
-          await loadParent(tx, principal, parent, "view");
-          return tx.observables.list(principal.organizationId, filter, { limit: limit + 1, beforeId });
+          const visible = await loadParent(tx, principal, parent, "view");
+          return { visible, rows: await tx.observables.list(principal.organizationId, filter, { limit: limit + 1, beforeId }) };
         }),
       );
-      const page = toPage(rows, limit);
-      await auditListed(deps, principal, "observable", page.data);
-      return page;
+      return showListed(deps, principal, "observable", toPage(rows, limit), visible.tlp);
     },
 
     async list(principal, query) {
@@ -111,10 +115,11 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
       const { limit, cursor, ...filters } = parse(observableListQuerySchema, query);
       const beforeId = decodeCursor(cursor);
       const filter = toFilter(principal, filters);
-      const rows = await storage.read((tx) => tx.observables.list(principal.organizationId, filter, { limit: limit + 1, beforeId }));
-      const page = toPage(rows, limit);
-      await auditListed(deps, principal, "observable", page.data);
-      return page;
+      const { page, inherited } = await storage.read(async (tx) => {
+        const page = toPage(await tx.observables.list(principal.organizationId, filter, { limit: limit + 1, beforeId }), limit);
+        return { page, inherited: await inheritedTlpOfMany(tx, principal.organizationId, "observable", page.data) };
+      });
+      return showListed(deps, principal, "observable", page, inherited);
     },
 
     async get(principal, id) {
@@ -122,9 +127,9 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
       const now = clock.now();
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
-          const found = await loadVisible(tx, principal, id, "view", "view");
-          await auditView(deps, tx, principal, "observable", found, now);
-          return found;
+          const { record, tlp } = await loadVisible(tx, principal, id, "view");
+          await auditView(deps, tx, principal, "observable", { id: record.id, tlp }, now);
+          return record;
         }),
       );
     },
@@ -136,8 +141,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
-          const before = await loadVisible(tx, principal, id, action, "edit");
-          guardTlp(principal, before, "observable", action, patch.tlp ?? before.tlp);
+          const { record: before } = await loadVisible(tx, principal, id, action, patch.tlp);
           const after: Observable = { ...before, ...patch, updatedAt: now.toISOString() };
           await tx.observables.update(after);
           await recordEdit(deps, tx, principal, { name: "observable.updated", resourceType: "observable", before, after, now });
@@ -151,7 +155,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
       const now = clock.now();
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
-          const before = await loadVisible(tx, principal, id, "delete", "edit");
+          const { record: before } = await loadVisible(tx, principal, id, "delete");
           const at = now.toISOString();
           const after: Observable = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.observables.update(after);
