@@ -40,6 +40,12 @@ export type { InitResult } from "./setup/service.js";
 export { version } from "./version.js";
 
 export { resolvePrincipal } from "./access/resolve-principal.js";
+export { hostIdentitySchema, principalClaimsSchema } from "./access/claims.js";
+export { isTlpLevel, visibleUpTo, withinClearance } from "./access/clearance.js";
+export { requireHolds, rightsOfUser, tierAtMost } from "./access/grants.js";
+export type { Rights } from "./access/grants.js";
+export { requireUserChange } from "./access/user-changes.js";
+export type { UserChange } from "./access/user-changes.js";
 export type { PrincipalClaims } from "./access/resolve-principal.js";
 
 export { apiKeyCreateSchema, apiKeyCreatedSchema, apiKeyListQuerySchema, apiKeyListSchema, apiKeySchema } from "./keys/schema.js";

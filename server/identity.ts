@@ -1,5 +1,5 @@
 import type { H3Event } from "h3";
-import { CaseKitError, isCaseKitError, isScope, keyTiers } from "../core/index.js";
+import { CaseKitError, hostIdentitySchema, isCaseKitError } from "../core/index.js";
 import type { KeyTier, Principal, Scope } from "../core/index.js";
 import { authenticate, originOf } from "./auth.js";
 import type { HostState } from "./handle.js";
@@ -84,23 +84,19 @@ async function askHost(identify: IdentifyRequest, event: H3Event, host: HostStat
   return answer as HostIdentity;
 }
 
-/** What is wrong with an identity the host answered, or undefined when nothing is. */
+/**
+ * What is wrong with an identity the host answered, or undefined when nothing is. Checked with
+ * the schema `kit.principalFor` uses (prefixed ids, known scopes and tier, clearance an integer
+ * 0–4); fields casekit does not read are ignored.
+ */
 function malformation(value: unknown): string | undefined {
-  if (typeof value !== "object") return "not an object";
-  const identity = value as Record<string, unknown>;
-  if (typeof identity.organizationId !== "string" || identity.organizationId === "") return "organizationId must be a non-empty string";
-  if (typeof identity.userId !== "string" || identity.userId === "") return "userId must be a non-empty string";
-  if (identity.scopes !== undefined && !(Array.isArray(identity.scopes) && identity.scopes.every((s) => typeof s === "string" && isScope(s)))) {
-    return "scopes must be a list of casekit scopes";
-  }
-  const clearance = identity.tlpClearance;
-  if (clearance !== undefined && !(Number.isInteger(clearance) && (clearance as number) >= 0 && (clearance as number) <= 4)) {
-    return "tlpClearance must be an integer from 0 to 4";
-  }
-  if (identity.tier !== undefined && !(keyTiers as readonly unknown[]).includes(identity.tier)) {
-    return "tier must be a key tier";
-  }
-  return undefined;
+  if (typeof value !== "object" || value === null) return "not an object";
+  const { organizationId, userId, scopes, tlpClearance, tier } = value as Record<string, unknown>;
+  const known = { organizationId, userId, scopes, tlpClearance, tier };
+  const result = hostIdentitySchema.safeParse(Object.fromEntries(Object.entries(known).filter(([, v]) => v !== undefined)));
+  if (result.success) return undefined;
+  const issue = result.error.issues[0];
+  return issue ? `${issue.path.join(".") || "identity"}: ${issue.message}` : "not an identity";
 }
 
 /** The host's own failure goes to its error hook; a failing hook changes nothing. */
