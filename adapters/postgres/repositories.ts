@@ -314,6 +314,12 @@ export function createUnitOfWork(db: NodePgDatabase, unit: UnitState): UnitOfWor
         );
         return rows[0] ? caseFromRow(rows[0] as unknown as CaseRow) : null;
       },
+      async findMany(organizationId, ids) {
+        reading();
+        if (ids.length === 0) return [];
+        const rows = await guard(db.select(caseRow).from(cases).where(and(eq(cases.organizationId, organizationId), inArray(cases.id, [...ids]))));
+        return rows.map((row) => caseFromRow(row as unknown as CaseRow));
+      },
       async findSharedWith(viewerOrganizationId, id) {
         reading();
         // Found by its primary key; `?` asks whether the jsonb array holds the viewer's id.

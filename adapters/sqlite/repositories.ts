@@ -202,6 +202,11 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
         const row = get<CaseRow>(sql.caseById, organizationId, id);
         return row ? caseFromRow(row) : null;
       },
+      async findMany(organizationId, ids) {
+        reading();
+        if (ids.length === 0) return [];
+        return all<CaseRow>(statements.get(sql.casesByIds), organizationId, JSON.stringify(ids)).map(caseFromRow);
+      },
       async findSharedWith(viewerOrganizationId, id) {
         reading();
         const row = get<CaseRow>(sql.caseSharedWith, id, viewerOrganizationId, viewerOrganizationId);

@@ -112,6 +112,8 @@ export const sql = {
 
   caseInsert: insert("cases", caseColumns),
   caseById: `${select("cases", caseColumns)} WHERE organization_id = ? AND id = ?`,
+  // One bound JSON array, so the statement is prepared once whatever the number of ids.
+  casesByIds: `${select("cases", caseColumns)} WHERE organization_id = ? AND id IN (SELECT value FROM json_each(?))`,
   /** A case of another organization that lists the viewer among its `organizations`. */
   caseSharedWith: `${select("cases", caseColumns)} WHERE id = ? AND organization_id <> ? AND EXISTS (SELECT 1 FROM json_each(cases.organizations) AS shared WHERE shared.value = ?)`,
   caseUpdate: replace("cases", caseColumns),

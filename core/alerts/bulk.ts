@@ -38,10 +38,10 @@ export function createAlertBulk(deps: CaseKitDeps) {
           tlpAction: "edit",
           prepare: (tx) => checkAssignee(tx, principal, assigneeId),
           async load(tx, ids) {
-            return (await tx.alerts.findMany(organizationId, ids)).map((alert) => ({ record: alert, tlp: alert.tlp }));
+            return (await tx.alerts.findMany(organizationId, ids)).map((alert) => ({ record: alert, inherited: 0 }));
           },
           async select(tx, page) {
-            return (await tx.alerts.list(organizationId, filter, page)).map((alert) => ({ record: alert, tlp: alert.tlp }));
+            return (await tx.alerts.list(organizationId, filter, page)).map((alert) => ({ record: alert, inherited: 0 }));
           },
           apply: (alert, at) => ({ ...alert, assigneeId, updatedAt: at }),
           async save(tx, records) {

@@ -2,6 +2,8 @@ import type { Principal } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { appendTlpAudit } from "../tlp/audit-log.js";
+import { effectiveTlp } from "../tlp/effective.js";
+import { inheritedTlp } from "../tlp/lineage.js";
 import type { TlpAction, TlpResourceType } from "../tlp/types.js";
 import { recordChange } from "./record-change.js";
 
@@ -21,6 +23,9 @@ export interface Edit<T extends { id: string; tlp: number }> {
 /**
  * Records one allowed write to a TLP-marked record inside the caller's unit of work: the audit
  * entry and outbox event (recordChange), then the entry in the TLP audit chain, in that order.
+ * Both carry the record's effective TLP (core/tlp/effective.ts), looked up here from the record's
+ * ancestors, so an event of a TLP:CLEAR task in a TLP:RED case is a RED event, and no caller can
+ * forget to say so.
  */
 export async function recordEdit<T extends { id: string; tlp: number }>(
   deps: Pick<CaseKitDeps, "ids">,
@@ -30,7 +35,11 @@ export async function recordEdit<T extends { id: string; tlp: number }>(
 ): Promise<void> {
   const { tlpAction, ...change } = edit;
   const { before, after, resourceType, now } = edit;
-  await recordChange(deps, tx, actor, { ...change, tlp: after.tlp });
+  // A record never changes its parent, so one lookup serves before and after.
+  const inherited = await inheritedTlp(tx, actor.organizationId, resourceType, after);
+  const tlpBefore = before === null ? null : effectiveTlp(before.tlp, [inherited]);
+  const tlpAfter = effectiveTlp(after.tlp, [inherited]);
+  await recordChange(deps, tx, actor, { ...change, tlp: tlpAfter });
   const action = tlpAction ?? (before !== null && after.tlp !== before.tlp ? "change" : "edit");
-  await appendTlpAudit(deps, tx, actor, { resourceType, resourceId: after.id, action, tlpBefore: before?.tlp ?? null, tlpAfter: after.tlp, outcome: "allowed" }, now);
+  await appendTlpAudit(deps, tx, actor, { resourceType, resourceId: after.id, action, tlpBefore, tlpAfter, outcome: "allowed" }, now);
 }

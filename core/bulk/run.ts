@@ -36,6 +36,8 @@ import { recordChanges } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { appendTlpAuditMany } from "../tlp/audit-log.js";
+import { withinClearance } from "../access/clearance.js";
+import { effectiveTlp } from "../tlp/effective.js";
 import type { TlpAccess } from "../tlp/audit-log.js";
 import { tlpAuditListThreshold } from "../tlp/levels.js";
 import type { BulkSelection } from "./schema.js";
@@ -62,30 +64,33 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
 
   /** Applies the operation to one page of candidates and writes the changes. */
   async function process(tx: UnitOfWork, candidates: readonly BulkCandidate<T>[]): Promise<void> {
-    const updates: { before: T; after: T }[] = [];
+    const updates: { before: T; after: T; inherited: number }[] = [];
     const denied: BulkCandidate<T>[] = [];
     for (const candidate of candidates) {
       const { record } = candidate;
-      if (candidate.tlp > principal.tlpClearance) {
+      if (!withinClearance(effectiveTlp(record.tlp, [candidate.inherited]), principal.tlpClearance)) {
         skipped.push({ id: record.id, code: "tlp_restricted" });
         denied.push(candidate);
         continue;
       }
       const outcome = plan.apply(record, at);
       if ("skip" in outcome) skipped.push({ id: record.id, code: outcome.skip });
-      else updates.push({ before: record, after: outcome });
+      else updates.push({ before: record, after: outcome, inherited: candidate.inherited });
     }
     if (updates.length > 0) await plan.save(tx, updates.map((u) => u.after));
-    const changes = updates.map(({ before, after }) => ({ name: plan.event, resourceType: plan.resourceType, before, after, tlp: after.tlp, bulkRequestId, now }));
+    // Events and TLP audit entries carry the effective TLP: a task's marking or its case's, whichever is higher.
+    const changes = updates.map(({ before, after, inherited }) => ({ name: plan.event, resourceType: plan.resourceType, before, after, tlp: effectiveTlp(after.tlp, [inherited]), bulkRequestId, now }));
     await recordChanges(deps, tx, principal, changes);
     const accesses: TlpAccess[] = [];
-    for (const { before, after } of updates) {
+    for (const { before, after, inherited } of updates) {
       const marked = after.tlp !== before.tlp;
-      if (marked || before.tlp >= tlpAuditListThreshold) {
-        accesses.push({ resourceType: plan.resourceType, resourceId: after.id, action: marked ? "change" : plan.tlpAction, tlpBefore: before.tlp, tlpAfter: after.tlp, outcome: "allowed" });
+      const tlpBefore = effectiveTlp(before.tlp, [inherited]);
+      if (marked || tlpBefore >= tlpAuditListThreshold) {
+        accesses.push({ resourceType: plan.resourceType, resourceId: after.id, action: marked ? "change" : plan.tlpAction, tlpBefore, tlpAfter: effectiveTlp(after.tlp, [inherited]), outcome: "allowed" });
       }
     }
-    for (const { record, tlp } of denied) {
+    for (const { record, inherited } of denied) {
+      const tlp = effectiveTlp(record.tlp, [inherited]);
       accesses.push({ resourceType: plan.resourceType, resourceId: record.id, action: plan.tlpAction, tlpBefore: tlp, tlpAfter: tlp, outcome: "denied" });
     }
     await appendTlpAuditMany(deps, tx, principal, accesses, now);

@@ -6,10 +6,11 @@ import type { TlpResourceType } from "../tlp/types.js";
 export interface BulkCandidate<T> {
   record: T;
   /**
-   * The highest TLP on the way to the record: its own, or its parent's when higher (a task
-   * inherits its case's). Above the caller's clearance → skipped as tlp_restricted.
+   * The highest marking among the record's ancestors (a task's case's; 0 for a root). With the
+   * record's own it makes its effective TLP (core/tlp/effective.ts), which decides access, the
+   * events' TLP and the TLP audit entries. Above the caller's clearance → skipped as tlp_restricted.
    */
-  tlp: number;
+  inherited: number;
 }
 
 /** A record left alone, and why (a stable snake_case code). */

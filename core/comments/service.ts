@@ -7,7 +7,7 @@ import { CaseKitError } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { withTlpDenialAudit } from "../tlp/audit-log.js";
-import { auditListed, auditView } from "../tlp/audit-view.js";
+import { auditView, showListed } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { loadParent, scopeFor, scopesFor } from "./parent.js";
@@ -104,13 +104,8 @@ export function createCommentService(deps: CaseKitDeps): CommentService {
           return { tlp, rows: await tx.comments.listByParent(principal.organizationId, parent, { limit: limit + 1, afterId }) };
         }),
       );
-      const page = toPage(
-        rows.map((c): CommentView => ({ ...c, tlp })),
-        limit,
-      );
       // Every comment carries the thread's marking: AMBER+STRICT and RED threads audit each one seen.
-      await auditListed(deps, principal, "comment", page.data);
-      return page;
+      return showListed(deps, principal, "comment", toPage(rows.map((c): CommentView => ({ ...c, tlp })), limit), tlp);
     },
 
     async get(principal, id) {

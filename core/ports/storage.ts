@@ -130,6 +130,8 @@ export interface CaseRepository {
   /** Throws conflict when (organizationId, number) is taken. */
   insert(record: Case): Promise<void>;
   findById(organizationId: string, id: string): Promise<Case | null>;
+  /** The organization's cases among `ids` (at most 500), in any order; one query. */
+  findMany(organizationId: string, ids: readonly string[]): Promise<Case[]>;
   /**
    * A case of another organization whose `organizations` list names `viewerOrganizationId`, or
    * null. Policy checks are the core's; this only answers "is it shared with me".

@@ -3,6 +3,8 @@ import type { Case } from "../cases/types.js";
 import { CaseKitError, invalidField } from "../errors.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { guardTlp } from "../tlp/audit-log.js";
+import type { Reached } from "../tlp/reach.js";
+import { reachRecord } from "../tlp/reach.js";
 import type { TlpAction } from "../tlp/types.js";
 import type { Task } from "./types.js";
 
@@ -19,13 +21,15 @@ export async function loadTaskCase(tx: UnitOfWork, principal: Principal, caseId:
   return found;
 }
 
-/** The live task, reachable only while its case is (404 / 403 as for the case), then its own marking. */
-export async function loadVisibleTask(tx: UnitOfWork, principal: Principal, id: string, action: TlpAction, tlpAfter?: number): Promise<Task> {
+/**
+ * The live task, reachable only while its case is (404 otherwise, as for an unknown id), at its
+ * effective TLP (the higher of its own and its case's: core/tlp/reach.ts) for `action`, and at the
+ * one a new marking `tlpAfter` would give it.
+ */
+export async function loadVisibleTask(tx: UnitOfWork, principal: Principal, id: string, action: TlpAction, tlpAfter?: number): Promise<Reached<Task>> {
   const found = await tx.tasks.findById(principal.organizationId, id);
   if (!found) throw new CaseKitError("not_found", `No task ${id}`);
-  await loadTaskCase(tx, principal, found.caseId, action === "view" ? "view" : "edit");
-  guardTlp(principal, found, "task", action, tlpAfter ?? found.tlp);
-  return found;
+  return reachRecord(tx, principal, "task", found, action, tlpAfter);
 }
 
 /** An assignee must be an active user of the caller's organization. */

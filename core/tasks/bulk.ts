@@ -5,6 +5,8 @@ import { selectionOf } from "../bulk/schema.js";
 import type { BulkCandidate, BulkPlan, BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
+import { highestTlp } from "../access/clearance.js";
+import { inheritedTlpOfMany } from "../tlp/lineage.js";
 import { parse } from "../validation.js";
 import { checkAssignee } from "./access.js";
 import { toTaskFilter } from "./filter.js";
@@ -18,7 +20,9 @@ type TaskPlan<V extends string> = Pick<BulkPlan<Task, V>, "load" | "select" | "s
 /**
  * How the bulk mechanism finds and writes tasks for one caller: ids through one query per 500
  * (each with its case's marking, so a task of a RED case is tlp_restricted), selectAll through the
- * `GET /tasks` list itself (same filters, same clearance rule, keyset pages), pages written at once.
+ * `GET /tasks` list itself (same filters, same clearance rule, keyset pages) and then the page's
+ * case markings (one query per 500, for the effective TLP of events and audit entries), pages
+ * written at once.
  */
 function taskAccess<V extends string>(principal: Principal, filters: TaskBulkFilters | undefined): TaskPlan<V> {
   const organizationId = principal.organizationId;
@@ -26,11 +30,12 @@ function taskAccess<V extends string>(principal: Principal, filters: TaskBulkFil
   return {
     async load(tx: UnitOfWork, ids: readonly string[]): Promise<BulkCandidate<Task>[]> {
       const found = await tx.tasks.findMany(organizationId, ids);
-      return found.map(({ task, caseTlp }) => ({ record: task, tlp: Math.max(task.tlp, caseTlp) }));
+      return found.map(({ task, caseTlp }) => ({ record: task, inherited: caseTlp }));
     },
     async select(tx, page) {
       const tasks = await tx.tasks.list(organizationId, filter, page);
-      return tasks.map((task) => ({ record: task, tlp: task.tlp }));
+      const inherited = await inheritedTlpOfMany(tx, organizationId, "task", tasks);
+      return tasks.map((task) => ({ record: task, inherited: inherited.get(task.id) ?? highestTlp }));
     },
     async save(tx, records) {
       await tx.tasks.updateMany(records);

@@ -6,7 +6,8 @@ import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import { withTlpDenialAudit } from "../tlp/audit-log.js";
-import { auditListed, auditView } from "../tlp/audit-view.js";
+import { auditView, showListed } from "../tlp/audit-view.js";
+import { inheritedTlpOfMany } from "../tlp/lineage.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { checkAssignee, loadTaskCase, loadVisibleTask } from "./access.js";
@@ -81,25 +82,24 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       const { limit, cursor, ...filters } = parse(taskCaseListQuerySchema, query);
       const beforeId = decodeCursor(cursor);
       const filter = { ...toTaskFilter(principal, filters), caseId: [caseId] };
-      const rows = await withTlpDenialAudit(deps, principal, () =>
+      const { parent, rows } = await withTlpDenialAudit(deps, principal, () =>
         storage.read(async (tx) => {
-          await loadTaskCase(tx, principal, caseId, "view");
-          return tx.tasks.list(principal.organizationId, filter, { limit: limit + 1, beforeId });
+          const parent = await loadTaskCase(tx, principal, caseId, "view");
+          return { parent, rows: await tx.tasks.list(principal.organizationId, filter, { limit: limit + 1, beforeId }) };
         }),
       );
-      const page = toPage(rows, limit);
-      await auditListed(deps, principal, "task", page.data);
-      return page;
+      return showListed(deps, principal, "task", toPage(rows, limit), parent.tlp);
     },
 
     async list(principal, query) {
       requireScope(principal, "tasks:read");
       const { limit, cursor, ...filters } = parse(taskListQuerySchema, query);
       const beforeId = decodeCursor(cursor);
-      const rows = await storage.read((tx) => tx.tasks.list(principal.organizationId, toTaskFilter(principal, filters), { limit: limit + 1, beforeId }));
-      const page = toPage(rows, limit);
-      await auditListed(deps, principal, "task", page.data);
-      return page;
+      const { page, inherited } = await storage.read(async (tx) => {
+        const page = toPage(await tx.tasks.list(principal.organizationId, toTaskFilter(principal, filters), { limit: limit + 1, beforeId }), limit);
+        return { page, inherited: await inheritedTlpOfMany(tx, principal.organizationId, "task", page.data) };
+      });
+      return showListed(deps, principal, "task", page, inherited);
     },
 
     async get(principal, id) {
@@ -107,9 +107,9 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       const now = clock.now();
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
-          const found = await loadVisibleTask(tx, principal, id, "view");
-          await auditView(deps, tx, principal, "task", found, now);
-          return found;
+          const { record, tlp } = await loadVisibleTask(tx, principal, id, "view");
+          await auditView(deps, tx, principal, "task", { id: record.id, tlp }, now);
+          return record;
         }),
       );
     },
@@ -121,7 +121,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
-          const before = await loadVisibleTask(tx, principal, id, action, patch.tlp);
+          const { record: before } = await loadVisibleTask(tx, principal, id, action, patch.tlp);
           await checkAssignee(tx, principal, patch.assigneeId);
           if (patch.status !== undefined && !canTransitionTask(before.status, patch.status)) {
             throw new CaseKitError("invalid_transition", `A ${before.status} task cannot become ${patch.status}`);
@@ -139,7 +139,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       const now = clock.now();
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
-          const before = await loadVisibleTask(tx, principal, id, "delete");
+          const { record: before } = await loadVisibleTask(tx, principal, id, "delete");
           const at = now.toISOString();
           const after: Task = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.tasks.update(after);

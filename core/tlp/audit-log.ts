@@ -3,6 +3,7 @@ import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { hashTlpEntry } from "./chain.js";
+import { withinClearance } from "../access/clearance.js";
 import type { TlpAction, TlpAuditEntry, TlpOutcome, TlpResourceType } from "./types.js";
 
 export interface TlpAccess {
@@ -88,7 +89,10 @@ export class TlpDeniedError extends CaseKitError {
   }
 }
 
-/** Throws TlpDeniedError when `tlp` is above the principal's clearance. */
+/**
+ * Throws TlpDeniedError when `record.tlp` (the record's effective TLP: core/tlp/effective.ts) or
+ * the marking it would get is above the principal's clearance.
+ */
 export function guardTlp(
   principal: Principal,
   record: { id: string; tlp: number },
@@ -96,7 +100,7 @@ export function guardTlp(
   action: TlpAction,
   tlpAfter: number | null = record.tlp,
 ): void {
-  if (record.tlp > principal.tlpClearance || (tlpAfter !== null && tlpAfter > principal.tlpClearance)) {
+  if (!withinClearance(record.tlp, principal.tlpClearance) || (tlpAfter !== null && !withinClearance(tlpAfter, principal.tlpClearance))) {
     throw new TlpDeniedError({ resourceType, resourceId: record.id, action, tlpBefore: record.tlp, tlpAfter, outcome: "denied" });
   }
 }

@@ -329,9 +329,10 @@ describe("observable service", () => {
     const after = await t.kit.observables.update(admin, mine.id, { tlp: 1, sighted: true, message: null, tags: [{ name: "seen" }] });
     expect(after).toMatchObject({ tlp: 1, sighted: true, message: null, tags: [{ name: "seen" }], data: "192.0.2.1", updatedAt: "2026-03-01T12:00:01.000Z" });
     expect(await t.kit.observables.get(admin, mine.id)).toEqual(after);
-    expect((await tlpLog())[1]).toMatchObject({ action: "change", tlpBefore: 3, tlpAfter: 1 });
+    // The case is AMBER+STRICT: the observable's own marking changed, its effective TLP did not.
+    expect((await tlpLog())[1]).toMatchObject({ action: "change", tlpBefore: 3, tlpAfter: 3 });
     const [event] = (await events()).filter((e) => e.name === "observable.updated");
-    expect(event).toMatchObject({ resourceId: mine.id, tlp: 1 });
+    expect(event).toMatchObject({ resourceId: mine.id, tlp: 3, payload: { tlp: 1 } });
     for (const body of [{ data: "192.0.2.2" }, { dataType: "other" }, {}, { deletedAt: null }]) {
       expect((await failure(t.kit.observables.update(admin, mine.id, body))).code).toBe("validation_failed");
     }
@@ -381,13 +382,19 @@ describe("observable service", () => {
     expect((await failure(t.kit.observables.listOf(admin, onCase(), { caseId }))).paths).toEqual(["caseId"]);
   });
 
-  it("AMBER+STRICT and RED observables seen in a list are written to the TLP audit log", async () => {
+  it("AMBER+STRICT and RED observables seen in a list are written to the TLP audit log, at their effective TLP", async () => {
     const red = await t.kit.observables.create(admin, onCase(), { dataType: "ip", data: "192.0.2.1", tlp: 4 });
-    await t.kit.observables.create(admin, onCase(), { dataType: "ip", data: "192.0.2.2", tlp: 1 });
+    // GREEN itself, but in the AMBER+STRICT case: seen at AMBER+STRICT.
+    const green = await t.kit.observables.create(admin, onCase(), { dataType: "ip", data: "192.0.2.2", tlp: 1 });
+    const low = (await t.kit.cases.create(admin, { title: "Low", severity: 1, tlp: 1 })).id;
+    await t.kit.observables.create(admin, onCase(low), { dataType: "ip", data: "192.0.2.3", tlp: 1 });
     const before = (await tlpLog()).length;
     await t.kit.observables.list(admin, {});
     const added = (await tlpLog()).slice(0, (await tlpLog()).length - before);
-    expect(added.map((e) => [e.resourceId, e.action])).toEqual([[red.id, "view"]]);
+    expect(added.map((e) => [e.resourceId, e.action, e.tlpBefore])).toEqual([
+      [red.id, "view", 4],
+      [green.id, "view", 3],
+    ]);
   });
 
   describe("copyObservablesToCase", () => {
