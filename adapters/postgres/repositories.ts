@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import { and, desc, eq, gt, gte, inArray, lt, lte, ne, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, gte, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { alias } from "drizzle-orm/pg-core";
@@ -586,6 +586,10 @@ export function createUnitOfWork(db: NodePgDatabase, unit: UnitState): UnitOfWor
         const normalized = normalizeTlpAuditFilter(filter);
         if (limit === 0 || normalized === null) return [];
         const conditions: SQL[] = [];
+        // The reader's clearance bounds both markings an entry names (null: no marking).
+        if (normalized.maxTlp !== undefined) {
+          conditions.push(or(isNull(tlpAuditLog.tlpBefore), lte(tlpAuditLog.tlpBefore, normalized.maxTlp))!, or(isNull(tlpAuditLog.tlpAfter), lte(tlpAuditLog.tlpAfter, normalized.maxTlp))!);
+        }
         if (normalized.resourceType) conditions.push(inArray(tlpAuditLog.resourceType, normalized.resourceType));
         if (normalized.action) conditions.push(inArray(tlpAuditLog.action, normalized.action));
         if (normalized.resourceId !== undefined) conditions.push(eq(tlpAuditLog.resourceId, normalized.resourceId));

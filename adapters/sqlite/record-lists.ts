@@ -44,6 +44,7 @@ export function tlpAuditListQuery(organizationId: string, filter: TlpAuditFilter
     .anyOf("resource_type", filter.resourceType)
     .anyOf("action", filter.action)
     .equals("outcome", filter.outcome);
+  if (filter.maxTlp !== undefined) where.add("(tlp_before IS NULL OR tlp_before <= ?) AND (tlp_after IS NULL OR tlp_after <= ?)", filter.maxTlp, filter.maxTlp);
   if (filter.actorId !== undefined) where.add("(actor_user_id = ? OR actor_key_id = ?)", filter.actorId, filter.actorId);
   if (filter.from !== undefined) where.add("at >= ?", filter.from);
   if (filter.to !== undefined) where.add("at < ?", filter.to);

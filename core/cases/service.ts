@@ -26,8 +26,9 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
 
   /**
    * The case as the caller may see it: its own organization's, or one shared with it while both
-   * organizations' policies allow sharing (read-only). Unknown and other-tenant ids are 404 alike;
-   * a record above the caller's clearance is 403 (and audited as denied).
+   * organizations' policies allow sharing (read-only). Unknown and other-tenant ids, and cases
+   * shared while a policy forbids sharing, are 404 alike; a record above the caller's clearance is
+   * 403 (and audited as denied).
    */
   async function loadVisible(tx: UnitOfWork, principal: Principal, id: string, action: TlpAction): Promise<Case> {
     const own = await tx.cases.findById(principal.organizationId, id);
@@ -36,14 +37,11 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
       return own;
     }
     const shared = await tx.cases.findSharedWith(principal.organizationId, id);
-    if (!shared) throw new CaseKitError("not_found", `No case ${id}`);
-    const [ours, theirs] = await Promise.all([
-      tx.organizations.findById(principal.organizationId),
-      tx.organizations.findById(shared.organizationId),
-    ]);
-    if (!ours?.policy.allowCaseSharing || !theirs?.policy.allowCaseSharing) {
-      throw new CaseKitError("organization_restricted", "Case sharing is turned off by an organization's policy");
-    }
+    const [ours, theirs] = shared
+      ? await Promise.all([tx.organizations.findById(principal.organizationId), tx.organizations.findById(shared.organizationId)])
+      : [null, null];
+    // Not shared, or shared while a policy says no: nothing tells it from an id that never existed.
+    if (!shared || !ours?.policy.allowCaseSharing || !theirs?.policy.allowCaseSharing) throw new CaseKitError("not_found", `No case ${id}`);
     guardTlp(principal, shared, "case", action);
     return shared;
   }
@@ -62,15 +60,18 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
     }
   }
 
-  /** Sharing needs both sides' policies to allow it. */
+  /**
+   * Sharing needs both sides' policies to allow it. An id that names no organization and one of an
+   * organization that does not accept shared cases get the same answer, so sharing never tells
+   * whether another tenant exists.
+   */
   async function checkSharing(tx: UnitOfWork, principal: Principal, organizations: string[]): Promise<void> {
     if (organizations.includes(principal.organizationId)) throw invalidField("organizations", "lists the case's own organization");
     const ours = await tx.organizations.findById(principal.organizationId);
     if (!ours?.policy.allowCaseSharing) throw new CaseKitError("organization_restricted", "Your organization's policy does not allow sharing cases");
     for (const id of organizations) {
       const theirs = await tx.organizations.findById(id);
-      if (!theirs) throw invalidField("organizations", `no organization ${id}`);
-      if (!theirs.policy.allowCaseSharing) throw new CaseKitError("organization_restricted", `Organization ${id} does not accept shared cases`);
+      if (!theirs?.policy.allowCaseSharing) throw invalidField("organizations", "must name only organizations that accept shared cases");
     }
   }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Principal } from "../access/principal.js";
+import { visibleUpTo } from "../access/clearance.js";
 import { requireScope } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
 import { decodeCursor, toPage } from "../pagination.js";
@@ -67,8 +68,9 @@ export function createTlpService(deps: CaseKitDeps) {
     async auditLogs(principal: Principal, query: unknown): Promise<{ data: TlpAuditEntry[]; nextCursor: string | null }> {
       requireScope(principal, "audit:read");
       const { limit, cursor, ...filter } = parse(tlpAuditQuerySchema, query);
+      // The log obeys TLP like the records it names: nothing above the reader's clearance.
       const rows = await storage.read((tx) =>
-        tx.tlpAudit.list(principal.organizationId, filter, { limit: limit + 1, beforeId: decodeCursor(cursor) }),
+        tx.tlpAudit.list(principal.organizationId, { ...filter, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId: decodeCursor(cursor) }),
       );
       return toPage(rows, limit);
     },

@@ -34,6 +34,12 @@ export interface TlpAuditEntry {
 }
 
 export interface TlpAuditFilter {
+  /**
+   * The reader's clearance: entries whose TLP before or after is above it are left out, so the log
+   * never shows a record, or a marking, its reader may not see. Entries without a TLP (null) stay.
+   * The core always sets it; absent (storage-level reads), nothing is left out.
+   */
+  maxTlp?: number;
   resourceType?: TlpResourceType[];
   action?: TlpAction[];
   resourceId?: string;

@@ -19,7 +19,8 @@ function entryMatches(entry: TlpAuditEntry, filter: TlpAuditFilter): boolean {
     (filter.actorId === undefined || entry.actorUserId === filter.actorId || entry.actorKeyId === filter.actorId) &&
     (filter.outcome === undefined || entry.outcome === filter.outcome) &&
     (filter.from === undefined || time(entry.at) >= time(filter.from)) &&
-    (filter.to === undefined || time(entry.at) < time(filter.to))
+    (filter.to === undefined || time(entry.at) < time(filter.to)) &&
+    (filter.maxTlp === undefined || [entry.tlpBefore, entry.tlpAfter].every((tlp) => tlp === null || tlp <= filter.maxTlp!))
   );
 }
 
@@ -325,6 +326,9 @@ export function describeTlpAudit(ctx: SuiteContext): void {
         actorUserId: [actors.users[0]!, actors.users[1]!, null][i % 3]!,
         actorKeyId: [actors.keys[0]!, null, actors.keys[1]!, null][i % 4]!,
         outcome: i % 3 === 2 ? "denied" : "allowed",
+        // Every pair of markings a log holds: none before (a creation), raised, lowered, kept.
+        tlpBefore: [null, 0, 1, 2, 3, 4][i % 6]!,
+        tlpAfter: [0, 1, 2, 3, 4][i % 5]!,
       });
       mine = [];
       theirs = [];
@@ -374,6 +378,18 @@ export function describeTlpAudit(ctx: SuiteContext): void {
       ["every member together", (a) => ({ resourceType: ["case", "alert", "task", "comment"], action: ["view", "edit", "delete"], resourceId: a.resources[0]!, actorId: a.users[0]!, outcome: "allowed" })],
     ])("filter: %s", async (_label, build) => {
       expect((await expectList(build(actors))).length).toBeGreaterThan(0);
+    });
+
+    it("maxTlp leaves out every entry whose TLP before or after is above it (a null marking never does)", async () => {
+      for (const maxTlp of [-1, 0, 1, 2, 3, 4]) {
+        const found = await expectList({ maxTlp });
+        expect(found.every((e) => (e.tlpBefore ?? -1) <= maxTlp && e.tlpAfter! <= maxTlp)).toBe(true);
+      }
+      expect(await expectList({ maxTlp: 4 })).toHaveLength(36);
+      expect(await expectList({ maxTlp: -1 })).toEqual([]);
+      expect((await expectList({ maxTlp: 2, action: ["view", "change"] })).length).toBeGreaterThan(0);
+      const paged = idsOf(newestFirst(mine.filter((e) => entryMatches(e, { maxTlp: 2 }))));
+      expect(await walkPages((page) => ctx.storage().read((tx) => tx.tlpAudit.list(org.id, { maxTlp: 2 }, page)), 3)).toEqual(paged);
     });
 
     it("actorId matches the acting user or the acting key, never another column", async () => {

@@ -54,7 +54,15 @@ describe("case sharing between organizations", () => {
     const stranger = await addOrganization(t.kit, "Stranger");
     expect((await failure(t.kit.cases.create(t.admin, { title: "s", severity: 2, organizations: [partner.organizationId] }))).code).toBe("organization_restricted");
     await t.kit.organizations.updatePolicy(t.admin, { allowCaseSharing: true });
-    expect((await failure(t.kit.cases.create(t.admin, { title: "s", severity: 2, organizations: [partner.organizationId] }))).code).toBe("organization_restricted");
+    // A partner that does not accept shared cases answers exactly what an id of no organization does.
+    const answer = (organizationId: string) =>
+      t.kit.cases.create(t.admin, { title: "s", severity: 2, organizations: [organizationId] }).then(
+        () => null,
+        (e: { code: string; message: string; errors?: unknown }) => ({ code: e.code, message: e.message, errors: e.errors }),
+      );
+    const refusal = await answer(partner.organizationId);
+    expect(refusal).toMatchObject({ code: "validation_failed", errors: [{ path: "organizations" }] });
+    expect(await answer(t.kit.deps.ids.next("org"))).toEqual(refusal);
     await t.kit.organizations.updatePolicy(partner.admin, { allowCaseSharing: true });
 
     const shared = await t.kit.cases.create(t.admin, { title: "shared", severity: 2, tlp: 1, organizations: [partner.organizationId] });
@@ -64,8 +72,9 @@ describe("case sharing between organizations", () => {
     expect((await failure(t.kit.cases.get(principalFor(partner.admin, { tlpClearance: 2 }), red.id))).code).toBe("tlp_restricted");
     expect((await failure(t.kit.cases.get(stranger.admin, shared.id))).code).toBe("not_found");
 
+    // Once a policy turns sharing off, the case is another tenant's like any other: 404.
     await t.kit.organizations.updatePolicy(partner.admin, { allowCaseSharing: false });
-    expect((await failure(t.kit.cases.get(partner.admin, shared.id))).code).toBe("organization_restricted");
+    expect((await failure(t.kit.cases.get(partner.admin, shared.id))).code).toBe("not_found");
   });
 });
 
