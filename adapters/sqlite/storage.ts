@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
@@ -6,6 +7,8 @@ import type { Storage, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { SerialQueue } from "./queue.js";
+import { defaultReaderCount, ReaderPool } from "./readers.js";
+import { yieldingUnit } from "./yielding-unit.js";
 import type { UnitState } from "./repositories.js";
 import { createUnitOfWork } from "./repositories.js";
 import type { SqliteDatabase } from "./statements.js";
@@ -25,35 +28,64 @@ export type SqliteStorageOptions = ({ path: string } | { database: SqliteDatabas
    * automatic checkpoint inside the commit that fills the WAL.
    */
   checkpoints?: "background" | "inline";
+  /**
+   * Read-only connections that serve `read` on a WAL file (default 2, 0 for none); see
+   * readers.ts. An in-memory database has none: no other connection can see it.
+   */
+  readers?: number;
+  /**
+   * The WAL file size (bytes, default 64 MiB) past which it is checkpointed back to empty
+   * (TRUNCATE, see checkpointer.ts) and to which a restarted WAL is cut (journal_size_limit).
+   */
+  walLimitBytes?: number;
 };
 
+/** Default `walLimitBytes`. */
+export const defaultWalLimitBytes = 64 * 1024 * 1024;
+
 /**
- * The embedded storage: one better-sqlite3 connection behind the core's storage port.
+ * The embedded storage: one better-sqlite3 writer connection behind the core's storage port, and,
+ * for a database file, reader connections beside it.
  *
  * `{ path }` opens (and on `close()` closes) a database file, or an in-memory one for ":memory:".
  * `{ database }` uses a connection the caller opened; `close()` then leaves it open. Do not run
  * statements on that connection yourself while the storage is in use: they would land inside
  * whatever unit of work is open.
- * Either way the connection gets foreign_keys=ON, busy_timeout=5000, synchronous=NORMAL and, for
- * files, journal_mode=WAL; a file it opens gets its WAL checkpoints in a background thread.
+ * Either way the connection gets foreign_keys=ON, busy_timeout=5000, synchronous=NORMAL,
+ * journal_size_limit and, for files, journal_mode=WAL; a file it opens gets its WAL checkpoints
+ * in a background thread.
  *
- * Units of work are serialised through one promise queue (see SerialQueue): `transaction` holds
- * it from BEGIN IMMEDIATE to COMMIT or ROLLBACK, `read` holds it while it reads, so no unit ever
- * sees or joins another's uncommitted statements on the shared connection. BEGIN IMMEDIATE takes
- * the write lock up front, so units in other processes wait (busy_timeout, up to 5 s; the wait
- * blocks this process's event loop, as every better-sqlite3 call does) instead of failing halfway. Never call `storage.transaction` or `storage.read` from inside a unit of work: it would
- * wait for the unit it runs in.
+ * Units of work on the writer are serialised through one promise queue (see SerialQueue):
+ * `transaction` holds it from BEGIN IMMEDIATE to COMMIT or ROLLBACK, so no unit ever sees or joins
+ * another's uncommitted statements. BEGIN IMMEDIATE takes the write lock up front, so units in
+ * other processes wait (busy_timeout, up to 5 s; the wait blocks this process's event loop, as
+ * every better-sqlite3 call does) instead of failing halfway.
+ *
+ * `read` runs on a reader connection when the database is a WAL file (`{ path }`, or a caller's
+ * connection to a file, whose `name` the readers open): a read never waits behind a unit of work,
+ * a checkpoint or a backup, and sees one committed snapshot (readers.ts). In memory, and when
+ * `readers: 0`, reads share the writer's queue instead and wait for the unit before them.
+ *
+ * A unit that has kept the main thread for 10 ms lets the event loop take a turn before its next
+ * storage call (yielding-unit.ts), so a long unit of work delays other requests by milliseconds,
+ * not by its whole length. Never call `storage.transaction` or `storage.read` from inside a unit
+ * of work: it would wait for the unit it runs in.
  */
 export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const owned = "path" in options;
   const db: SqliteDatabase = owned ? new Database(options.path) : options.database;
-  configure(db);
-  const checkpointer =
-    owned && !db.memory && !db.readonly && options.checkpoints !== "inline" && db.pragma("journal_mode", { simple: true }) === "wal"
-      ? startCheckpointer(db, options.path)
-      : undefined;
-  const statements = new Statements(db);
+  const walLimitBytes = options.walLimitBytes ?? defaultWalLimitBytes;
+  configure(db, walLimitBytes);
+  const wal = !db.memory && db.pragma("journal_mode", { simple: true }) === "wal";
   const queue = new SerialQueue();
+  const checkpointer =
+    owned && wal && !db.readonly && options.checkpoints !== "inline"
+      ? startCheckpointer(db, options.path, { walLimitBytes, holdWriter: (task) => queue.run(task) })
+      : undefined;
+  const readerCount = options.readers ?? defaultReaderCount;
+  // A connection's `name` is the file it opened ("" for a private temporary database).
+  const readers = wal && readerCount > 0 && db.name !== "" && !db.name.startsWith("file:") ? new ReaderPool(resolve(db.name), readerCount) : undefined;
+  const statements = new Statements(db);
   let closing: Promise<void> | undefined;
 
   const ensureOpen = (): void => {
@@ -69,6 +101,16 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     }
   }
 
+  /** Runs read-only `work` on `on`'s connection; the tx is refused once the work has settled. */
+  async function readUnit<T>(on: Statements, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+    const unit: UnitState = { open: true, writable: false };
+    try {
+      return await work(yieldingUnit(createUnitOfWork(on, unit)));
+    } finally {
+      unit.open = false;
+    }
+  }
+
   return {
     async transaction<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
       ensureOpen();
@@ -76,7 +118,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         statements.get(sql.begin).run();
         const unit: UnitState = { open: true, writable: true };
         try {
-          const result = await work(createUnitOfWork(statements, unit));
+          const result = await work(yieldingUnit(createUnitOfWork(statements, unit)));
           unit.open = false;
           statements.get(sql.commit).run();
           return result;
@@ -90,14 +132,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     async read<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
       ensureOpen();
-      return queue.run(async () => {
-        const unit: UnitState = { open: true, writable: false };
-        try {
-          return await work(createUnitOfWork(statements, unit));
-        } finally {
-          unit.open = false;
-        }
-      });
+      if (readers) return readers.run((on) => readUnit(on, work));
+      return queue.run(() => readUnit(statements, work));
     },
 
     async migrate(): Promise<void> {
@@ -122,13 +158,19 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     async ping(): Promise<void> {
       ensureOpen();
-      statements.get(sql.ping).get();
+      // Through a reader when there are readers: what answers GETs is what must answer here.
+      if (readers) await readers.run(async (on) => on.get(sql.ping).get());
+      else statements.get(sql.ping).get();
     },
 
     close(): Promise<void> {
       // Units already queued finish first; later calls are refused.
-      closing ??= queue.run(async () => {
-        await checkpointer?.stop();
+      closing ??= Promise.all([
+        readers?.close(),
+        queue.run(async () => {
+          await checkpointer?.stop();
+        }),
+      ]).then(() => {
         if (owned) db.close();
       });
       return closing;
@@ -136,9 +178,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   };
 }
 
-function configure(db: SqliteDatabase): void {
+function configure(db: SqliteDatabase, walLimitBytes: number): void {
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
   if (!db.memory && !db.readonly) db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
+  // A WAL that restarts after a complete checkpoint is cut back to this size, not kept at its peak.
+  db.pragma(`journal_size_limit = ${Math.floor(walLimitBytes)}`);
 }

@@ -8,6 +8,7 @@ import { createCaseKit } from "../../core/index.js";
 import type { Storage } from "../../core/index.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
+import { createFixtures } from "../conformance/fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "casekit-ckpt-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,4 +64,78 @@ describe("SQLite WAL checkpoints", () => {
       database.close();
     }
   }, 60_000);
+
+  describe("under sustained writes with readers always active", () => {
+    const limit = 1024 * 1024;
+
+    /**
+     * About 16 MB of cases in 32 bursts, while two outside connections take turns holding read
+     * transactions (one is always open, each on an older snapshot than the last commit) and the
+     * storage's own reads run too. Answers the WAL's largest size seen and its size at the end.
+     */
+    async function writeWithReaders(storage: Storage, file: string): Promise<{ largest: number; last: number }> {
+      const f = createFixtures();
+      const org = f.organization();
+      await storage.transaction((tx) => tx.organizations.insert(org));
+      const readers = [new Database(file, { readonly: true }), new Database(file, { readonly: true })];
+      let writing = true;
+      const hold = async (reader: Database.Database, offset: number) => {
+        await sleep(offset);
+        while (writing) {
+          reader.prepare("BEGIN").run();
+          reader.prepare("SELECT count(*) FROM cases").get();
+          await sleep(60);
+          reader.prepare("COMMIT").run();
+          await storage.read((tx) => tx.cases.list(org.id, { maxTlp: 4 }, { limit: 5 }));
+        }
+      };
+      const held = Promise.all(readers.map((reader, i) => hold(reader, i * 30)));
+      const description = "x".repeat(50_000);
+      let largest = 0;
+      try {
+        for (let burst = 0; burst < 32; burst++) {
+          await storage.transaction(async (tx) => {
+            for (let i = 0; i < 10; i++) await tx.cases.insert(f.caseRecord(org.id, { description }));
+          });
+          await sleep(60);
+          largest = Math.max(largest, walBytes(file));
+        }
+      } finally {
+        writing = false;
+        await held;
+        for (const reader of readers) reader.close();
+      }
+      await sleep(1000); // the checkpointer's next runs, with no reader left
+      return { largest, last: walBytes(file) };
+    }
+
+    it("the WAL is truncated once past walLimitBytes and stays near that bound, not growing with what is written", async () => {
+      const file = join(dir, "readers-background.db");
+      const storage = createSqliteStorage({ path: file, walLimitBytes: limit });
+      await storage.migrate();
+      try {
+        const { largest, last } = await writeWithReaders(storage, file);
+        // The bound: the limit plus what a checkpoint interval or two write (~2 MB each here), far
+        // below the 16 MB written.
+        expect(largest).toBeLessThan(6 * limit);
+        expect(last).toBeLessThanOrEqual(limit);
+      } finally {
+        await storage.close();
+      }
+      const reopened = new Database(file, { readonly: true });
+      expect(reopened.prepare("SELECT count(*) AS n FROM cases").get()).toEqual({ n: 320 });
+      reopened.close();
+    }, 60_000);
+
+    it("control: PASSIVE checkpoints alone (the limit out of reach) let the WAL grow with the writes", async () => {
+      const file = join(dir, "readers-control.db");
+      const storage = createSqliteStorage({ path: file, walLimitBytes: 1024 * limit });
+      await storage.migrate();
+      try {
+        expect((await writeWithReaders(storage, file)).largest).toBeGreaterThan(8 * limit);
+      } finally {
+        await storage.close();
+      }
+    }, 60_000);
+  });
 });
