@@ -1,5 +1,6 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
+import { visibleUpTo } from "../access/clearance.js";
 import { runBulk } from "../bulk/run.js";
 import { selectionOf } from "../bulk/schema.js";
 import type { BulkResult } from "../bulk/types.js";
@@ -26,7 +27,7 @@ export function createAlertBulk(deps: CaseKitDeps) {
       const { assigneeId } = body;
       const selection = selectionOf(body, {});
       const organizationId = principal.organizationId;
-      const filter: AlertFilter = { ...(selection.kind === "all" ? selection.filters : {}), maxTlp: principal.tlpClearance };
+      const filter: AlertFilter = { ...(selection.kind === "all" ? selection.filters : {}), maxTlp: visibleUpTo(principal.tlpClearance) };
       return runBulk(
         deps,
         principal,

@@ -1,3 +1,4 @@
+import { withinClearance } from "../access/clearance.js";
 import type { CaseKitDeps } from "../context.js";
 import type { DomainEvent } from "../events/types.js";
 import type { OutboundResponse, OutboundTransport } from "../ports/outbound.js";
@@ -232,7 +233,7 @@ function wants(webhook: StoredWebhook, event: DomainEvent): boolean {
  * could not read.
  */
 function payloadFor(event: DomainEvent, clearance: number): Record<string, unknown> {
-  const visible = event.tlp === null || event.tlp <= clearance;
+  const visible = event.tlp === null || withinClearance(event.tlp, clearance);
   return {
     type: event.name,
     timestamp: event.occurredAt,
