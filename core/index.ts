@@ -57,7 +57,8 @@ export type { TeamService } from "./teams/service.js";
 export type { Team, TeamFilter } from "./teams/types.js";
 export { defaultOrganizationPolicy, organizationPolicySchema, organizationPolicyUpdateSchema } from "./organizations/policy.js";
 export type { OrganizationPolicy } from "./organizations/policy.js";
-export { signInSchema, sessionLifetimeMs, signInFailureLimit, signInWindowMs } from "./account/service.js";
+export { signInSchema, sessionLifetimeMs } from "./account/service.js";
+export { accountSlowDownAfter, accountSlowDownMs, signInFailureLimit, signInWindowMs, trustedAddressMs } from "./account/sign-in-throttle.js";
 export type { AccountService, SignedIn } from "./account/service.js";
 export type { Session, SignInThrottle } from "./account/types.js";
 
@@ -68,12 +69,12 @@ export { hashTlpEntry, verifyTlpChain } from "./tlp/chain.js";
 export type { ChainVerdict } from "./tlp/chain.js";
 export { tlpAuditEntrySchema, tlpAuditListSchema, tlpAuditQuerySchema, tlpConstantsSchema } from "./tlp/service.js";
 
-export { effectiveLimits, tierLimits } from "./limits/tiers.js";
+export { effectiveLimits, rateLimitFloors, tierLimits, unlimitedCeiling } from "./limits/tiers.js";
 export { rateLimitOverridesSchema } from "./limits/schema.js";
 export type { RateLimitOverrides, RateLimits } from "./limits/tiers.js";
 export { decide as decideRateLimit } from "./limits/limiter.js";
-export type { LimitDecision, LimiterState } from "./limits/limiter.js";
-export { defaultSourceFailureLimits } from "./limits/service.js";
+export type { DecideOptions, LimitDecision, LimiterState } from "./limits/limiter.js";
+export { defaultSourceFailureLimits, rowCost, rowsPerCostUnit } from "./limits/service.js";
 export type { RateLimitConfig, RateLimiter } from "./limits/service.js";
 export { createMemoryRateLimitStore } from "./ports/rate-limit-store.js";
 export type { RateLimitStore } from "./ports/rate-limit-store.js";

@@ -7,6 +7,7 @@ import {
   apiKeyListSchema,
   apiKeySchema,
   CaseKitError,
+  accountSlowDownAfter,
   isCaseKitError,
   signInFailureLimit,
   signInSchema,
@@ -20,7 +21,6 @@ import type { HostState } from "./handle.js";
 import { buildDocument } from "./openapi.js";
 import type { OpenApiDocument } from "./openapi.js";
 import type { Problem } from "./problem.js";
-import { throttleBySource } from "./rate-limit.js";
 import { methodNotAllowed, methodsByPath, paramsOf, queryOf } from "./request.js";
 import type { RouteDoc } from "./route.js";
 
@@ -106,14 +106,15 @@ export const accountRoutes: readonly AccountRoute[] = [
     description: [
       `Answers the user, a CSRF token and the session's end, and sets the session cookie \`${sessionCookieName}\` (HttpOnly, SameSite=Strict, Path=/account, Secure on https).`,
       "Needs `Content-Type: application/json`. A wrong email or password is 401 `invalid_credentials`, the same for both.",
-      `After ${signInFailureLimit} failures for one email the email is blocked for a while: 429 \`rate_limited\` with \`Retry-After\`.`,
+      `After ${signInFailureLimit} failures for one email from one address, that address is refused for that email for 15 minutes; after ${accountSlowDownAfter} failures for one email from all addresses, the email is slowed down (one attempt per 20 s, except from addresses it signed in from lately). Either is 429 \`rate_limited\` with \`Retry-After\`.`,
     ].join(" "),
     session: "none",
     body: signInSchema,
     response: signedInSchema,
     errors: [429],
     handle: async ({ kit, body, origin, startSession }) => {
-      const { user, token, csrfToken, expiresAt } = await throttleBySource(kit, origin.ip, () => kit.account.signIn(body, origin));
+      // Guessing is throttled by the core, per (email, address) and per email: never per address alone.
+      const { user, token, csrfToken, expiresAt } = await kit.account.signIn(body, origin);
       startSession(token, expiresAt);
       return { user, csrfToken, expiresAt };
     },

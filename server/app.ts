@@ -10,6 +10,7 @@ import { createRequestAuthenticator } from "./identity.js";
 import type { IdentifyRequest } from "./identity.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { OpenApiDocument } from "./openapi.js";
+import { chargeBulkRows } from "./rate-limit.js";
 import { methodNotAllowed, methodsByPath, paramsOf, queryOf } from "./request.js";
 import { apiBasePath } from "./route.js";
 import type { ApiRoute } from "./route.js";
@@ -148,7 +149,10 @@ export function mountCaseKit(parent: H3, prefix: string, kit: CaseKit, options: 
   return parent.mount(prefix, createCaseKitApp(kit, { ...options, handleUnknownPaths: false }));
 }
 
-/** Authenticate, read the body if the route has one, call the core once, return its value. */
+/**
+ * Authenticate, read the body if the route has one, call the core once, charge a bulk answer's
+ * rows to the key (see chargeBulkRows), return the value.
+ */
 function apiHandler(host: HostState, route: ApiRoute) {
   return defineHostHandler(host, async (event, exchange) => {
     // A public route (the OpenAPI document) needs no key: credentials sent along are not even read.
@@ -159,7 +163,7 @@ function apiHandler(host: HostState, route: ApiRoute) {
     const principal = await host.authenticate(event, exchange);
     exchange.principal = principal;
     const body = route.body ? await readJsonBody(event.req, host.bodyLimitBytes) : undefined;
-    return route.handle({
+    const value = await route.handle({
       kit: host.kit,
       principal,
       params: paramsOf(event),
@@ -168,6 +172,8 @@ function apiHandler(host: HostState, route: ApiRoute) {
       url: event.url,
       openapi: host.openapi,
     });
+    await chargeBulkRows(host.kit, principal, value, exchange.headers);
+    return value;
   });
 }
 

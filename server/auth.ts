@@ -2,7 +2,7 @@ import type { H3Event } from "h3";
 import { getQuery, getRequestIP } from "h3";
 import { CaseKitError } from "../core/index.js";
 import type { CaseKit, Principal, RequestOrigin } from "../core/index.js";
-import { meterKey, throttleBySource } from "./rate-limit.js";
+import { countBadKeys, meterKey } from "./rate-limit.js";
 
 /**
  * Reading the credential of a request (spec section 5): exactly one of `Authorization: Bearer
@@ -93,8 +93,9 @@ export interface AuthOptions {
 
 /**
  * Authenticates the request's credential with the core (a 401 CaseKitError otherwise), counting
- * failed key checks against the source address, then meters the key: rate-limit headers go on
- * `exchange.headers`, and a spent budget is 429 before any handler runs.
+ * bad keys against the source address (never refusing a valid one, see countBadKeys), then meters
+ * the key: rate-limit headers go on `exchange.headers`, and a spent budget is 429 before any
+ * handler runs.
  */
 export async function authenticate(
   event: H3Event,
@@ -104,7 +105,7 @@ export async function authenticate(
 ): Promise<Principal> {
   const secret = readCredential(event);
   const origin = originOf(event, exchange.requestId, options);
-  const principal = await throttleBySource(kit, origin.ip, () => kit.authenticateKey(secret, origin));
+  const principal = await countBadKeys(kit, origin.ip, () => kit.authenticateKey(secret, origin));
   await meterKey(kit, principal, exchange.headers);
   return principal;
 }

@@ -14,11 +14,19 @@ export async function meterKey(kit: CaseKit, principal: Principal, headers: Head
   if (!decision.allowed) throw refusal(decision, "The API key's rate limit is spent; retry after the time in Retry-After");
 }
 
-/** `X-RateLimit-Limit` is the limit of the window that binds; Reset is in Unix seconds. */
+/**
+ * `X-RateLimit-Limit` is the limit of the window that binds; Reset is in Unix seconds. All three
+ * are whole, non-negative numbers: the limiter's figures are (see `effectiveLimits`), and a value
+ * that somehow is not is left out rather than sent.
+ */
 export function writeLimitHeaders(decision: LimitDecision, headers: Headers): void {
-  headers.set("x-ratelimit-limit", String(decision.limit));
-  headers.set("x-ratelimit-remaining", String(Math.max(0, decision.remaining)));
-  headers.set("x-ratelimit-reset", String(Math.ceil(decision.resetAt / 1000)));
+  const values: [string, number][] = [
+    ["x-ratelimit-limit", decision.limit],
+    ["x-ratelimit-remaining", Math.max(0, decision.remaining)],
+    ["x-ratelimit-reset", Math.ceil(decision.resetAt / 1000)],
+  ];
+  if (!values.every(([, value]) => Number.isSafeInteger(value) && value >= 0)) return;
+  for (const [name, value] of values) headers.set(name, String(value));
 }
 
 function refusal(decision: LimitDecision, detail: string): CaseKitError {
@@ -27,29 +35,42 @@ function refusal(decision: LimitDecision, detail: string): CaseKitError {
   return error;
 }
 
-/** Failures that count against the source address: someone guessing keys or passwords. */
-const guessingCodes: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  "invalid_key",
-  "key_revoked",
-  "key_suspended",
-  "key_expired",
-  "owner_inactive",
-  "invalid_credentials",
-]);
+/** Failures of a presented key: someone guessing keys, or a client configured with a dead one. */
+const badKeyCodes: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["invalid_key", "key_revoked", "key_suspended", "key_expired", "owner_inactive"]);
 
 /**
- * Runs a credential check for a source address: refused at once (429) while the address has
- * spent its failure budget (stricter than the basic tier), and every guessing failure counted.
- * Without an address (an in-process call) there is nothing to count by.
+ * Runs a key check for a source address. The check always runs, so a valid key is admitted
+ * whatever other clients behind the same address (a NAT, a proxy) got wrong. A request whose key
+ * fails counts against the address, and once the address has spent its failure budget (stricter
+ * than the basic tier) such requests get 429 with Retry-After instead of 401. Refusing only bad
+ * keys tells a guesser nothing: the checksum rejects random guesses before any lookup, and a
+ * secret holds at least 128 random bits. Without an address (an in-process call) nothing is counted.
  */
-export async function throttleBySource<T>(kit: CaseKit, address: string | undefined, check: () => Promise<T>): Promise<T> {
-  if (address === undefined) return check();
-  const blocked = await kit.limits.sourceBlocked(address);
-  if (blocked) throw refusal(blocked, "Too many failed attempts from this address; retry after the time in Retry-After");
+export async function countBadKeys<T>(kit: CaseKit, address: string | undefined, check: () => Promise<T>): Promise<T> {
   try {
     return await check();
   } catch (error) {
-    if (isCaseKitError(error) && guessingCodes.has(error.code)) await kit.limits.recordSourceFailure(address);
+    if (address === undefined || !isCaseKitError(error) || !badKeyCodes.has(error.code)) throw error;
+    const decision = await kit.limits.recordSourceFailure(address);
+    if (decision && !decision.allowed) throw refusal(decision, "Too many requests with bad API keys from this address; retry after the time in Retry-After");
     throw error;
   }
+}
+
+/**
+ * After a bulk request: charges the key for the rows the answer reports (`matched`, changed or
+ * skipped; see `rowCost`), and states the budget after the charge in this answer's headers.
+ */
+export async function chargeBulkRows(kit: CaseKit, principal: Principal, value: unknown, headers: Headers): Promise<void> {
+  const rows = bulkRowsOf(value);
+  if (rows === 0) return;
+  const decision = await kit.limits.chargeRows(principal, rows);
+  if (decision) writeLimitHeaders(decision, headers);
+}
+
+/** The rows a bulk answer (`{ matched, …, bulkRequestId }`) says it touched; 0 for anything else. */
+function bulkRowsOf(value: unknown): number {
+  if (typeof value !== "object" || value === null) return 0;
+  const { matched, bulkRequestId } = value as { matched?: unknown; bulkRequestId?: unknown };
+  return typeof bulkRequestId === "string" && typeof matched === "number" ? matched : 0;
 }

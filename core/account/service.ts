@@ -7,7 +7,8 @@ import { CaseKitError } from "../errors.js";
 import type { User } from "../users/types.js";
 import { toPublicUser } from "../users/service.js";
 import { parse } from "../validation.js";
-import type { Session, SignInThrottle } from "./types.js";
+import { afterFailure, afterSuccess, readSignInCounters, signInRefusal, signInSubjects } from "./sign-in-throttle.js";
+import type { Session } from "./types.js";
 
 export const signInSchema = z
   .strictObject({ email: z.email().max(320), password: z.string().min(1).max(1024) })
@@ -15,9 +16,6 @@ export const signInSchema = z
 
 /** Sessions end this long after sign-in, whatever happens. */
 export const sessionLifetimeMs = 8 * 60 * 60 * 1000;
-/** This many failures for one email within the window block it for the window. */
-export const signInFailureLimit = 5;
-export const signInWindowMs = 15 * 60 * 1000;
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
 const newToken = () => randomBytes(32).toString("base64url");
@@ -33,8 +31,8 @@ export interface SignedIn {
 
 /**
  * The account area: a person signs in with email and password and manages their own keys through
- * a session. Passwords are scrypt hashes; failures are counted per email (known or not), blocked
- * after `signInFailureLimit` within `signInWindowMs`, and audited for known users.
+ * a session. Passwords are scrypt hashes; guessing is slowed per (email, address) and per email
+ * without locking the rightful user out (sign-in-throttle.ts); failures of known users are audited.
  */
 export function createAccountService(deps: CaseKitDeps) {
   const { storage, clock, ids } = deps;
@@ -47,18 +45,16 @@ export function createAccountService(deps: CaseKitDeps) {
       const { email: rawEmail, password } = parse(signInSchema, input);
       const email = rawEmail.toLowerCase();
       const now = clock.now();
-      const throttle = await storage.read((tx) => tx.signInThrottles.get(email));
-      if (throttle?.blockedUntil && Date.parse(throttle.blockedUntil) > now.getTime()) {
-        const error = new CaseKitError("rate_limited", "Too many failed sign-ins for this account; try again later");
-        error.retryAfterSeconds = Math.max(1, Math.ceil((Date.parse(throttle.blockedUntil) - now.getTime()) / 1000));
-        throw error;
-      }
+      const subjects = signInSubjects(email, origin?.ip);
+      const counters = await storage.read((tx) => readSignInCounters(tx, subjects));
+      const refused = signInRefusal(counters, now);
+      if (refused) throw refused;
 
       const user = await storage.read((tx) => tx.users.findByEmail(email));
       const matches = await deps.passwords.verify(password, user?.passwordHash ?? (await decoyHash()));
       if (!user || !user.passwordHash || !matches || user.status !== "active") {
         await storage.transaction(async (tx) => {
-          await tx.signInThrottles.put(nextThrottle(throttle, email, now));
+          for (const counter of afterFailure(counters, subjects, now)) await tx.signInThrottles.put(counter);
           if (user) {
             await tx.audit.append({
               id: ids.next("aud"),
@@ -92,7 +88,7 @@ export function createAccountService(deps: CaseKitDeps) {
         expiresAt: new Date(now.getTime() + sessionLifetimeMs).toISOString(),
       };
       await storage.transaction(async (tx) => {
-        await tx.signInThrottles.clear(email);
+        await afterSuccess(tx, subjects, now);
         await tx.sessions.insert(session);
         await tx.audit.append({
           id: ids.next("aud"),
@@ -137,17 +133,6 @@ export function createAccountService(deps: CaseKitDeps) {
       if (!user) throw new CaseKitError("invalid_session");
       return toPublicUser(user);
     },
-  };
-}
-
-function nextThrottle(previous: SignInThrottle | null, email: string, now: Date): SignInThrottle {
-  const fresh = !previous || Date.parse(previous.windowStartedAt) + signInWindowMs <= now.getTime();
-  const failures = fresh ? 1 : previous.failures + 1;
-  return {
-    email,
-    failures,
-    windowStartedAt: fresh ? now.toISOString() : previous.windowStartedAt,
-    blockedUntil: failures >= signInFailureLimit ? new Date(now.getTime() + signInWindowMs).toISOString() : null,
   };
 }
 

@@ -27,36 +27,48 @@ export interface LimitDecision {
   retryAfterMs: number;
 }
 
+export interface DecideOptions {
+  /** Units the request spends (whole, ≥ 1; default 1). */
+  cost?: number;
+  /**
+   * Record the cost whether or not it fits: for work already done (a bulk request's rows, counted
+   * once it finished). The budget may go below zero; later requests are refused until it recovers.
+   */
+  force?: boolean;
+}
+
 /**
- * Decides one request at `now` (epoch ms). Admitted only if both limiters admit it, and then both
- * record it; a refusal records nothing. Guarantees, for any window of length L: admitted ≤
- * burst + perMinute·L/1min, and in any hour admitted ≤ perHour (buckets over-cover the hour, so
- * the cap errs on the safe side).
+ * Decides one request at `now` (epoch ms). Admitted only if both limiters admit its cost, and
+ * then both record it; a refusal records nothing. Guarantees, for any window of length L: admitted
+ * units ≤ burst + perMinute·L/1min, and in any hour ≤ perHour (buckets over-cover the hour, so
+ * the cap errs on the safe side); forced charges count against both and only delay later requests.
  */
-export function decide(limits: RateLimits, state: LimiterState | null, now: number): { state: LimiterState; decision: LimitDecision } {
+export function decide(limits: RateLimits, state: LimiterState | null, now: number, options: DecideOptions = {}): { state: LimiterState; decision: LimitDecision } {
+  const cost = options.cost ?? 1;
   const minute = Math.floor(now / minuteMs);
   const buckets = (state?.buckets ?? []).filter(([m]) => m > minute - hourBuckets);
   const hourCount = buckets.reduce((sum, [, count]) => sum + count, 0);
   const interval = minuteMs / limits.perMinute; // GCRA emission interval (0 when unbounded)
   const capacity = limits.burst * interval;
   const tat = Math.max(state?.tat ?? now, now);
-  const nextTat = tat + interval;
+  const nextTat = tat + interval * cost;
 
   const minuteOk = !Number.isFinite(limits.perMinute) || nextTat - now <= capacity + epsilon;
-  const hourOk = !Number.isFinite(limits.perHour) || hourCount + 1 <= limits.perHour;
-  const allowed = minuteOk && hourOk;
+  const hourOk = !Number.isFinite(limits.perHour) || hourCount + cost <= limits.perHour;
+  const allowed = options.force === true || (minuteOk && hourOk);
 
   const newTat = allowed && Number.isFinite(limits.perMinute) ? nextTat : tat;
-  const newBuckets = allowed ? addToBucket(buckets, minute) : buckets;
-  const newHourCount = hourCount + (allowed ? 1 : 0);
+  const newBuckets = allowed ? addToBucket(buckets, minute, cost) : buckets;
+  const newHourCount = hourCount + (allowed ? cost : 0);
 
   const minuteRemaining = Number.isFinite(limits.perMinute) ? Math.max(0, Math.floor((capacity - (newTat - now) + epsilon) / interval)) : Infinity;
   const hourRemaining = Number.isFinite(limits.perHour) ? Math.max(0, limits.perHour - newHourCount) : Infinity;
-  const hourBinds = hourRemaining < minuteRemaining || (!hourOk && minuteOk);
-  const window = hourBinds ? "hour" : "minute";
-
   const minuteReset = newTat;
   const hourReset = newBuckets.length > 0 ? (newBuckets[newBuckets.length - 1]![0] + hourBuckets) * minuteMs : now;
+  // Both spent (a forced charge can do that): the window that recovers later binds.
+  const bothSpent = hourRemaining === 0 && minuteRemaining === 0 && hourReset > minuteReset;
+  const hourBinds = hourRemaining < minuteRemaining || (!hourOk && minuteOk) || bothSpent;
+  const window = hourBinds ? "hour" : "minute";
   const resetAt = Math.max(state?.reset ?? 0, hourBinds ? hourReset : minuteReset, now);
 
   let retryAfterMs = 0;
@@ -79,10 +91,10 @@ export function decide(limits: RateLimits, state: LimiterState | null, now: numb
   };
 }
 
-function addToBucket(buckets: [number, number][], minute: number): [number, number][] {
+function addToBucket(buckets: [number, number][], minute: number, cost: number): [number, number][] {
   const last = buckets[buckets.length - 1];
-  if (last && last[0] === minute) return [...buckets.slice(0, -1), [minute, last[1] + 1]];
-  return [...buckets, [minute, 1]];
+  if (last && last[0] === minute) return [...buckets.slice(0, -1), [minute, last[1] + cost]];
+  return [...buckets, [minute, cost]];
 }
 
 /** When enough old buckets will have left the hour for one more request to fit. */

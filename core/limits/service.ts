@@ -4,17 +4,21 @@ import { CaseKitError } from "../errors.js";
 import type { Organization } from "../organizations/types.js";
 import type { RateLimitStore } from "../ports/rate-limit-store.js";
 import { createMemoryRateLimitStore } from "../ports/rate-limit-store.js";
-import type { LimitDecision } from "./limiter.js";
+import type { DecideOptions, LimitDecision } from "./limiter.js";
 import { decide } from "./limiter.js";
+import { rateLimitOverridesSchema } from "./schema.js";
 import type { RateLimitOverrides, RateLimits } from "./tiers.js";
 import { effectiveLimits } from "./tiers.js";
 
 export interface RateLimitConfig {
   /** Where limiter state lives; in memory by default (one process). */
   store: RateLimitStore;
-  /** The deployment's figures: lower any tier; give `unlimited` keys figures (none by default). */
+  /**
+   * The deployment's figures: lower any tier; set `unlimited` keys' figures (`unlimitedCeiling`
+   * by default). Checked like a policy (whole numbers, at least the floors) when the kit is made.
+   */
   deployment: RateLimitOverrides;
-  /** Failed sign-ins and invalid keys per source address: stricter than the basic tier. */
+  /** Requests with bad API keys per source address: stricter than the basic tier. */
   sourceFailures: RateLimits;
   /**
    * When the store cannot be reached: "closed" refuses the request (503 unavailable), "open"
@@ -24,6 +28,14 @@ export interface RateLimitConfig {
 }
 
 export const defaultSourceFailureLimits: RateLimits = { perMinute: 10, perHour: 100, burst: 5 };
+
+/** A bulk request costs one unit, plus one per this many rows it touched (matched: changed or skipped). */
+export const rowsPerCostUnit = 100;
+
+/** The units a bulk request's rows add to its one: ⌊rows / 100⌋. */
+export function rowCost(rows: number): number {
+  return Number.isFinite(rows) && rows > 0 ? Math.floor(rows / rowsPerCostUnit) : 0;
+}
 
 /** Organization policies are read at most this often per organization and process. */
 const policyCacheMs = 10_000;
@@ -35,7 +47,7 @@ const policyCacheMs = 10_000;
 export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitConfig> = {}) {
   const config: RateLimitConfig = {
     store: options.store ?? createMemoryRateLimitStore({ now: () => deps.clock.now().getTime() }),
-    deployment: options.deployment ?? {},
+    deployment: checkedDeployment(options.deployment ?? {}),
     sourceFailures: options.sourceFailures ?? defaultSourceFailureLimits,
     failureMode: options.failureMode ?? "closed",
   };
@@ -50,53 +62,72 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     return overrides;
   }
 
-  async function consume(key: string, limits: RateLimits, now: number): Promise<LimitDecision | null> {
-    try {
-      return await config.store.update(key, (state) => {
-        const { state: next, decision } = decide(limits, state, now);
-        return { state: next, result: decision };
-      });
-    } catch (error) {
-      if (config.failureMode === "open") return null;
-      throw new CaseKitError("unavailable", "The rate-limit store cannot be reached", undefined, { cause: error });
-    }
+  async function spend(key: string, limits: RateLimits, now: number, options: DecideOptions): Promise<LimitDecision> {
+    return config.store.update(key, (state) => {
+      const { state: next, decision } = decide(limits, state, now, options);
+      return { state: next, result: decision };
+    });
+  }
+
+  /** What the principal is metered by, and its limits; null for a caller no limit applies to. */
+  async function meterOf(principal: Principal, now: number): Promise<{ meter: string; limits: RateLimits } | null> {
+    if (principal.tier === null) return null;
+    const meter = principal.keyId !== null ? `key:${principal.keyId}` : principal.authenticatedBy === "host" ? `user:${principal.userId}` : null;
+    if (meter === null) return null;
+    return { meter, limits: effectiveLimits(principal.tier, config.deployment, await organizationOverrides(principal.organizationId, now)) };
   }
 
   return {
     config,
 
     /**
-     * Counts one request of the principal: per key, or per user for a host identity given a tier
-     * (the host's users have no key to count by). Resolves with the decision (the host turns it
-     * into headers, and a refusal into 429), or null when the caller is not limited at all.
+     * Admits (or refuses) one request of the principal: per key, or per user for a host identity
+     * given a tier (the host's users have no key to count by). Every key is metered, `unlimited`
+     * too. Resolves with the decision (the host turns it into headers, and a refusal into 429), or
+     * null when the caller is not limited at all (an account-area session), or when the store is
+     * down and the failure mode is open.
      */
     async consume(principal: Principal): Promise<LimitDecision | null> {
-      if (principal.tier === null) return null;
-      const meter = principal.keyId !== null ? `key:${principal.keyId}` : principal.authenticatedBy === "host" ? `user:${principal.userId}` : null;
-      if (meter === null) return null;
       const now = deps.clock.now().getTime();
-      const limits = effectiveLimits(principal.tier, config.deployment, await organizationOverrides(principal.organizationId, now));
-      if (limits === null) return null;
-      return consume(meter, limits, now);
-    },
-
-    /** Whether a source address has used up its budget of failures (checked before authenticating). */
-    async sourceBlocked(address: string): Promise<LimitDecision | null> {
-      const now = deps.clock.now().getTime();
+      const metered = await meterOf(principal, now);
+      if (metered === null) return null;
       try {
-        const state = await config.store.peek(`source:${address}`);
-        if (state === null) return null;
-        const { decision } = decide(config.sourceFailures, state, now);
-        return decision.allowed ? null : decision;
+        return await spend(metered.meter, metered.limits, now, { cost: 1 });
       } catch (error) {
         if (config.failureMode === "open") return null;
         throw new CaseKitError("unavailable", "The rate-limit store cannot be reached", undefined, { cause: error });
       }
     },
 
-    /** Counts one failed sign-in or invalid key against the source address. */
-    async recordSourceFailure(address: string): Promise<void> {
-      await consume(`source:${address}`, config.sourceFailures, deps.clock.now().getTime());
+    /**
+     * Charges a finished request for the rows it touched, `rowCost(rows)` units on top of the one
+     * its admission spent, whether or not they fit: the work is done, and a budget spent this way
+     * refuses the key's next requests until it recovers. Resolves with the decision after the
+     * charge (for the answer's headers), or null when nothing was charged (few rows, no meter, or
+     * a store that cannot be reached: a finished request's answer is never turned into an error).
+     */
+    async chargeRows(principal: Principal, rows: number): Promise<LimitDecision | null> {
+      const cost = rowCost(rows);
+      if (cost === 0) return null;
+      const now = deps.clock.now().getTime();
+      const metered = await meterOf(principal, now);
+      if (metered === null) return null;
+      return spend(metered.meter, metered.limits, now, { cost, force: true }).catch(() => null);
+    },
+
+    /**
+     * Counts one request that presented a bad API key against its source address, and resolves
+     * with the address's decision: refused once the address has spent its budget of failures. Only
+     * failing requests are counted and refused, so a valid key is never refused because of what
+     * other clients behind the same address (a NAT, a proxy) got wrong.
+     */
+    async recordSourceFailure(address: string): Promise<LimitDecision | null> {
+      try {
+        return await spend(`source:${address}`, config.sourceFailures, deps.clock.now().getTime(), { cost: 1 });
+      } catch (error) {
+        if (config.failureMode === "open") return null;
+        throw new CaseKitError("unavailable", "The rate-limit store cannot be reached", undefined, { cause: error });
+      }
     },
 
     /** Forget cached organization policies (after a policy change in this process). */
@@ -107,3 +138,11 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/** The deployment's figures, checked by the same schema as policies (whole, at least the floors). */
+function checkedDeployment(deployment: RateLimitOverrides): RateLimitOverrides {
+  const parsed = rateLimitOverridesSchema.safeParse(deployment);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
+  throw new CaseKitError("validation_failed", "The deployment's rate limits are not valid", problems);
+}

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createMemoryRateLimitStore, decideRateLimit, effectiveLimits, tierLimits } from "../../core/index.js";
+import { createMemoryRateLimitStore, decideRateLimit, effectiveLimits, tierLimits, unlimitedCeiling } from "../../core/index.js";
 import type { LimitDecision, LimiterState, RateLimits } from "../../core/index.js";
 import { addKey, addUser, makeTestKit } from "../helpers/kit.js";
 
@@ -92,9 +92,10 @@ describe("effective limits", () => {
   it("are the minimum of tier, deployment and organization, and never raised", () => {
     expect(effectiveLimits("basic")).toEqual(tierLimits.basic);
     expect(effectiveLimits("basic", { basic: { perMinute: 30 } }, { basic: { burst: 5, perHour: 5_000 } })).toEqual({ perMinute: 30, perHour: 1_000, burst: 5 });
-    expect(effectiveLimits("unlimited")).toBeNull();
+    // `unlimited` is metered too (issue 12 item 14): the deployment's figures, else the ceiling.
+    expect(effectiveLimits("unlimited")).toEqual(unlimitedCeiling);
     expect(effectiveLimits("unlimited", { unlimited: { perMinute: 10_000, perHour: 500_000, burst: 1_000 } })).toEqual({ perMinute: 10_000, perHour: 500_000, burst: 1_000 });
-    expect(effectiveLimits("unlimited", {}, { unlimited: { perMinute: 100 } })).toEqual({ perMinute: 100, perHour: Infinity, burst: 100 });
+    expect(effectiveLimits("unlimited", {}, { unlimited: { perMinute: 100 } })).toEqual({ perMinute: 100, perHour: unlimitedCeiling.perHour, burst: 100 });
   });
 });
 
@@ -109,22 +110,23 @@ describe("rate limiting through the kit", () => {
     const other = (await t.kit.limits.consume(two))!;
     expect(other).toMatchObject({ allowed: true, remaining: 9, limit: 10 });
 
-    await t.kit.organizations.updatePolicy(t.admin, { rateLimits: { basic: { burst: 3 } } });
+    await t.kit.organizations.updatePolicy(t.admin, { rateLimits: { basic: { burst: 5 } } });
     const three = await t.kit.authenticateKey((await addKey(t.kit, owner, { tier: "basic" })).secret);
     const decisions = [];
-    for (let i = 0; i < 4; i++) decisions.push((await t.kit.limits.consume(three))!.allowed);
-    expect(decisions).toEqual([true, true, true, false]);
-    expect(await t.kit.limits.consume(t.admin)).toBeNull(); // unlimited tier, no deployment figures
+    for (let i = 0; i < 6; i++) decisions.push((await t.kit.limits.consume(three))!.allowed);
+    expect(decisions).toEqual([true, true, true, true, true, false]);
+    // Unlimited tier, no deployment figures: metered by the documented ceiling.
+    expect(await t.kit.limits.consume(t.admin)).toMatchObject({ allowed: true, limit: unlimitedCeiling.burst, remaining: unlimitedCeiling.burst - 1 });
   });
 
-  it("counts failures per source address and blocks it when spent", async () => {
+  it("counts failures per source address and refuses further failures once spent", async () => {
     const t = await makeTestKit();
-    expect(await t.kit.limits.sourceBlocked("203.0.113.5")).toBeNull();
-    for (let i = 0; i < 5; i++) await t.kit.limits.recordSourceFailure("203.0.113.5");
-    expect((await t.kit.limits.sourceBlocked("203.0.113.5"))?.allowed).toBe(false);
-    expect(await t.kit.limits.sourceBlocked("203.0.113.6")).toBeNull();
+    const failures = [];
+    for (let i = 0; i < 6; i++) failures.push((await t.kit.limits.recordSourceFailure("203.0.113.5"))!.allowed);
+    expect(failures).toEqual([true, true, true, true, true, false]);
+    expect((await t.kit.limits.recordSourceFailure("203.0.113.6"))!.allowed).toBe(true);
     t.clock.advance(6_000);
-    expect(await t.kit.limits.sourceBlocked("203.0.113.5")).toBeNull();
+    expect((await t.kit.limits.recordSourceFailure("203.0.113.5"))!.allowed).toBe(true);
   });
 
   it("fails closed when the store cannot be reached, or open when configured so", async () => {
