@@ -35,7 +35,10 @@ export function createKeyAuthenticator(deps: CaseKitDeps) {
     });
 
     if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= lastUsedResolutionMs) {
-      await storage.transaction((tx) => tx.apiKeys.touchLastUsed(key.organizationId, key.id, now.toISOString()));
+      // Bookkeeping, not access: the request does not wait for it, or a key's first request of
+      // the minute would wait for the writer behind another client's long unit of work (SQLite
+      // has one writer). A touch that fails is made again by the key's next request.
+      void storage.transaction((tx) => tx.apiKeys.touchLastUsed(key.organizationId, key.id, now.toISOString())).catch(() => undefined);
     }
     return principal;
   };

@@ -6,9 +6,11 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { Organization, Storage } from "../../core/index.js";
+import { createCaseKit, ManualClock } from "../../core/index.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import type { SqliteStorageOptions } from "../../adapters/sqlite/index.js";
 import { createFixtures, sleep } from "../conformance/fixtures.js";
+import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 const dir = mkdtempSync(join(tmpdir(), "casekit-readers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -154,5 +156,34 @@ describe("a long unit of work lets the event loop take turns", () => {
       events.push("unit");
     });
     expect(events).toEqual(["timer", "unit"]);
+  });
+});
+
+describe("requests that only read do not wait for the writer", () => {
+  it("authenticating a key due for its lastUsedAt touch, and the health check, answer while a unit holds the writer", async () => {
+    const storage = createSqliteStorage({ path: freshFile() });
+    opened.push(storage);
+    await storage.migrate();
+    const clock = new ManualClock("2026-03-01T12:00:00.000Z");
+    const kit = createCaseKit({ storage, clock, passwordHasher: fastPasswordHasher, config: { keyHashSecret: "readers-test-secret-0123456789abcdef" } });
+    const { apiKey } = await kit.setup.initOrganization({ organizationName: "Readers SOC", email: "ops@readers.test" });
+    await kit.authenticateKey(apiKey);
+    clock.advance(120_000); // lastUsedAt is due for a write again
+
+    const finished: string[] = [];
+    const holding = signal();
+    const unit = storage
+      .transaction(async () => {
+        holding.fire();
+        await sleep(500);
+      })
+      .then(() => finished.push("unit"));
+    await holding.promise;
+    const principal = await kit.authenticateKey(apiKey);
+    finished.push("authenticated");
+    await kit.health.check(principal);
+    finished.push("health");
+    await unit;
+    expect(finished).toEqual(["authenticated", "health", "unit"]);
   });
 });
