@@ -1,6 +1,7 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { requireHolds, tierAtMost } from "../access/grants.js";
+import { withinClearance } from "../access/clearance.js";
 import { recordChange } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError, invalidField } from "../errors.js";
@@ -79,7 +80,7 @@ export function createKeyService(deps: CaseKitDeps) {
         const tlpClearance = body.tlpClearance ?? Math.min(principal.tlpClearance, policy.maxKeyTlp);
         const tier = body.tier ?? defaultTierFor(principal);
         requireHolds(principal, { scopes: body.scopes, tlpClearance, tier }, "grant");
-        if (tlpClearance > policy.maxKeyTlp) {
+        if (!withinClearance(tlpClearance, policy.maxKeyTlp)) {
           throw new CaseKitError("organization_restricted", `The organization allows keys up to TLP ${policy.maxKeyTlp}`);
         }
         if (!policy.allowedTiers.includes(tier)) {
