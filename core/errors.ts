@@ -33,6 +33,8 @@ export const errorTitles = {
   conflict: "The request conflicts with the current state",
   invalid_transition: "The status change is not allowed",
   mandatory_tasks_open: "The case still has open mandatory tasks",
+  record_closed: "The record is closed: reopen it first",
+  bulk_too_large: "The bulk request touches more records than this deployment allows",
   rate_limited: "Too many requests",
   unavailable: "The service is not ready",
   internal_error: "Something went wrong on our side",
@@ -51,12 +53,15 @@ export class CaseKitError extends Error {
   readonly errors: FieldError[] | undefined;
   /** For rate_limited: whole seconds until a retry may succeed. */
   retryAfterSeconds: number | undefined;
+  /** For bulk_too_large: the most records one bulk request may touch (a problem extension member). */
+  readonly maxRows: number | undefined;
 
-  constructor(code: ErrorCode, detail?: string, errors?: FieldError[], options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, detail?: string, errors?: FieldError[], options?: { cause?: unknown; maxRows?: number }) {
     super(detail ?? errorTitles[code], options);
     this.name = "CaseKitError";
     this.code = code;
     this.errors = errors;
+    this.maxRows = options?.maxRows;
   }
 
   get title(): string {

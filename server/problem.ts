@@ -45,6 +45,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   conflict: 409,
   invalid_transition: 409,
   mandatory_tasks_open: 409,
+  record_closed: 409,
+  bulk_too_large: 400,
   rate_limited: 429,
   unavailable: 503,
   internal_error: 500,
@@ -59,6 +61,8 @@ export interface Problem {
   detail: string;
   code: ErrorCode;
   errors?: FieldError[];
+  /** bulk_too_large: the deployment's maximum of records per bulk request. */
+  maxRows?: number;
 }
 
 /** The problem body as a zod schema, so the OpenAPI document describes it like every other body. */
@@ -78,6 +82,7 @@ export const problemSchema = z
       )
       .optional()
       .meta({ description: "Every invalid field, for validation_failed" }),
+    maxRows: z.int().optional().meta({ description: "For bulk_too_large: the most records one bulk request may touch on this deployment" }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details" });
 
@@ -95,7 +100,8 @@ export interface ProblemOutcome {
  */
 export function toProblem(error: unknown): ProblemOutcome {
   if (isCaseKitError(error)) {
-    return { problem: problemOf(error.code, error.message, error.errors), unexpected: false };
+    const problem = problemOf(error.code, error.message, error.errors);
+    return { problem: error.maxRows === undefined ? problem : { ...problem, maxRows: error.maxRows }, unexpected: false };
   }
   return {
     problem: problemOf("internal_error", "An unexpected error occurred. Quote the X-Request-Id header when reporting it."),
