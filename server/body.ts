@@ -3,29 +3,44 @@ import { CaseKitError } from "../core/index.js";
 /** The default largest body the host reads: 1 MiB (conventions, "Requests"). */
 export const defaultBodyLimitBytes = 1024 * 1024;
 
+/** Bodies read to their end, by request (WeakMap: nothing outlives its request). */
+const buffered = new WeakMap<Request, Uint8Array>();
+
 /**
- * Reads a JSON request body, never more than `limitBytes` of it. In this order:
+ * The body limit, the first thing checked on every request the host answers (defineHostHandler),
+ * whatever the route, the method or the credentials: a declared Content-Length over the limit is
+ * 413 `payload_too_large` before anything is read; any other body is read to its end, counted
+ * while it streams in (a missing, lying or chunked length cannot get more than the limit into
+ * memory) and 413 as soon as it passes the limit. Over the limit, the rest of the body is left
+ * unread (not cancelled: that would tear the connection down before the 413 is written) and the
+ * answer closes the connection (see `leavesBodyUnread`). A body within the limit is kept for
+ * `readJsonBody`.
+ */
+export async function bufferBody(request: Request, limitBytes: number): Promise<void> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limitBytes) throw tooLarge(limitBytes);
+  if (buffered.has(request) || request.body === null) return;
+  buffered.set(request, await readLimited(request, limitBytes));
+}
+
+/**
+ * Reads a JSON request body, never more than `limitBytes` of it (see `bufferBody`; a body the host
+ * already read is taken from there). In this order:
  *
- * - a declared Content-Length over the limit → 413 `payload_too_large`, before reading anything;
+ * - a body over the limit → 413 `payload_too_large`;
  * - a Content-Type that is not JSON (`application/json` or `application/*+json`, UTF-8) → 415;
- * - the body is counted while it streams in, so a missing, lying or chunked length cannot get
- *   more than the limit into memory → 413 as soon as it passes the limit;
  * - an empty body → 400 `validation_failed` (every endpoint with a body needs one);
  * - a non-empty body without any Content-Type → 415;
  * - bytes that are not UTF-8 or not JSON → 400 `invalid_json`.
  *
- * The parsed value goes to the core untouched: the core's schemas validate it. Over the limit, the
- * rest of the body is left unread (not cancelled: that would tear the connection down before the
- * 413 is written); the answer then closes the connection (see `leavesBodyUnread`).
+ * The parsed value goes to the core untouched: the core's schemas validate it.
  */
 export async function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limitBytes) throw tooLarge(limitBytes);
-
+  await bufferBody(request, limitBytes);
   const contentType = request.headers.get("content-type");
   if (contentType !== null && !isJsonContentType(contentType)) throw unsupported();
 
-  const bytes = await readLimited(request, limitBytes);
+  const bytes = buffered.get(request) ?? new Uint8Array(0);
   if (bytes.byteLength === 0) throw new CaseKitError("validation_failed", "The request needs a JSON body", [{ path: "", message: "is empty" }]);
   if (contentType === null) throw unsupported();
 
@@ -52,16 +67,13 @@ export function isJsonContentType(value: string): boolean {
   return charset === undefined || /^charset="?utf-8"?$/.test(charset);
 }
 
-/** Requests whose body was read to its end (WeakSet: nothing outlives its request). */
-const readToEnd = new WeakSet<Request>();
-
 /**
- * True when the request came with a body that nobody read to its end: answered early (401, 413,
- * a route without a body…). Such an answer must close the connection, or Node would read (and
- * throw away) the rest of a body that may never end before the next request could be parsed.
+ * True when the request came with a body that was not read to its end (over the limit, or a GET
+ * with a body). Such an answer must close the connection, or Node would read (and throw away) the
+ * rest of a body that may never end before the next request could be parsed.
  */
 export function leavesBodyUnread(request: Request): boolean {
-  if (readToEnd.has(request)) return false;
+  if (buffered.has(request)) return false;
   const length = request.headers.get("content-length");
   return request.headers.has("transfer-encoding") || (length !== null && length.trim() !== "0");
 }
@@ -85,7 +97,6 @@ async function readLimited(request: Request, limitBytes: number): Promise<Uint8A
   } finally {
     reader.releaseLock();
   }
-  readToEnd.add(request);
   const out = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {

@@ -2,7 +2,7 @@ import { defineHandler } from "h3";
 import type { EventHandler, H3Event } from "h3";
 import { isCaseKitError } from "../core/index.js";
 import type { CaseKit, ErrorCode, Principal } from "../core/index.js";
-import { leavesBodyUnread } from "./body.js";
+import { bufferBody, leavesBodyUnread } from "./body.js";
 import { problemResponse, toProblem } from "./problem.js";
 import { StatusAnswer } from "./route.js";
 import type { Problem } from "./problem.js";
@@ -60,7 +60,8 @@ export interface HostHandlerOptions {
 
 /**
  * Wraps one piece of work into an h3 handler that owns the whole exchange: a fresh request id
- * (`req_…`, never taken from the client, so nobody can forge ids into audit entries), the work's
+ * (`req_…`, never taken from the client, so nobody can forge ids into audit entries), the body
+ * limit before anything else (413 on every route, keyed or not; see bufferBody), the work's
  * value as a 200 JSON response or its error as problem details, security headers, and one access
  * log line. It always returns a Response, so it behaves the same standalone and mounted.
  */
@@ -76,6 +77,8 @@ export function defineHostHandler(
     let code: ErrorCode | undefined;
     let errorName: string | undefined;
     try {
+      // Before routing, credentials or anything else: no route reads past the body limit.
+      await bufferBody(event.req, host.bodyLimitBytes);
       const value = await work(event, exchange);
       const answer = value instanceof StatusAnswer ? value : new StatusAnswer(200, value);
       response = new Response(JSON.stringify(answer.value), { status: answer.status, headers: exchange.headers });
