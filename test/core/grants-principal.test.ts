@@ -21,6 +21,8 @@ async function outcome(promise: Promise<unknown>): Promise<ErrorCode | "ok"> {
 /** Hostile numbers and non-numbers, beside every valid level. */
 const hostile: unknown[] = [NaN, Infinity, -Infinity, -1, 5, 2.5, -0.5, 4.0000001, Number.MAX_SAFE_INTEGER, "4", "2", null, undefined, true, {}, [4]];
 const anyValue = fc.oneof(fc.constantFrom(...hostile, 0, 1, 2, 3, 4), fc.integer({ min: -10, max: 10 }), fc.double(), fc.string({ maxLength: 3 }));
+/** A test name that tells 4, "4" and [4] apart. */
+const show = (v: unknown): string => (typeof v === "number" ? String(v) : JSON.stringify(v) ?? String(v));
 const isLevel = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 4;
 
 describe("a TLP comparison with hostile values (property)", () => {
@@ -64,7 +66,7 @@ describe("kit.principalFor with hostile claims", () => {
   });
 
   const bad: [string, Record<string, unknown>][] = [
-    ...hostile.filter((v) => v !== undefined).map((v): [string, Record<string, unknown>] => [`tlpClearance ${String(v)}`, { tlpClearance: v }]),
+    ...hostile.filter((v) => v !== undefined).map((v): [string, Record<string, unknown>] => [`tlpClearance ${show(v)}`, { tlpClearance: v }]),
     ["tier godmode", { tier: "godmode" }],
     ["an unknown scope", { scopes: ["cases:read", "root:all"] }],
     ["scopes that are not a list", { scopes: "cases:read" }],
