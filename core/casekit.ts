@@ -11,6 +11,7 @@ import { createAlertService } from "./alerts/service.js";
 import { createCommentService } from "./comments/service.js";
 import type { CaseKitConfig, CaseKitDeps } from "./context.js";
 import { CaseKitError } from "./errors.js";
+import { checkedBulkMaxRows } from "./bulk/limit.js";
 import { createHealthService } from "./health/service.js";
 import { createKeyAuthenticator } from "./keys/authenticate.js";
 import { createKeyService } from "./keys/service.js";
@@ -56,6 +57,7 @@ export function createCaseKit(options: CaseKitOptions) {
       keyHashSecret: options.config?.keyHashSecret ?? "casekit-default-key-hash-secret",
       keyEnvironment: options.config?.keyEnvironment ?? "live",
       webhookAllowlist: options.config?.webhookAllowlist,
+      bulkMaxRows: checkedBulkMaxRows(options.config?.bulkMaxRows),
     },
   };
 

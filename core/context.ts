@@ -17,6 +17,12 @@ export interface CaseKitConfig {
    * `127.0.0.1:8787,10.1.0.0/16`. Unset: nothing is allowed beyond public addresses.
    */
   webhookAllowlist?: string;
+  /**
+   * Most records one bulk request may touch: the ids it names, or what its selectAll matches,
+   * counted before anything changes (above it: bulk_too_large, 400). Default 10 000
+   * (`defaultBulkMaxRows`); `CASEKIT_BULK_MAX_ROWS` for `casekit serve`.
+   */
+  bulkMaxRows?: number;
 }
 
 /** What every service is built from: the ports and the configuration. */

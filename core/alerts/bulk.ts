@@ -1,14 +1,15 @@
 import type { Principal } from "../access/principal.js";
+import { isClosed } from "../access/closed-records.js";
 import { requireScope } from "../access/principal.js";
 import { visibleUpTo } from "../access/clearance.js";
 import { runBulk } from "../bulk/run.js";
 import { selectionOf } from "../bulk/schema.js";
-import type { BulkResult } from "../bulk/types.js";
+import type { BulkCandidate, BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
 import { parse } from "../validation.js";
 import { checkAssignee } from "./access.js";
 import { alertBulkAssignSchema } from "./schema.js";
-import type { AlertFilter } from "./types.js";
+import type { Alert, AlertFilter } from "./types.js";
 
 /**
  * `POST /bulk/alerts/assign` on the generic bulk mechanism (core/bulk/run.ts): one transaction;
@@ -17,8 +18,11 @@ import type { AlertFilter } from "./types.js";
  * itself (same filters, same clearance rule, keyset pages); each page is written with one
  * statement. Every alert assigned gets an audit entry and an `alert.updated` event carrying the
  * request's bulk id; unknown, deleted and other-tenant ids are skipped as not_found, alerts above
- * the caller's clearance as tlp_restricted.
+ * the caller's clearance as tlp_restricted, closed and imported alerts as record_closed.
  */
+/** An alert as a bulk candidate: a root (nothing to inherit), closed while closed or imported. */
+const candidate = (alert: Alert): BulkCandidate<Alert> => ({ record: alert, inherited: 0, closed: isClosed("alert", alert.statusValue) });
+
 export function createAlertBulk(deps: CaseKitDeps) {
   return {
     async assign(principal: Principal, input: unknown): Promise<BulkResult<"assigned">> {
@@ -39,10 +43,10 @@ export function createAlertBulk(deps: CaseKitDeps) {
           tlpAction: "edit",
           prepare: (tx) => checkAssignee(tx, principal, assigneeId),
           async load(tx, ids) {
-            return (await tx.alerts.findMany(organizationId, ids)).map((alert) => ({ record: alert, inherited: 0 }));
+            return (await tx.alerts.findMany(organizationId, ids)).map(candidate);
           },
           async select(tx, page) {
-            return (await tx.alerts.list(organizationId, filter, page)).map((alert) => ({ record: alert, inherited: 0 }));
+            return (await tx.alerts.list(organizationId, filter, page)).map(candidate);
           },
           apply: (alert, at) => ({ ...alert, assigneeId, updatedAt: at }),
           async save(tx, records) {

@@ -1,4 +1,5 @@
 import type { Principal } from "../access/principal.js";
+import { checkOpen } from "../access/closed-records.js";
 import { requireScope } from "../access/principal.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { Case } from "../cases/types.js";
@@ -98,7 +99,8 @@ export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: 
 /**
  * Merges an alert into an existing case of the caller's organization that the caller may change
  * (a case merely shared with the organization is read-only: 403 organization_restricted; one
- * above the caller's clearance: 403 tlp_restricted): the alert's tags join the case's, its
+ * above the caller's clearance: 403 tlp_restricted; a resolved or closed one takes nothing:
+ * 409 record_closed): the alert's tags join the case's, its
  * observables are copied to the case, and the alert becomes `imported` with the case's id.
  * One unit of work: all of it, or nothing.
  */
@@ -117,6 +119,7 @@ export async function mergeAlert(deps: CaseKitDeps, principal: Principal, id: st
         throw new CaseKitError("not_found", `No case ${caseId}`);
       }
       guardTlp(principal, target, "case", "edit");
+      checkOpen("case", target);
       const tags = unitedTags(target.tags, alert.tags);
       let merged = target;
       if (JSON.stringify(tags) !== JSON.stringify(target.tags)) {

@@ -4,10 +4,12 @@
  *
  * - Anyone who may change the alert moves it forward (new → acknowledged → closed, new → closed)
  *   or hands it back (acknowledged → new).
- * - Reopening a `closed` alert (to `new` or `acknowledged`) is for the organization's admins and
- *   the alert's assignee only, as for cases; a source reporting the same alert again
- *   (idempotent ingestion) also reopens it to `new`, since the thing happened again.
- * - `imported` is set only by promote / merge and is terminal: the case carries the work on.
+ * - A `closed` alert takes no change but reopening (to `new` or `acknowledged`), which is for the
+ *   organization's admins and the alert's assignee only, as for cases
+ *   (core/access/closed-records.ts); a source reporting the same alert again (idempotent
+ *   ingestion) also reopens it to `new`, since the thing happened again.
+ * - `imported` is set only by promote / merge and is terminal: the case carries the work on, and
+ *   the alert takes no change by hand.
  */
 export const alertStatuses = ["new", "acknowledged", "closed", "imported"] as const;
 export type AlertStatus = (typeof alertStatuses)[number];
@@ -24,11 +26,6 @@ const transitions: Record<AlertStatus, readonly AlertStatus[]> = {
 
 export function canTransitionAlert(from: AlertStatus, to: AlertStatus): boolean {
   return from === to || transitions[from].includes(to);
-}
-
-/** Leaving `closed`: only admins and the assignee may do it by hand. */
-export function isAlertReopen(from: AlertStatus, to: AlertStatus): boolean {
-  return from === "closed" && to !== "closed";
 }
 
 export { transitions as alertTransitions };

@@ -1,4 +1,5 @@
 import type { Principal } from "../access/principal.js";
+import { checkClosedChange } from "../access/closed-records.js";
 import { requireScope } from "../access/principal.js";
 import { visibleUpTo } from "../access/clearance.js";
 import { recordEdit } from "../audit/record-edit.js";
@@ -16,7 +17,7 @@ import { createAlertBulk } from "./bulk.js";
 import type { AlertImport } from "./import.js";
 import { mergeAlert, promoteAlert } from "./import.js";
 import { ingestAlert } from "./ingest.js";
-import { canTransitionAlert, isAlertReopen } from "./lifecycle.js";
+import { canTransitionAlert } from "./lifecycle.js";
 import { alertListQuerySchema, alertSourceMetricQuerySchema, alertUpdateSchema } from "./schema.js";
 import type { Alert, AlertSourceCount } from "./types.js";
 
@@ -92,9 +93,6 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
           if (status !== before.statusValue) {
             if (status === "imported") throw new CaseKitError("invalid_transition", "An alert becomes imported only by promote or merge");
             if (!canTransitionAlert(before.statusValue, status)) throw new CaseKitError("invalid_transition", `A ${before.statusValue} alert cannot become ${status}`);
-            if (isAlertReopen(before.statusValue, status) && principal.role !== "admin" && principal.userId !== before.assigneeId) {
-              throw new CaseKitError("invalid_transition", "Only an admin or the alert's assignee may reopen a closed alert");
-            }
           }
           const after: Alert = {
             ...before,
@@ -102,6 +100,8 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
             eventDate: patch.eventDate === undefined ? before.eventDate : patch.eventDate === null ? null : new Date(patch.eventDate).toISOString(),
             updatedAt: now.toISOString(),
           };
+          // A closed or imported alert takes only its lifecycle's moves (core/access/closed-records.ts).
+          checkClosedChange(principal, "alert", before, after);
           await tx.alerts.update(after);
           await recordEdit(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, now });
           return after;

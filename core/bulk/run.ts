@@ -25,10 +25,19 @@
  * record at AMBER+STRICT or above (as lists audit what they show), not for routine edits of
  * lower markings, so that a selectAll over 100 000 records stays one short transaction.
  *
+ * Records that are closed (a closed alert, a task of a closed case: `closed` on the candidate)
+ * are skipped as record_closed (core/access/closed-records.ts).
+ *
+ * Size: one request touches at most `config.bulkMaxRows` records (default 10 000): more ids, or a
+ * selectAll matching more, is bulk_too_large (400, the maximum in the problem), refused before
+ * anything changes.
+ *
  * Cost: ids are loaded 500 per query; selectAll walks the filtered list in keyset pages of
- * 1 000 inside the transaction (changed records may stop matching the filters, and the keyset
- * never revisits them); each page is saved with one `save` call, and its audit entries and
- * events with one appendMany each. The per-record path is pure JavaScript.
+ * 1 000 inside the transaction, all of it before the first change (so at most bulkMaxRows
+ * records are held in memory), then processes it in pages of 1 000; each page is saved with one
+ * `save` call, and its audit entries and events with one appendMany each. The per-record path is
+ * pure JavaScript. On SQLite a long unit yields the event loop between statements
+ * (adapters/sqlite/yielding-unit.ts), so a large bulk does not stall other requests.
  */
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
@@ -40,6 +49,7 @@ import { withinClearance } from "../access/clearance.js";
 import { effectiveTlp } from "../tlp/effective.js";
 import type { TlpAccess } from "../tlp/audit-log.js";
 import { tlpAuditListThreshold } from "../tlp/levels.js";
+import { defaultBulkMaxRows, refuseAboveMaxRows } from "./limit.js";
 import type { BulkSelection } from "./schema.js";
 import type { BulkCandidate, BulkPlan, BulkResult, BulkSkipped } from "./types.js";
 
@@ -73,6 +83,10 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
         denied.push(candidate);
         continue;
       }
+      if (candidate.closed) {
+        skipped.push({ id: record.id, code: "record_closed" });
+        continue;
+      }
       const outcome = plan.apply(record, at);
       if ("skip" in outcome) skipped.push({ id: record.id, code: outcome.skip });
       else updates.push({ before: record, after: outcome, inherited: candidate.inherited });
@@ -97,6 +111,9 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     changed += updates.length;
   }
 
+  const maxRows = deps.config.bulkMaxRows ?? defaultBulkMaxRows;
+  if (selection.kind === "ids") refuseAboveMaxRows(selection.ids.length, maxRows, "ids");
+
   await deps.storage.transaction(async (tx) => {
     await plan.prepare?.(tx);
     if (selection.kind === "ids") {
@@ -119,15 +136,19 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       }
       return;
     }
+    // Everything selectAll matches is read (and counted against the maximum) before anything
+    // changes, so a refusal leaves nothing changed and a change never moves the selection.
+    const selected: BulkCandidate<T>[] = [];
     let beforeId: string | undefined;
     for (;;) {
       const page = await plan.select(tx, beforeId === undefined ? { limit: selectPage } : { limit: selectPage, beforeId });
-      if (page.length === 0) break;
-      matched += page.length;
-      await process(tx, page);
+      selected.push(...page);
+      refuseAboveMaxRows(selected.length, maxRows, "all");
       if (page.length < selectPage) break;
       beforeId = page[page.length - 1]!.record.id;
     }
+    matched = selected.length;
+    for (let start = 0; start < selected.length; start += selectPage) await process(tx, selected.slice(start, start + selectPage));
   });
 
   return { matched, [plan.verb]: changed, skipped, bulkRequestId } as BulkResult<V>;

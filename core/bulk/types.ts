@@ -11,6 +11,11 @@ export interface BulkCandidate<T> {
    * events' TLP and the TLP audit entries. Above the caller's clearance → skipped as tlp_restricted.
    */
   inherited: number;
+  /**
+   * The record, or the case it belongs to, is closed (core/access/closed-records.ts): a bulk
+   * operation never changes it and reports it skipped as record_closed.
+   */
+  closed?: boolean;
 }
 
 /** A record left alone, and why (a stable snake_case code). */

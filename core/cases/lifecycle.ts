@@ -1,8 +1,9 @@
 /**
  * The case lifecycle. A case starts `new` (or `in_progress` when the creator is already on it),
- * moves through work states, and ends `resolved` then `closed`. Reopening (from `resolved` or
- * `closed` back to `in_progress`) is allowed to the organization's admins and to the case's
- * assignee only, so a closed case cannot be reopened by any analyst who stumbles on it.
+ * moves through work states, and ends `resolved` then `closed`. A resolved or closed case takes no
+ * change but closing and reopening (back to `in_progress`), and reopening is for the
+ * organization's admins and the case's assignee only, so a closed case cannot be reopened, nor
+ * edited, by any analyst who stumbles on it (core/access/closed-records.ts).
  */
 export const caseStatuses = ["new", "in_progress", "on_hold", "resolved", "closed"] as const;
 export type CaseStatus = (typeof caseStatuses)[number];
@@ -19,15 +20,6 @@ const transitions: Record<CaseStatus, readonly CaseStatus[]> = {
 
 export function canTransition(from: CaseStatus, to: CaseStatus): boolean {
   return from === to || transitions[from].includes(to);
-}
-
-/** A reopen leaves a terminal state; only admins and the assignee may do it. */
-export function isReopen(from: CaseStatus, to: CaseStatus): boolean {
-  return (from === "resolved" || from === "closed") && to === "in_progress";
-}
-
-export function isTerminal(status: CaseStatus): boolean {
-  return status === "resolved" || status === "closed";
 }
 
 export { transitions as caseTransitions };

@@ -1,4 +1,5 @@
 import type { Principal } from "../access/principal.js";
+import { checkClosedChange } from "../access/closed-records.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { visibleUpTo } from "../access/clearance.js";
 import { recordEdit } from "../audit/record-edit.js";
@@ -10,7 +11,7 @@ import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
 import { auditListed, auditView } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
-import { canTransition, isReopen } from "./lifecycle.js";
+import { canTransition } from "./lifecycle.js";
 import { caseCreateSchema, caseListQuerySchema, caseUpdateSchema } from "./schema.js";
 import type { Case } from "./types.js";
 
@@ -156,13 +157,6 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           if (!canTransition(before.statusValue, status)) {
             throw new CaseKitError("invalid_transition", `A ${before.statusValue} case cannot become ${status}`);
           }
-          if (isReopen(before.statusValue, status) && principal.role !== "admin" && principal.userId !== before.assigneeId) {
-            throw new CaseKitError("invalid_transition", "Only an admin or the case's assignee may reopen a case");
-          }
-          // Closing needs every mandatory task done or cancelled (core/tasks/lifecycle.ts).
-          if (status === "closed" && before.statusValue !== "closed" && (await tx.tasks.hasOpenMandatory(principal.organizationId, id))) {
-            throw new CaseKitError("mandatory_tasks_open", "Complete or cancel the case's mandatory tasks before closing it");
-          }
           const after: Case = {
             ...before,
             ...patch,
@@ -170,6 +164,12 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
             closedAt: status === "closed" ? (before.closedAt ?? now.toISOString()) : null,
             updatedAt: now.toISOString(),
           };
+          // A resolved or closed case takes only its lifecycle's moves (core/access/closed-records.ts).
+          checkClosedChange(principal, "case", before, after);
+          // Closing needs every mandatory task done or cancelled (core/tasks/lifecycle.ts).
+          if (status === "closed" && before.statusValue !== "closed" && (await tx.tasks.hasOpenMandatory(principal.organizationId, id))) {
+            throw new CaseKitError("mandatory_tasks_open", "Complete or cancel the case's mandatory tasks before closing it");
+          }
           await tx.cases.update(after);
           await recordEdit(deps, tx, principal, { name: "case.updated", resourceType: "case", before, after, now });
           return after;

@@ -1,4 +1,5 @@
 import type { Principal } from "../access/principal.js";
+import { closedTaskCases } from "../access/closed-records.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { runBulk } from "../bulk/run.js";
 import { selectionOf } from "../bulk/schema.js";
@@ -21,7 +22,8 @@ type TaskPlan<V extends string> = Pick<BulkPlan<Task, V>, "load" | "select" | "s
  * How the bulk mechanism finds and writes tasks for one caller: ids through one query per 500
  * (each with its case's marking, so a task of a RED case is tlp_restricted), selectAll through the
  * `GET /tasks` list itself (same filters, same clearance rule, keyset pages) and then the page's
- * case markings (one query per 500, for the effective TLP of events and audit entries), pages
+ * case markings (one query per 500, for the effective TLP of events and audit entries), and
+ * which of their cases are closed (a task of a closed case is skipped as record_closed), pages
  * written at once.
  */
 function taskAccess<V extends string>(principal: Principal, filters: TaskBulkFilters | undefined): TaskPlan<V> {
@@ -30,12 +32,14 @@ function taskAccess<V extends string>(principal: Principal, filters: TaskBulkFil
   return {
     async load(tx: UnitOfWork, ids: readonly string[]): Promise<BulkCandidate<Task>[]> {
       const found = await tx.tasks.findMany(organizationId, ids);
-      return found.map(({ task, caseTlp }) => ({ record: task, inherited: caseTlp }));
+      const closed = await closedTaskCases(tx, organizationId, found.map(({ task }) => task.caseId));
+      return found.map(({ task, caseTlp }) => ({ record: task, inherited: caseTlp, closed: closed.has(task.caseId) }));
     },
     async select(tx, page) {
       const tasks = await tx.tasks.list(organizationId, filter, page);
       const inherited = await inheritedTlpOfMany(tx, organizationId, "task", tasks);
-      return tasks.map((task) => ({ record: task, inherited: inherited.get(task.id) ?? highestTlp }));
+      const closed = await closedTaskCases(tx, organizationId, tasks.map((task) => task.caseId));
+      return tasks.map((task) => ({ record: task, inherited: inherited.get(task.id) ?? highestTlp, closed: closed.has(task.caseId) }));
     },
     async save(tx, records) {
       await tx.tasks.updateMany(records);

@@ -1,10 +1,12 @@
 import type { Principal } from "../access/principal.js";
+import { checkTaskCaseOpen } from "../access/closed-records.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
+import type { UnitOfWork } from "../ports/storage.js";
 import { withTlpDenialAudit } from "../tlp/audit-log.js";
 import { auditView, showListed } from "../tlp/audit-view.js";
 import { inheritedTlpOfMany } from "../tlp/lineage.js";
@@ -36,6 +38,12 @@ export interface TaskService {
   bulkDelete(principal: Principal, input: unknown): Promise<BulkResult<"deleted">>;
 }
 
+/** A task of a closed case takes no change (core/access/closed-records.ts). */
+async function requireOpenTaskCase(tx: UnitOfWork, principal: Principal, task: Task): Promise<void> {
+  const parent = await tx.cases.findById(principal.organizationId, task.caseId);
+  if (parent) checkTaskCaseOpen(parent);
+}
+
 export function createTaskService(deps: CaseKitDeps): TaskService {
   const { storage, clock, ids } = deps;
   const bulk = createTaskBulk(deps);
@@ -50,6 +58,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const parent = await loadTaskCase(tx, principal, caseId, "edit");
+          checkTaskCaseOpen(parent);
           await checkAssignee(tx, principal, body.assigneeId);
           const at = now.toISOString();
           const record: Task = {
@@ -122,6 +131,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
         storage.transaction(async (tx) => {
           const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
           const { record: before } = await loadVisibleTask(tx, principal, id, action, patch.tlp);
+          await requireOpenTaskCase(tx, principal, before);
           await checkAssignee(tx, principal, patch.assigneeId);
           if (patch.status !== undefined && !canTransitionTask(before.status, patch.status)) {
             throw new CaseKitError("invalid_transition", `A ${before.status} task cannot become ${patch.status}`);
@@ -140,6 +150,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const { record: before } = await loadVisibleTask(tx, principal, id, "delete");
+          await requireOpenTaskCase(tx, principal, before);
           const at = now.toISOString();
           const after: Task = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.tasks.update(after);
