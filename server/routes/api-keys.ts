@@ -8,7 +8,8 @@ const statusActions: { action: KeyStatusAction; summary: string; description: st
   { action: "revoke", summary: "Revoke an API key", description: "Final: a revoked key answers 401 `key_revoked` and cannot be resumed." },
 ];
 
-const managerNote = "Manages every key of the caller's organization. People manage their own keys in the account area (`/account/api-keys`).";
+const managerNote =
+  "Manages every key of the caller's organization; changing a key takes its scopes and at least its clearance (403 `missing_scope` / `tlp_restricted`). People manage their own keys in the account area (`/account/api-keys`).";
 
 export const apiKeyRoutes = [
   defineApiRoute({
@@ -19,7 +20,7 @@ export const apiKeyRoutes = [
     summary: "Create an API key",
     description: [
       "Answers 200 with the stored key and, this once, its secret in `key`; only a hash is kept.",
-      "The caller owns the new key. Scopes the caller does not hold are 403 `missing_scope`; a TLP clearance above the caller's is 403 `tlp_restricted`; what the organization's policy forbids (clearance, tier, lifetime) is 403 `organization_restricted`.",
+      "The caller owns the new key. Scopes the caller does not hold are 403 `missing_scope`; a TLP clearance above the caller's is 403 `tlp_restricted`; a tier above the caller's is 403 `tier_restricted`; what the organization's policy forbids (clearance, tier, lifetime; `unlimited` by default) is 403 `organization_restricted`.",
       managerNote,
     ].join(" "),
     scope: "keys:write",

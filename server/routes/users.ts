@@ -21,7 +21,7 @@ export const userRoutes = [
     tag: "Users",
     summary: "Create a user",
     description:
-      "Answers 200 with the stored user; without `password`, one is generated and returned this once. Creating an admin also needs `org:admin`; a TLP clearance above the caller's is 403 `tlp_restricted`. An email already in use is 409 `conflict`.",
+      "Answers 200 with the stored user; without `password`, one is generated and returned this once. Nobody grants what they do not hold: a role with a scope the caller lacks (an admin needs every scope, `org:admin` included) is 403 `missing_scope`; a TLP clearance above the caller's is 403 `tlp_restricted`. An email already in use is 409 `conflict`.",
     scope: "users:write",
     body: userCreateSchema,
     response: userCreatedSchema,
@@ -46,7 +46,7 @@ export const userRoutes = [
     tag: "Users",
     summary: "Change a user",
     description:
-      "Send only the fields to change. A status other than `active` stops every key and session of the user on its very next request. Nobody changes their own role or status (409 `conflict`); making or unmaking an admin needs `org:admin`; `deleted` is final (409 `invalid_transition`).",
+      "Send only the fields to change. Nobody changes their own role, status or TLP clearance (409 `conflict`). Nobody changes a user who holds a scope they lack or a clearance above theirs, as the user is or as the change would leave them (403 `missing_scope` / `tlp_restricted`); setting a password also needs `org:admin`. A new password or status ends every session of the user; a status other than `active` stops their keys on their very next request. `deleted` is final (409 `invalid_transition`).",
     scope: "users:write",
     body: userUpdateSchema,
     response: userSchema,
