@@ -72,7 +72,7 @@ async function withKit<T>(config: HostConfig, work: (kit: CaseKit, storage: Stor
     await storage.migrate();
     const kit = createCaseKit({
       storage,
-      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist },
+      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows },
     });
     return await work(kit, storage);
   } finally {
@@ -142,7 +142,7 @@ async function serve(args: string[], out: Out): Promise<number> {
     limitStore = await openRateLimitStore(config.database, config.rateLimits.store);
     kit = createCaseKit({
       storage,
-      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist },
+      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows },
       rateLimits: {
         deployment: config.rateLimits.deployment,
         failureMode: config.rateLimits.failureMode,
@@ -192,7 +192,7 @@ async function worker(args: string[], out: Out): Promise<number> {
   await storage.migrate();
   const kit = createCaseKit({
     storage,
-    config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist },
+    config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows },
   });
   const deliveries = startDeliveries(kit, config, out);
   out.log(`casekit ${version} worker delivering webhooks (database: ${redact(config.database)})`);

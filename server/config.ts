@@ -30,6 +30,8 @@ export interface HostConfig {
   trustProxy: boolean;
   /** CASEKIT_WEBHOOK_RETENTION_DAYS: finished deliveries and their attempts are kept this long. */
   webhookRetentionDays: number;
+  /** CASEKIT_BULK_MAX_ROWS: most records one bulk request may touch (ids named or selectAll matched). */
+  bulkMaxRows: number;
   rateLimits: {
     /** Lowers the tiers' figures; gives `unlimited` keys figures (none by default). */
     deployment: RateLimitOverrides;
@@ -62,6 +64,7 @@ export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proc
     dispatcher: oneOf(env.CASEKIT_DISPATCHER ?? "on", "CASEKIT_DISPATCHER", ["on", "off"]),
     trustProxy: oneOf(env.CASEKIT_TRUST_PROXY ?? "false", "CASEKIT_TRUST_PROXY", ["true", "false"]) === "true",
     webhookRetentionDays: toInteger(env.CASEKIT_WEBHOOK_RETENTION_DAYS ?? "30", "CASEKIT_WEBHOOK_RETENTION_DAYS", 1, 3650),
+    bulkMaxRows: toInteger(env.CASEKIT_BULK_MAX_ROWS ?? "10000", "CASEKIT_BULK_MAX_ROWS", 1, 1_000_000),
     rateLimits: {
       deployment: parseRateLimits(env.CASEKIT_RATE_LIMITS),
       store: oneOf(env.CASEKIT_RATE_LIMIT_STORE ?? (isPostgresUrl(database) ? "postgres" : "memory"), "CASEKIT_RATE_LIMIT_STORE", ["memory", "postgres"]),
