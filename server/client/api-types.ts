@@ -583,7 +583,7 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description Newest first, keyset-paged. Never shows a secret or its hash. Manages every key of the caller's organization. People manage their own keys in the account area (`/account/api-keys`).
+         * @description Newest first, keyset-paged. Never shows a secret or its hash. Manages every key of the caller's organization; changing a key takes its scopes and at least its clearance (403 `missing_scope` / `tlp_restricted`). People manage their own keys in the account area (`/account/api-keys`).
          *
          *     Requires the scope `keys:write`.
          */
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Answers 200 with the stored key and, this once, its secret in `key`; only a hash is kept. The caller owns the new key. Scopes the caller does not hold are 403 `missing_scope`; a TLP clearance above the caller's is 403 `tlp_restricted`; what the organization's policy forbids (clearance, tier, lifetime) is 403 `organization_restricted`. Manages every key of the caller's organization. People manage their own keys in the account area (`/account/api-keys`).
+         * @description Answers 200 with the stored key and, this once, its secret in `key`; only a hash is kept. The caller owns the new key. Scopes the caller does not hold are 403 `missing_scope`; a TLP clearance above the caller's is 403 `tlp_restricted`; a tier above the caller's is 403 `tier_restricted`; what the organization's policy forbids (clearance, tier, lifetime; `unlimited` by default) is 403 `organization_restricted`. Manages every key of the caller's organization; changing a key takes its scopes and at least its clearance (403 `missing_scope` / `tlp_restricted`). People manage their own keys in the account area (`/account/api-keys`).
          *
          *     Requires the scope `keys:write`.
          */
@@ -713,7 +713,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user
-         * @description Answers 200 with the stored user; without `password`, one is generated and returned this once. Creating an admin also needs `org:admin`; a TLP clearance above the caller's is 403 `tlp_restricted`. An email already in use is 409 `conflict`.
+         * @description Answers 200 with the stored user; without `password`, one is generated and returned this once. Nobody grants what they do not hold: a role with a scope the caller lacks (an admin needs every scope, `org:admin` included) is 403 `missing_scope`; a TLP clearance above the caller's is 403 `tlp_restricted`. An email already in use is 409 `conflict`.
          *
          *     Requires the scope `users:write`.
          */
@@ -745,7 +745,7 @@ export interface paths {
         head?: never;
         /**
          * Change a user
-         * @description Send only the fields to change. A status other than `active` stops every key and session of the user on its very next request. Nobody changes their own role or status (409 `conflict`); making or unmaking an admin needs `org:admin`; `deleted` is final (409 `invalid_transition`).
+         * @description Send only the fields to change. Nobody changes their own role, status or TLP clearance (409 `conflict`). Nobody changes a user who holds a scope they lack or a clearance above theirs, as the user is or as the change would leave them (403 `missing_scope` / `tlp_restricted`); setting a password also needs `org:admin`. A new password or status ends every session of the user; a status other than `active` stops their keys on their very next request. `deleted` is final (409 `invalid_transition`).
          *
          *     Requires the scope `users:write`.
          */
@@ -1133,13 +1133,15 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "rate_limited" | "unavailable" | "internal_error";
+            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "record_closed" | "bulk_too_large" | "rate_limited" | "unavailable" | "internal_error";
             /** @description Every invalid field, for validation_failed */
             errors?: {
                 /** @description Dotted path of the offending field; empty for the whole body */
                 path: string;
                 message: string;
             }[];
+            /** @description For bulk_too_large: the most records one bulk request may touch on this deployment */
+            maxRows?: number;
         };
         Case: {
             id: string;
@@ -1795,7 +1797,7 @@ export interface components {
             name: string;
             description?: string;
             /**
-             * @default standard
+             * @description At most the creator's own tier, and one the organization's policy allows. Defaults to standard, or the creator's tier when lower
              * @enum {string}
              */
             tier?: "basic" | "standard" | "professional" | "enterprise" | "unlimited";
@@ -2182,13 +2184,16 @@ export interface components {
             requireKeyExpiry: boolean;
             /** @description Longest lifetime of a new key, in days; null for no limit */
             maxKeyLifetimeDays: number | null;
-            /** @description Tiers new keys may have */
+            /** @description Tiers new keys may have (default: every tier but unlimited); a key's tier is also capped by its creator's */
             allowedTiers: ("basic" | "standard" | "professional" | "enterprise" | "unlimited")[];
             /** @description Lower the deployment's rate limits for this organization's keys, per tier (never raises them) */
             rateLimits: {
                 [key: string]: {
+                    /** @description Requests per minute; at least 10 */
                     perMinute?: number;
+                    /** @description Requests per hour; at least 100 */
                     perHour?: number;
+                    /** @description Requests at once (the bucket's capacity); at least 5 */
                     burst?: number;
                 };
             };
@@ -2202,13 +2207,16 @@ export interface components {
             requireKeyExpiry?: boolean;
             /** @description Longest lifetime of a new key, in days; null for no limit */
             maxKeyLifetimeDays?: number | null;
-            /** @description Tiers new keys may have */
+            /** @description Tiers new keys may have (default: every tier but unlimited); a key's tier is also capped by its creator's */
             allowedTiers?: ("basic" | "standard" | "professional" | "enterprise" | "unlimited")[];
             /** @description Lower the deployment's rate limits for this organization's keys, per tier (never raises them) */
             rateLimits?: {
                 [key: string]: {
+                    /** @description Requests per minute; at least 10 */
                     perMinute?: number;
+                    /** @description Requests per hour; at least 100 */
                     perHour?: number;
+                    /** @description Requests at once (the bucket's capacity); at least 5 */
                     burst?: number;
                 };
             };
@@ -2293,7 +2301,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `validation_failed`: The request is not valid; `invalid_json`: The body is not valid JSON */
+        /** @description `validation_failed`: The request is not valid; `invalid_json`: The body is not valid JSON; `malformed_request`: The request is not valid HTTP; `bulk_too_large`: The bulk request touches more records than this deployment allows */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -2318,7 +2326,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `missing_scope`: The API key lacks the scope for this operation; `csrf_rejected`: The request lacks the session's CSRF token; `tlp_restricted`: The record is above the caller's TLP clearance; `organization_restricted`: The organization's policy does not allow this; `not_author`: Only the author or an admin may do this */
+        /** @description `missing_scope`: The API key lacks the scope for this operation; `csrf_rejected`: The request lacks the session's CSRF token; `tlp_restricted`: The record is above the caller's TLP clearance; `organization_restricted`: The organization's policy does not allow this; `tier_restricted`: The rate-limit tier is above the caller's own; `not_author`: Only the author or an admin may do this */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -2344,7 +2352,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `conflict`: The request conflicts with the current state; `invalid_transition`: The status change is not allowed; `mandatory_tasks_open`: The case still has open mandatory tasks */
+        /** @description `conflict`: The request conflicts with the current state; `invalid_transition`: The status change is not allowed; `mandatory_tasks_open`: The case still has open mandatory tasks; `record_closed`: The record is closed: reopen it first */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
