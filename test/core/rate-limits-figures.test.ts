@@ -104,7 +104,7 @@ describe("the floors", () => {
     const t = await makeTestKit();
     const attempt = t.kit.organizations.updatePolicy(t.admin, { rateLimits: { unlimited: { perMinute: 1, perHour: 1 } } });
     await expect(attempt).rejects.toMatchObject({ code: "validation_failed" });
-    const error = await attempt.catch((e: unknown) => e as { errors: { path: string; message: string }[] });
+    const error = (await attempt.catch((e: unknown) => e)) as { errors: { path: string; message: string }[] };
     expect(error.errors.map((e) => e.path).sort()).toEqual(["rateLimits.unlimited.perHour", "rateLimits.unlimited.perMinute"]);
     expect(error.errors[0]!.message).toContain("at least");
     await expect(t.kit.organizations.updatePolicy(t.admin, { allowedTiers: [] })).rejects.toMatchObject({ code: "validation_failed" });
