@@ -114,11 +114,14 @@ export function createAccountService(deps: CaseKitDeps) {
      * changes state), the token must match the session's.
      */
     async authenticateSession(token: string, options: { csrfToken?: string | undefined; requireCsrf: boolean; origin?: RequestOrigin }): Promise<Principal & { sessionId: string }> {
+      // Embedders may pass anything: what is not a token is no session (never a TypeError).
+      if (typeof token !== "string" || token === "") throw new CaseKitError("invalid_session");
       const found = await storage.read((tx) => tx.sessions.findByTokenHash(sha256(token)));
       if (!found || Date.parse(found.session.expiresAt) <= clock.now().getTime()) throw new CaseKitError("invalid_session");
       if (options.requireCsrf) {
-        const given = Buffer.from(sha256(options.csrfToken ?? ""));
-        if (!options.csrfToken || !timingSafeEqual(given, Buffer.from(found.session.csrfHash))) throw new CaseKitError("csrf_rejected");
+        const csrfToken = typeof options.csrfToken === "string" ? options.csrfToken : "";
+        const given = Buffer.from(sha256(csrfToken));
+        if (!csrfToken || !timingSafeEqual(given, Buffer.from(found.session.csrfHash))) throw new CaseKitError("csrf_rejected");
       }
       const principal = resolvePrincipal(found.owner, { authenticatedBy: "session", ...(options.origin ? { origin: options.origin } : {}) });
       return { ...principal, sessionId: found.session.id };
