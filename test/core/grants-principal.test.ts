@@ -97,6 +97,16 @@ describe("kit.principalFor with hostile claims", () => {
   });
 });
 
+describe("the other credential entry points with values that are not credentials", () => {
+  it("authenticateKey answers invalid_key and authenticateSession invalid_session, never a TypeError", async () => {
+    const t = await makeTestKit();
+    for (const value of [undefined, null, 42, {}, [], ""]) {
+      expect(await outcome(t.kit.authenticateKey(value as string)), show(value)).toBe("invalid_key");
+      expect(await outcome(t.kit.account.authenticateSession(value as string, { requireCsrf: false })), show(value)).toBe("invalid_session");
+    }
+  });
+});
+
 describe("a hand-built principal with a hostile clearance sees and writes nothing", () => {
   let t: TestKit;
   const cases: Case[] = [];
