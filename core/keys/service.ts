@@ -141,6 +141,8 @@ export function createKeyService(deps: CaseKitDeps) {
     },
 
     async changeStatus(principal: Principal, id: string, action: KeyStatusAction): Promise<ApiKey> {
+      // An embedder may pass any string: only the three actions are actions (never an Object method).
+      if (!Object.hasOwn(statusActions, action)) throw invalidField("action", "must be suspend, resume or revoke");
       const rule = statusActions[action];
       const now = clock.now();
       return storage.transaction(async (tx) => {

@@ -107,6 +107,17 @@ describe("the other credential entry points with values that are not credentials
   });
 });
 
+describe("key status actions", () => {
+  it("only suspend, resume and revoke are actions: anything else is validation_failed", async () => {
+    const t = await makeTestKit();
+    const { id } = await t.kit.keys.create(t.admin, { name: "k", scopes: ["cases:read"] });
+    for (const action of ["constructor", "toString", "__proto__", "delete", ""]) {
+      expect(await outcome(t.kit.keys.changeStatus(t.admin, id, action as "revoke")), action).toBe("validation_failed");
+    }
+    expect((await t.kit.keys.get(t.admin, id)).status).toBe("active");
+  });
+});
+
 describe("a hand-built principal with a hostile clearance sees and writes nothing", () => {
   let t: TestKit;
   const cases: Case[] = [];
