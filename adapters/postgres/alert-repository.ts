@@ -101,9 +101,9 @@ export function createAlertRepository(db: NodePgDatabase, unit: UnitState): Aler
   };
   const exists = async (where: SQL | undefined): Promise<boolean> =>
     (await guard(db.select({ one: sql`1` }).from(alerts).where(where).limit(1))).length > 0;
-  /** Another live alert holding this record's (source, sourceRef). */
+  /** Another live alert holding this record's (source, sourceRef) at its TLP. */
   const refHeldElsewhere = (record: Alert) =>
-    and(eq(alerts.organizationId, record.organizationId), eq(alerts.source, record.source), eq(alerts.sourceRef, record.sourceRef ?? ""), live, ne(alerts.id, record.id));
+    and(eq(alerts.organizationId, record.organizationId), eq(alerts.source, record.source), eq(alerts.sourceRef, record.sourceRef ?? ""), eq(alerts.tlp, record.tlp), live, ne(alerts.id, record.id));
 
   return {
     async insert(record) {
@@ -120,9 +120,17 @@ export function createAlertRepository(db: NodePgDatabase, unit: UnitState): Aler
       const where = [eq(alerts.organizationId, organizationId), eq(alerts.id, id)];
       return first(and(...where, ...(options.includeDeleted ? [] : [live])));
     },
-    async findBySourceRef(organizationId, source, sourceRef) {
+    async findBySourceRef(organizationId, source, sourceRef, maxTlp) {
       reading();
-      return first(and(eq(alerts.organizationId, organizationId), eq(alerts.source, source), eq(alerts.sourceRef, sourceRef), live));
+      const rows = await guard(
+        db
+          .select(alertRow)
+          .from(alerts)
+          .where(and(eq(alerts.organizationId, organizationId), eq(alerts.source, source), eq(alerts.sourceRef, sourceRef), lte(alerts.tlp, maxTlp), live))
+          .orderBy(desc(alerts.tlp))
+          .limit(1),
+      );
+      return rows[0] ? toAlert(rows[0]) : null;
     },
     async update(record) {
       writing();
@@ -131,7 +139,7 @@ export function createAlertRepository(db: NodePgDatabase, unit: UnitState): Aler
       // A live record with a reference is written only while no other live alert holds it: a
       // failed UPDATE would abort the whole transaction, a guarded one leaves it usable.
       const guarded = record.deletedAt === null && record.sourceRef !== null;
-      const clash = guarded ? [sql`not exists (select 1 from ${alerts} as other where other.organization_id = ${record.organizationId} and other.source = ${record.source} and other.source_ref = ${record.sourceRef} and other.deleted_at is null and other.id <> ${record.id})`] : [];
+      const clash = guarded ? [sql`not exists (select 1 from ${alerts} as other where other.organization_id = ${record.organizationId} and other.source = ${record.source} and other.source_ref = ${record.sourceRef} and other.tlp = ${record.tlp} and other.deleted_at is null and other.id <> ${record.id})`] : [];
       const written = await guard(
         db
           .update(alerts)

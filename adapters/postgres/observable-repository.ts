@@ -94,11 +94,19 @@ export function createObservableRepository(db: NodePgDatabase, unit: UnitState):
       reading();
       return first(and(eq(observables.organizationId, organizationId), eq(observables.id, id), live, parentAlertLive));
     },
-    async findByValue(organizationId, parent, dataType, data) {
+    async findByValue(organizationId, parent, dataType, data, maxTlp) {
       reading();
-      // The partial unique indexes (observables_case_unique / _alert_unique) serve this.
+      // The partial unique indexes (observables_case_unique / _alert_unique) serve this, highest TLP first.
       const parentColumn = parent.kind === "case" ? observables.caseId : observables.alertId;
-      return first(and(eq(parentColumn, parent.id), eq(observables.dataType, dataType), eq(observables.data, data), live, eq(observables.organizationId, organizationId)));
+      const rows = await guard(
+        db
+          .select(observableRow)
+          .from(observables)
+          .where(and(eq(parentColumn, parent.id), eq(observables.dataType, dataType), eq(observables.data, data), lte(observables.tlp, maxTlp), live, eq(observables.organizationId, organizationId)))
+          .orderBy(desc(observables.tlp))
+          .limit(1),
+      );
+      return rows[0] ? observableFromRow(rows[0] as unknown as ObservableRow) : null;
     },
     async update(record) {
       writing();

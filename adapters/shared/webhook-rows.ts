@@ -2,6 +2,7 @@
  * Webhook rows ↔ records, for both dialects (the conventions of adapters/shared/rows.ts): the
  * subscriptions, their deliveries and the deliveries' attempts.
  */
+import type { Scope } from "../../core/access/scopes.js";
 import type { WebhookFilters } from "../../core/webhooks/filters.js";
 import type { AttemptErrorClass, Delivery, DeliveryAttempt, DeliveryStatus, StoredWebhook } from "../../core/webhooks/types.js";
 import type { RowMode } from "./rows.js";
@@ -48,6 +49,9 @@ export interface WebhookRow<M extends RowMode = "read"> {
   created_at: Ts<M>;
   updated_at: Ts<M>;
   created_by: Opt<M, string>;
+  grant_key_id: Opt<M, string>;
+  grant_tlp_clearance: number;
+  grant_scopes: Js<M, Scope[]>;
 }
 
 export const webhookColumns = [
@@ -76,6 +80,9 @@ export const webhookColumns = [
   "created_at",
   "updated_at",
   "created_by",
+  "grant_key_id",
+  "grant_tlp_clearance",
+  "grant_scopes",
 ] as const satisfies readonly (keyof WebhookRow)[];
 type _WebhookColumnsComplete = Complete<Exclude<keyof WebhookRow, (typeof webhookColumns)[number]>>;
 
@@ -106,6 +113,9 @@ export function webhookToRow(webhook: StoredWebhook): WebhookRow<"write"> {
     created_at: toIsoTimestamp(webhook.createdAt),
     updated_at: toIsoTimestamp(webhook.updatedAt),
     created_by: orNull(webhook.createdBy),
+    grant_key_id: orNull(webhook.grant.keyId),
+    grant_tlp_clearance: webhook.grant.tlpClearance,
+    grant_scopes: toJson(webhook.grant.scopes),
   };
 }
 
@@ -136,6 +146,7 @@ export function webhookFromRow(row: WebhookRow): StoredWebhook {
     createdAt: toIsoTimestamp(row.created_at),
     updatedAt: toIsoTimestamp(row.updated_at),
     createdBy: orNull(row.created_by),
+    grant: { keyId: orNull(row.grant_key_id), tlpClearance: row.grant_tlp_clearance, scopes: fromJson(row.grant_scopes) },
   };
 }
 

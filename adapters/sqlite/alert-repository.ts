@@ -26,8 +26,8 @@ const sql = {
   insert: `INSERT INTO alerts (${columns}) VALUES (${alertColumns.map((c) => `@${c}`).join(", ")})`,
   byId: `SELECT ${columns} FROM alerts WHERE organization_id = ? AND id = ? AND ${live}`,
   byIdAny: `SELECT ${columns} FROM alerts WHERE organization_id = ? AND id = ?`,
-  // The partial unique index alerts_source_ref_unique serves this.
-  bySourceRef: `SELECT ${columns} FROM alerts WHERE organization_id = ? AND source = ? AND source_ref = ? AND ${live}`,
+  // The partial unique index alerts_source_ref_unique serves this: one seek, the highest TLP first.
+  bySourceRef: `SELECT ${columns} FROM alerts WHERE organization_id = ? AND source = ? AND source_ref = ? AND tlp <= ? AND ${live} ORDER BY tlp DESC LIMIT 1`,
   // One bound JSON array, so each statement is prepared once whatever the number of ids.
   many: `SELECT ${columns} FROM alerts WHERE organization_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${live}`,
   assign: `UPDATE alerts SET assignee_id = ?, updated_at = ? WHERE organization_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${live}`,
@@ -120,9 +120,9 @@ export function createAlertRepository(statements: Statements, unit: UnitState): 
       reading();
       return one(options.includeDeleted ? sql.byIdAny : sql.byId, organizationId, id);
     },
-    async findBySourceRef(organizationId, source, sourceRef) {
+    async findBySourceRef(organizationId, source, sourceRef, maxTlp) {
       reading();
-      return one(sql.bySourceRef, organizationId, source, sourceRef);
+      return one(sql.bySourceRef, organizationId, source, sourceRef, maxTlp);
     },
     async update(record) {
       writing();

@@ -19,9 +19,9 @@ const parentAlertLive = "NOT EXISTS (SELECT 1 FROM alerts WHERE alerts.id = obse
 const sql = {
   insert: `INSERT INTO observables (${columns}) VALUES (${observableColumns.map((c) => `@${c}`).join(", ")})`,
   byId: `SELECT ${columns} FROM observables WHERE organization_id = ? AND id = ? AND ${live} AND ${parentAlertLive}`,
-  // The partial unique indexes (observables_case_unique / _alert_unique) serve these.
-  byCaseValue: `SELECT ${columns} FROM observables WHERE case_id = ? AND data_type = ? AND data = ? AND ${live} AND organization_id = ?`,
-  byAlertValue: `SELECT ${columns} FROM observables WHERE alert_id = ? AND data_type = ? AND data = ? AND ${live} AND organization_id = ?`,
+  // The partial unique indexes (observables_case_unique / _alert_unique) serve these, highest TLP first.
+  byCaseValue: `SELECT ${columns} FROM observables WHERE case_id = ? AND data_type = ? AND data = ? AND tlp <= ? AND ${live} AND organization_id = ? ORDER BY tlp DESC LIMIT 1`,
+  byAlertValue: `SELECT ${columns} FROM observables WHERE alert_id = ? AND data_type = ? AND data = ? AND tlp <= ? AND ${live} AND organization_id = ? ORDER BY tlp DESC LIMIT 1`,
   update: `UPDATE observables SET ${observableMutableColumns.map((c) => `${c} = @${c}`).join(", ")} WHERE organization_id = @organization_id AND id = @id AND ${live}`,
   byAlert: `SELECT ${columns} FROM observables WHERE organization_id = ? AND alert_id = ? AND ${live} ORDER BY id`,
   select: `SELECT ${columns} FROM observables`,
@@ -86,9 +86,9 @@ export function createObservableRepository(statements: Statements, unit: UnitSta
       reading();
       return one(sql.byId, organizationId, id);
     },
-    async findByValue(organizationId, parent, dataType, data) {
+    async findByValue(organizationId, parent, dataType, data, maxTlp) {
       reading();
-      return one(parent.kind === "case" ? sql.byCaseValue : sql.byAlertValue, parent.id, dataType, data, organizationId);
+      return one(parent.kind === "case" ? sql.byCaseValue : sql.byAlertValue, parent.id, dataType, data, maxTlp, organizationId);
     },
     async update(record) {
       writing();

@@ -294,8 +294,10 @@ export const alerts = sqliteTable(
   },
   (t) => [
     foreignKey({ name: "alerts_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    // Idempotent ingestion: one live alert per (organization, source, sourceRef).
-    uniqueIndex("alerts_source_ref_unique").on(t.organizationId, t.source, t.sourceRef).where(sql`deleted_at IS NULL AND source_ref IS NOT NULL`),
+    // Idempotent ingestion: one live alert per (organization, source, sourceRef) and TLP, so a
+    // report from a caller who may not see the alert that has its reference becomes an alert of
+    // its own instead of telling that one exists (core/alerts/ingest.ts).
+    uniqueIndex("alerts_source_ref_unique").on(t.organizationId, t.source, t.sourceRef, t.tlp).where(sql`deleted_at IS NULL AND source_ref IS NOT NULL`),
     index("alerts_organization_id_idx").on(t.organizationId, t.id),
     index("alerts_organization_id_status_value_idx").on(t.organizationId, t.statusValue, t.id),
     index("alerts_organization_id_severity_idx").on(t.organizationId, t.severity, t.id),
@@ -389,9 +391,10 @@ export const observables = sqliteTable(
     foreignKey({ name: "observables_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
     foreignKey({ name: "observables_case_id_fk", columns: [t.caseId], foreignColumns: [cases.id] }),
     foreignKey({ name: "observables_alert_id_fk", columns: [t.alertId], foreignColumns: [alerts.id] }),
-    // One live observable per parent and (dataType, data).
-    uniqueIndex("observables_case_unique").on(t.caseId, t.dataType, t.data).where(sql`deleted_at IS NULL AND case_id IS NOT NULL`),
-    uniqueIndex("observables_alert_unique").on(t.alertId, t.dataType, t.data).where(sql`deleted_at IS NULL AND alert_id IS NOT NULL`),
+    // One live observable per parent, (dataType, data) and TLP: a value the caller may not see
+    // is added beside the hidden one, never merged into it (core/observables/dedupe.ts).
+    uniqueIndex("observables_case_unique").on(t.caseId, t.dataType, t.data, t.tlp).where(sql`deleted_at IS NULL AND case_id IS NOT NULL`),
+    uniqueIndex("observables_alert_unique").on(t.alertId, t.dataType, t.data, t.tlp).where(sql`deleted_at IS NULL AND alert_id IS NOT NULL`),
     index("observables_organization_id_idx").on(t.organizationId, t.id),
     // "Where else have we seen this IP?": one index seek by value.
     index("observables_organization_id_data_idx").on(t.organizationId, t.data, t.id),
@@ -458,6 +461,14 @@ export const webhooks = sqliteTable(
     createdAt: timestamp("created_at").notNull(),
     updatedAt: timestamp("updated_at").notNull(),
     createdBy: text("created_by"),
+    /**
+     * What the subscription was granted when it was created: the key that created it (null for a
+     * session or host identity), and that principal's clearance and scopes. Deliveries never carry
+     * more (core/webhooks/grant.ts). Rows older than the column were backfilled by the migration.
+     */
+    grantKeyId: text("grant_key_id"),
+    grantTlpClearance: integer("grant_tlp_clearance").notNull().default(0),
+    grantScopes: json<Scope[]>("grant_scopes").notNull().default(sql`'[]'`),
   },
   (t) => [
     foreignKey({ name: "webhooks_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Principal } from "../access/principal.js";
+import { visibleUpTo } from "../access/clearance.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
@@ -52,7 +53,10 @@ export async function ingestAlert(deps: CaseKitDeps, principal: Principal, input
       await checkAssignee(tx, principal, body.assigneeId);
       let alert: Alert | null = null;
       let deduplicated = false;
-      const existing = body.sourceRef === undefined ? null : await tx.alerts.findBySourceRef(principal.organizationId, body.source, body.sourceRef);
+      // Only an alert the caller may see answers for the reference: one above their clearance is
+      // never folded into, nor refused over, and the report becomes an alert of its own (one live
+      // alert per reference and TLP), so the answer never tells that a hidden alert exists.
+      const existing = body.sourceRef === undefined ? null : await tx.alerts.findBySourceRef(principal.organizationId, body.source, body.sourceRef, visibleUpTo(principal.tlpClearance));
       if (existing) {
         alert = await foldRepeat(deps, tx, principal, existing, body, now);
         deduplicated = true;
@@ -65,7 +69,7 @@ export async function ingestAlert(deps: CaseKitDeps, principal: Principal, input
         } catch (error) {
           // Lost a race for the same reference: fold into the winner instead.
           if (!isCaseKitError(error) || error.code !== "conflict" || body.sourceRef === undefined) throw error;
-          const winner = await tx.alerts.findBySourceRef(principal.organizationId, body.source, body.sourceRef);
+          const winner = await tx.alerts.findBySourceRef(principal.organizationId, body.source, body.sourceRef, visibleUpTo(principal.tlpClearance));
           if (!winner) throw error;
           alert = await foldRepeat(deps, tx, principal, winner, body, now);
           deduplicated = true;

@@ -133,7 +133,9 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
           if (!before) throw new CaseKitError("not_found", `No alert ${id}`);
           guardTlp(principal, before, "alert", "edit");
           if (before.deletedAt === null) throw new CaseKitError("conflict", `Alert ${id} is not deleted`);
-          const taken = before.sourceRef === null ? null : await tx.alerts.findBySourceRef(principal.organizationId, before.source, before.sourceRef);
+          // A reference has one live alert per TLP: only one at the same marking stands in the way.
+          const found = before.sourceRef === null ? null : await tx.alerts.findBySourceRef(principal.organizationId, before.source, before.sourceRef, before.tlp);
+          const taken = found?.tlp === before.tlp ? found : null;
           if (taken) throw new CaseKitError("conflict", `Alert ${taken.id} now has this source and sourceRef; restoring would duplicate it`);
           const after: Alert = { ...before, updatedAt: now.toISOString(), deletedAt: null, deletedBy: null };
           try {

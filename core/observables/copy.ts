@@ -1,7 +1,10 @@
 import type { Principal } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
+import { withinClearance } from "../access/clearance.js";
 import { appendTlpAudit, TlpDeniedError } from "../tlp/audit-log.js";
+import { effectiveTlp } from "../tlp/effective.js";
+import { inheritedTlp } from "../tlp/lineage.js";
 import { saveDeduplicated } from "./dedupe.js";
 import type { Observable } from "./types.js";
 
@@ -20,8 +23,8 @@ export interface CopyObservablesResult {
 }
 
 /**
- * Copies every live observable of an alert to a case, inside the caller's unit of work (alert
- * promotion and merge). Each copy keeps dataType, data, tlp, pap, flags, tags and message, gets a
+ * Copies every live observable of an alert that the principal may read to a case, inside the
+ * caller's unit of work (alert promotion and merge); the others stay on the alert only. Each copy keeps dataType, data, tlp, pap, flags, tags and message, gets a
  * new `obs_` id, the case as its parent, `now` as its times and the principal as its creator, and
  * is deduplicated against the case's live observables exactly as `POST /cases/{caseId}/observables`
  * is (core/observables/dedupe.ts). Every write carries its audit entry, outbox event and TLP audit
@@ -41,7 +44,11 @@ export async function copyObservablesToCase(
 ): Promise<CopyObservablesResult> {
   const result: CopyObservablesResult = { created: [], merged: [], unchanged: [], skipped: [] };
   const at = now.toISOString();
-  for (const source of await tx.observables.listByAlert(principal.organizationId, alertId)) {
+  const sources = await tx.observables.listByAlert(principal.organizationId, alertId);
+  const inherited = sources.length > 0 ? await inheritedTlp(tx, principal.organizationId, "observable", sources[0]!) : 0;
+  // What the principal may not read stays on the alert, unmentioned: copying it would create
+  // records they cannot see, and naming it would tell them it exists.
+  for (const source of sources.filter((s) => withinClearance(effectiveTlp(s.tlp, [inherited]), principal.tlpClearance))) {
     const candidate: Observable = {
       ...source,
       id: deps.ids.next("obs"),

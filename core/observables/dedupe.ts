@@ -1,3 +1,4 @@
+import { visibleUpTo } from "../access/clearance.js";
 import type { Principal } from "../access/principal.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
@@ -45,12 +46,12 @@ function sameContent(a: Observable, b: Observable): boolean {
 
 /**
  * Saves `candidate` (a new observable, id and timestamps set) under its parent, deduplicating by
- * (dataType, data): the first report is inserted; a later one merges into the live record
- * (`mergeDuplicate`). Writes the audit entry, the outbox event and the TLP audit entry of whatever
- * it changed, in `tx`. An existing record above the principal's clearance is refused with
- * TlpDeniedError (nobody edits what they may not read). Two writers racing with the same value:
- * the loser's insert is a conflict (the unit stays usable, ObservableRepository.insert), and it
- * merges into the winner's record instead.
+ * (dataType, data) among the records the principal may see: the first report is inserted; a later
+ * one merges into the visible live record of the highest TLP (`mergeDuplicate`). A record above
+ * the principal's clearance is neither merged into nor refused over: the candidate is saved beside
+ * it. Writes the audit entry, the outbox event and the TLP audit entry of whatever it changed, in
+ * `tx`. Two writers racing with the same value and TLP: the loser's insert is a conflict (the unit
+ * stays usable, ObservableRepository.insert), and it merges into the winner's record instead.
  */
 export async function saveDeduplicated(
   deps: Pick<CaseKitDeps, "ids">,
@@ -61,7 +62,11 @@ export async function saveDeduplicated(
   bulkRequestId?: string,
 ): Promise<{ record: Observable; outcome: SaveOutcome }> {
   const parent = parentOf(candidate);
-  let existing = await tx.observables.findByValue(principal.organizationId, parent, candidate.dataType, candidate.data);
+  // Only a record the caller may see is merged into: one above their clearance never answers for
+  // the value, and the candidate is saved beside it (one live record per value and TLP), so adding
+  // a value never tells that a hidden record of it exists.
+  const visible = visibleUpTo(principal.tlpClearance);
+  let existing = await tx.observables.findByValue(principal.organizationId, parent, candidate.dataType, candidate.data, visible);
   if (!existing) {
     try {
       await tx.observables.insert(candidate);
@@ -69,10 +74,11 @@ export async function saveDeduplicated(
       return { record: candidate, outcome: "created" };
     } catch (error) {
       if (!isCaseKitError(error) || error.code !== "conflict") throw error;
-      existing = await tx.observables.findByValue(principal.organizationId, parent, candidate.dataType, candidate.data);
+      existing = await tx.observables.findByValue(principal.organizationId, parent, candidate.dataType, candidate.data, visible);
       if (!existing) throw error;
     }
   }
+  // Never fails (only visible records are found); kept so the rule holds whatever the lookup does.
   guardTlp(principal, existing, "observable", "edit");
   const merged = mergeDuplicate(existing, candidate);
   if (sameContent(existing, merged)) {

@@ -222,20 +222,24 @@ export interface EventRepository {
 export interface AlertRepository {
   /**
    * Throws conflict when the id is taken, or when a live alert of the organization already has
-   * this (source, sourceRef) (a null sourceRef never clashes; deleted alerts don't count). The
+   * this (source, sourceRef) and TLP (a null sourceRef never clashes; deleted alerts don't count). The
    * conflict leaves the unit of work usable on every adapter, so a caller racing another writer
    * may catch it and read the winner with `findBySourceRef`.
    */
   insert(record: Alert): Promise<void>;
   /** The live alert, or null (unknown, another organization's and deleted ids alike); a deleted one too with `includeDeleted`. */
   findById(organizationId: string, id: string, options?: { includeDeleted?: boolean }): Promise<Alert | null>;
-  /** The organization's live alert with this (source, sourceRef), or null. One seek on alerts_source_ref_unique. */
-  findBySourceRef(organizationId: string, source: string, sourceRef: string): Promise<Alert | null>;
+  /**
+   * The organization's live alert with this (source, sourceRef) and the highest TLP at or below
+   * `maxTlp`, or null. A reference has at most one live alert per TLP (alerts_source_ref_unique),
+   * so alerts above a caller's clearance never answer for it. One seek on that index.
+   */
+  findBySourceRef(organizationId: string, source: string, sourceRef: string, maxTlp: number): Promise<Alert | null>;
   /**
    * Writes every field but the identity and creation ones (id, organizationId, createdAt,
    * createdBy) of the alert with that organization and id, live or deleted. False if there is
    * none. Throws conflict, leaving the unit usable, when the write would give a (source,
-   * sourceRef) a second live alert (restoring one whose reference a newer alert took).
+   * sourceRef, tlp) a second live alert (restoring one whose reference a newer alert took).
    */
   update(record: Alert): Promise<boolean>;
   /** The live alerts among `ids` (at most 500), in any order; one query. */
@@ -297,15 +301,19 @@ export interface TaskRepository {
 export interface ObservableRepository {
   /**
    * Throws conflict when the id is taken, or when the parent already has a live observable with
-   * the same (dataType, data) (one live observable per parent and value; deleted ones don't count).
+   * the same (dataType, data) and TLP (one live observable per parent, value and marking; deleted
+   * ones don't count).
    * The conflict leaves the unit of work usable on every adapter, so a caller racing another
    * writer may catch it and read the winner with `findByValue`.
    */
   insert(record: Observable): Promise<void>;
   /** The live observable, or null; also null when its parent alert is soft-deleted. */
   findById(organizationId: string, id: string): Promise<Observable | null>;
-  /** The parent's live observable with exactly this (dataType, data) (stored spelling), or null. */
-  findByValue(organizationId: string, parent: ObservableParent, dataType: string, data: string): Promise<Observable | null>;
+  /**
+   * The parent's live observable with exactly this (dataType, data) (stored spelling) and the
+   * highest TLP at or below `maxTlp`, or null: one above a caller's clearance never answers.
+   */
+  findByValue(organizationId: string, parent: ObservableParent, dataType: string, data: string, maxTlp: number): Promise<Observable | null>;
   /**
    * Writes the mutable fields of a live observable (tlp, pap, ioc, sighted, tags, message,
    * updatedAt, and deletedAt / deletedBy: setting deletedAt is the soft delete). False when there

@@ -1,4 +1,4 @@
-import { withinClearance } from "../access/clearance.js";
+import type { Principal } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
 import type { DomainEvent } from "../events/types.js";
 import type { OutboundResponse, OutboundTransport } from "../ports/outbound.js";
@@ -9,6 +9,9 @@ import { matchesFilters } from "./filters.js";
 import type { AttemptOutcome } from "./schedule.js";
 import { nextStep } from "./schedule.js";
 import { subscribedTo } from "./schema.js";
+import { deliveryBody, eventData } from "./event-view.js";
+import type { GrantHolders } from "./grant.js";
+import { deliveryPrincipal, isBlocked } from "./grant.js";
 import { signedHeaders } from "./signature.js";
 import type { AttemptErrorClass, Delivery, DeliveryAttempt, StoredWebhook } from "./types.js";
 
@@ -60,15 +63,20 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
     const now = clock.now();
     return storage.transaction(async (tx) => {
       const events = await tx.deliveries.claimEvents(batchSize, now.toISOString());
-      const subscriptions = new Map<string, StoredWebhook[]>();
+      const subscriptions = new Map<string, { webhook: StoredWebhook; principal: Principal | null }[]>();
       const deliveries: Delivery[] = [];
       for (const event of events) {
         let active = subscriptions.get(event.organizationId);
         if (!active) {
-          active = await tx.webhooks.active(event.organizationId);
+          // Each subscription's principal now, so filters see only what it may read.
+          active = [];
+          for (const webhook of await tx.webhooks.active(event.organizationId)) {
+            const principal = deliveryPrincipal(webhook, await holdersOf(tx, webhook), now);
+            active.push({ webhook, principal: isBlocked(principal) ? null : principal });
+          }
           subscriptions.set(event.organizationId, active);
         }
-        for (const webhook of active.filter((w) => wants(w, event))) {
+        for (const { webhook } of active.filter((s) => wants(s.webhook, event, eventData(event, s.principal)))) {
           deliveries.push({
             id: ids.next("dlv"),
             organizationId: event.organizationId,
@@ -103,23 +111,36 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
     return claimed.length;
   }
 
+  /** The owner and the key a subscription's grant names, as they are now. */
+  async function holdersOf(tx: UnitOfWork, webhook: StoredWebhook): Promise<GrantHolders> {
+    const owner = webhook.createdBy ? await tx.users.findById(webhook.organizationId, webhook.createdBy) : null;
+    const key = webhook.grant.keyId ? await tx.apiKeys.findById(webhook.organizationId, webhook.grant.keyId) : null;
+    return { owner, key };
+  }
+
   /** One attempt of one leased delivery: read, send, record. */
   async function attempt(delivery: Delivery): Promise<void> {
     const context = await storage.read(async (tx) => {
       const webhook = await tx.webhooks.findById(delivery.organizationId, delivery.webhookId);
       const event = await tx.events.findById(delivery.organizationId, delivery.eventId);
-      const owner = webhook?.createdBy ? await tx.users.findById(delivery.organizationId, webhook.createdBy) : null;
-      return { webhook, event, owner };
+      return { webhook, event, holders: webhook ? await holdersOf(tx, webhook) : null };
     });
-    const { webhook, event, owner } = context;
+    const { webhook, event, holders } = context;
     const requestedAt = clock.now();
-    if (!webhook || !event || webhook.status !== "active" || !owner || owner.status !== "active") {
-      // The subscription was deleted or disabled meanwhile, or its owner was (like their keys,
-      // their subscriptions stop at once): nothing to send, nothing to retry.
+    // The subscription was deleted or disabled meanwhile: nothing to send, nothing to retry.
+    if (!webhook || !event || !holders || webhook.status !== "active") {
       await finish(delivery, { kind: "failed" }, requestedAt, null);
       return;
     }
-    const body = JSON.stringify(payloadFor(event, owner.tlpClearance));
+    // TLP and scopes are checked again at send time, as the grant resolves now (core/webhooks/grant.ts).
+    const principal = deliveryPrincipal(webhook, holders, requestedAt);
+    if (isBlocked(principal)) {
+      // Like their keys, the subscriptions of an inactive owner or a suspended key stop at once;
+      // one whose key is gone for good is disabled, saying why.
+      await finish(delivery, { kind: "failed" }, requestedAt, null, principal.kind === "gone" ? { webhook, reason: principal.reason } : undefined);
+      return;
+    }
+    const body = JSON.stringify(deliveryBody(event, principal));
     const secrets = [webhook.secret, ...(webhook.previousSecret && webhook.previousSecretExpiresAt && Date.parse(webhook.previousSecretExpiresAt) > requestedAt.getTime() ? [webhook.previousSecret] : [])];
     let headers: Record<string, string>;
     try {
@@ -163,7 +184,7 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
       errorClass,
       nextAttemptAt: outcome.kind === "retry" ? new Date(after.getTime() + outcome.delayMs).toISOString() : null,
     };
-    await finish(delivery, outcome, after, record, webhook);
+    await finish(delivery, outcome, after, record, outcome.kind === "gone" ? { webhook, reason: "The receiver answered 410 Gone" } : undefined);
   }
 
   /**
@@ -171,7 +192,7 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
    * passing database error (the delivery would be sent again): the write is retried with p-retry.
    * A delivery deleted meanwhile (its subscription was) has nothing left to record.
    */
-  async function finish(delivery: Delivery, outcome: AttemptOutcome, now: Date, record: DeliveryAttempt | null, webhook?: StoredWebhook): Promise<void> {
+  async function finish(delivery: Delivery, outcome: AttemptOutcome, now: Date, record: DeliveryAttempt | null, disabling?: { webhook: StoredWebhook; reason: string }): Promise<void> {
     const write = () =>
       storage.transaction(async (tx) => {
         const current = await tx.deliveries.findById(delivery.organizationId, delivery.id);
@@ -189,7 +210,7 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
           updatedAt: now.toISOString(),
           completedAt: done ? now.toISOString() : null,
         });
-        if (outcome.kind === "gone" && webhook) await disable(tx, webhook, now, "The receiver answered 410 Gone");
+        if (disabling) await disable(tx, disabling.webhook, now, disabling.reason);
       });
     await pRetry(write, { retries: recordRetries, minTimeout: 50, factor: 2, randomize: true });
   }
@@ -220,27 +241,13 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;
 
-/** Whether a subscription receives an event: its events list, then its filters on the record. */
-function wants(webhook: StoredWebhook, event: DomainEvent): boolean {
-  if (event.name === testEvent) return event.payload.webhookId === webhook.id;
-  return subscribedTo(webhook.events, event.name) && matchesFilters(webhook.filters, event.payload);
-}
-
 /**
- * The delivered body (Standard Webhooks' `{ type, timestamp, data }`). TLP is checked again at
- * send time against the subscription owner's clearance now: a record above it is announced
- * without its content (id, type and TLP only), so a subscription never leaks what its owner
- * could not read.
+ * Whether a subscription receives an event: its events list, then its filters on the record as
+ * the subscription may see it (`view`, core/webhooks/event-view.ts).
  */
-function payloadFor(event: DomainEvent, clearance: number): Record<string, unknown> {
-  const visible = event.tlp === null || withinClearance(event.tlp, clearance);
-  return {
-    type: event.name,
-    timestamp: event.occurredAt,
-    eventId: event.id,
-    ...(event.bulkRequestId ? { bulkRequestId: event.bulkRequestId } : {}),
-    data: visible ? event.payload : { id: event.resourceId, resourceType: event.resourceType, tlp: event.tlp, redacted: true },
-  };
+function wants(webhook: StoredWebhook, event: DomainEvent, view: Record<string, unknown>): boolean {
+  if (event.name === testEvent) return event.payload.webhookId === webhook.id;
+  return subscribedTo(webhook.events, event.name) && matchesFilters(webhook.filters, view);
 }
 
 function authHeaders(webhook: StoredWebhook, unseal: Unseal): Record<string, string> {

@@ -9,6 +9,7 @@ import { parse } from "../validation.js";
 import type { DeliveryView } from "./api-schema.js";
 import { deliveryListQuerySchema, webhookListQuerySchema } from "./api-schema.js";
 import { webhookCreateSchema, webhookUpdateSchema } from "./schema.js";
+import { deliveryPrincipal, grantOf, isBlocked, requireHoldsGrant } from "./grant.js";
 import { createSealer } from "./seal.js";
 import { generateWebhookSecret } from "./signature.js";
 import { checkWebhookUrl, parseWebhookAllowlist } from "./ssrf.js";
@@ -63,6 +64,15 @@ export function createWebhookService(deps: CaseKitDeps): WebhookService {
     return webhook;
   }
 
+  /** A subscription whose key is gone for good cannot come back: it would deliver nothing. */
+  async function requireGrantAlive(tx: UnitOfWork, webhook: StoredWebhook, now: Date): Promise<void> {
+    if (webhook.grant.keyId === null) return;
+    const key = await tx.apiKeys.findById(webhook.organizationId, webhook.grant.keyId);
+    const owner = webhook.createdBy ? await tx.users.findById(webhook.organizationId, webhook.createdBy) : null;
+    const verdict = deliveryPrincipal(webhook, { owner, key }, now);
+    if (isBlocked(verdict) && verdict.kind === "gone") throw new CaseKitError("conflict", `${verdict.reason}: create a new subscription instead`);
+  }
+
   function requireActive(webhook: StoredWebhook): void {
     if (webhook.status !== "active") throw new CaseKitError("conflict", "The webhook is disabled: enable it (PATCH status \"active\") first");
   }
@@ -111,8 +121,9 @@ export function createWebhookService(deps: CaseKitDeps): WebhookService {
         previousSecretExpiresAt: null,
         createdAt: at,
         updatedAt: at,
-        // The owner: deliveries carry only what this user may see.
+        // The owner, and what the creator holds: deliveries never carry more (core/webhooks/grant.ts).
         createdBy: principal.userId,
+        grant: grantOf(principal),
       };
       await storage.transaction(async (tx) => {
         await tx.webhooks.insert(stored);
@@ -141,6 +152,10 @@ export function createWebhookService(deps: CaseKitDeps): WebhookService {
       return storage.transaction(async (tx) => {
         const before = await load(tx, principal, id);
         const { authConfig, status, events, ...fields } = patch;
+        // Turning a subscription off only stops data; anything else needs at least its grant.
+        const onlyDisables = status === "disabled" && Object.keys(patch).length === 1;
+        if (!onlyDisables) requireHoldsGrant(principal, before);
+        if (status === "active" && before.status !== "active") await requireGrantAlive(tx, before, now);
         const authType = patch.authType ?? before.authType;
         const after: StoredWebhook = {
           ...before,
@@ -179,6 +194,8 @@ export function createWebhookService(deps: CaseKitDeps): WebhookService {
       const now = clock.now();
       return storage.transaction(async (tx) => {
         const before = await load(tx, principal, id);
+        // The secret signs what the subscription delivers: it is for those who hold its grant.
+        requireHoldsGrant(principal, before);
         const after: StoredWebhook = {
           ...before,
           secret: sealer.seal(secret),

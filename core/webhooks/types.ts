@@ -1,3 +1,4 @@
+import type { Scope } from "../access/scopes.js";
 import type { WebhookFilters } from "./filters.js";
 import type { webhookAuthTypes, webhookMethods, webhookStatuses } from "./schema.js";
 
@@ -38,6 +39,18 @@ export interface StoredWebhook {
   updatedAt: string;
   /** The owner: deliveries carry only what this user may see (TLP re-checked at send time). */
   createdBy: string | null;
+  /**
+   * What the principal that created the subscription held then; deliveries never carry more, and
+   * only someone who holds at least this may redirect the subscription (core/webhooks/grant.ts).
+   */
+  grant: WebhookGrant;
+}
+
+export interface WebhookGrant {
+  /** The key that created the subscription; null when a session or the host's identity did. */
+  keyId: string | null;
+  tlpClearance: number;
+  scopes: Scope[];
 }
 
 export const deliveryStatuses = ["pending", "delivered", "failed"] as const;

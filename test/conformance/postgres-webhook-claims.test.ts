@@ -52,6 +52,7 @@ describe.skipIf(!run)("webhook claims from two PostgreSQL hosts", () => {
       createdAt: f.at(),
       updatedAt: f.at(),
       createdBy: null,
+      grant: { keyId: null, tlpClearance: 4, scopes: [] },
     };
     await hosts[0]!.transaction(async (tx) => {
       await tx.organizations.insert(org);

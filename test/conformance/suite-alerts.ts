@@ -100,7 +100,7 @@ export function describeAlerts(ctx: SuiteContext): void {
         const error = await tx.alerts.insert(alertRecord(f, org.id, { sourceRef: "ref-1" })).catch((e: unknown) => e);
         expect(isCaseKitError(error) && error.code).toBe("conflict");
         await tx.alerts.insert(other);
-        return tx.alerts.findBySourceRef(org.id, "siem", "ref-1");
+        return tx.alerts.findBySourceRef(org.id, "siem", "ref-1", 4);
       });
       expect(winner).toStrictEqual(first);
       expect(await find(org.id, other.id)).toStrictEqual(other);
@@ -116,16 +116,37 @@ export function describeAlerts(ctx: SuiteContext): void {
       await expectConflict(ctx.storage().transaction((tx) => tx.alerts.insert({ ...alertRecord(f, org.id), id: first.id })));
     });
 
+    it("a reference has one live alert per TLP: findBySourceRef answers the highest at or below maxTlp, never one above", async () => {
+      const f = ctx.fixtures();
+      const green = alertRecord(f, org.id, { sourceRef: "ref-t", tlp: 1 });
+      const red = alertRecord(f, org.id, { sourceRef: "ref-t", tlp: 4 });
+      await insertAll([green, red]);
+      const bySourceRef = (maxTlp: number) => ctx.storage().read((tx) => tx.alerts.findBySourceRef(org.id, "siem", "ref-t", maxTlp));
+      expect(await bySourceRef(4)).toStrictEqual(red);
+      expect(await bySourceRef(3)).toStrictEqual(green);
+      expect(await bySourceRef(1)).toStrictEqual(green);
+      expect(await bySourceRef(0)).toBeNull();
+      await expectConflict(ctx.storage().transaction((tx) => tx.alerts.insert(alertRecord(f, org.id, { sourceRef: "ref-t", tlp: 4 }))));
+      // Raising the GREEN one to RED would make a second live RED alert of the reference; the unit stays usable.
+      const outcome = await ctx.storage().transaction(async (tx) => {
+        const error = await tx.alerts.update({ ...green, tlp: 4 }).catch((e: unknown) => e);
+        expect(isCaseKitError(error) && error.code).toBe("conflict");
+        return tx.alerts.update({ ...green, tlp: 2 });
+      });
+      expect(outcome).toBe(true);
+      expect((await bySourceRef(3))!.tlp).toBe(2);
+    });
+
     it("a deleted alert frees its reference; restoring it while a newer one holds it is a conflict that leaves the unit usable", async () => {
       const f = ctx.fixtures();
       const old = alertRecord(f, org.id, { sourceRef: "ref-1" });
       await insertAll([old]);
       const deleted = { ...old, deletedAt: f.at(), deletedBy: "user_x" };
       await ctx.storage().transaction((tx) => tx.alerts.update(deleted));
-      expect(await ctx.storage().read((tx) => tx.alerts.findBySourceRef(org.id, "siem", "ref-1"))).toBeNull();
+      expect(await ctx.storage().read((tx) => tx.alerts.findBySourceRef(org.id, "siem", "ref-1", 4))).toBeNull();
       const fresh = alertRecord(f, org.id, { sourceRef: "ref-1" });
       await insertAll([fresh]);
-      expect(await ctx.storage().read((tx) => tx.alerts.findBySourceRef(org.id, "siem", "ref-1"))).toStrictEqual(fresh);
+      expect(await ctx.storage().read((tx) => tx.alerts.findBySourceRef(org.id, "siem", "ref-1", 4))).toStrictEqual(fresh);
 
       const outcome = await ctx.storage().transaction(async (tx) => {
         const error = await tx.alerts.update({ ...deleted, deletedAt: null, deletedBy: null }).catch((e: unknown) => e);
@@ -150,7 +171,7 @@ export function describeAlerts(ctx: SuiteContext): void {
                 throw e;
               },
             );
-            return { lost, live: (await tx.alerts.findBySourceRef(org.id, "siem", "race"))?.id };
+            return { lost, live: (await tx.alerts.findBySourceRef(org.id, "siem", "race", 4))?.id };
           }),
         ),
       );

@@ -121,7 +121,7 @@ export function describeObservables(ctx: SuiteContext): void {
         const error = await tx.observables.insert(observableRecord(f, org.id, { caseId: parentCase.id })).catch((e: unknown) => e);
         expect(isCaseKitError(error) && error.code).toBe("conflict");
         await tx.observables.insert(other);
-        return tx.observables.findByValue(org.id, { kind: "case", id: parentCase.id }, "ip", "192.0.2.1");
+        return tx.observables.findByValue(org.id, { kind: "case", id: parentCase.id }, "ip", "192.0.2.1", 4);
       });
       expect(winner).toStrictEqual(first);
       expect(await find(org.id, other.id)).toStrictEqual(other);
@@ -140,7 +140,7 @@ export function describeObservables(ctx: SuiteContext): void {
                 throw e;
               },
             );
-            const live = await tx.observables.findByValue(org.id, { kind: "case", id: parentCase.id }, "ip", "203.0.113.50");
+            const live = await tx.observables.findByValue(org.id, { kind: "case", id: parentCase.id }, "ip", "203.0.113.50", 4);
             return { lost, id: record.id, live: live?.id };
           }),
         ),
@@ -176,7 +176,28 @@ export function describeObservables(ctx: SuiteContext): void {
       await ctx.storage().transaction((tx) => tx.observables.update({ ...first, deletedAt: f.at(), deletedBy: "user_x" }));
       const again = observableRecord(f, org.id, { caseId: parentCase.id });
       await ctx.storage().transaction((tx) => tx.observables.insert(again));
-      expect(await ctx.storage().read((tx) => tx.observables.findByValue(org.id, { kind: "case", id: parentCase.id }, "ip", "192.0.2.1"))).toStrictEqual(again);
+      expect(await ctx.storage().read((tx) => tx.observables.findByValue(org.id, { kind: "case", id: parentCase.id }, "ip", "192.0.2.1", 4))).toStrictEqual(again);
+    });
+
+    it("one live record per value and TLP: findByValue answers the highest TLP at or below maxTlp, never one above", async () => {
+      const f = ctx.fixtures();
+      const green = observableRecord(f, org.id, { caseId: parentCase.id, tlp: 1 });
+      const red = observableRecord(f, org.id, { caseId: parentCase.id, tlp: 4 });
+      const onAlert = observableRecord(f, org.id, { alertId: await insertAlert(ctx, org.id), tlp: 4 });
+      await ctx.storage().transaction(async (tx) => {
+        for (const r of [green, red, onAlert]) await tx.observables.insert(r);
+      });
+      const byValue = (parent: { kind: "case" | "alert"; id: string }, maxTlp: number) =>
+        ctx.storage().read((tx) => tx.observables.findByValue(org.id, parent, "ip", "192.0.2.1", maxTlp));
+      expect(await byValue({ kind: "case", id: parentCase.id }, 4)).toStrictEqual(red);
+      expect(await byValue({ kind: "case", id: parentCase.id }, 3)).toStrictEqual(green);
+      expect(await byValue({ kind: "case", id: parentCase.id }, 1)).toStrictEqual(green);
+      expect(await byValue({ kind: "case", id: parentCase.id }, 0)).toBeNull();
+      expect(await byValue({ kind: "alert", id: onAlert.alertId! }, 3)).toBeNull();
+      expect(await byValue({ kind: "alert", id: onAlert.alertId! }, 4)).toStrictEqual(onAlert);
+      // The same TLP still clashes, for a case and for an alert.
+      await expectConflict(ctx.storage().transaction((tx) => tx.observables.insert(observableRecord(f, org.id, { caseId: parentCase.id, tlp: 1 }))));
+      await expectConflict(ctx.storage().transaction((tx) => tx.observables.insert(observableRecord(f, org.id, { alertId: onAlert.alertId!, tlp: 4 }))));
     });
 
     it("a taken id is a conflict", async () => {
@@ -191,13 +212,13 @@ export function describeObservables(ctx: SuiteContext): void {
       const record = observableRecord(f, org.id, { caseId: parentCase.id, dataType: "domain", data: "evil.test" });
       await ctx.storage().transaction((tx) => tx.observables.insert(record));
       const byValue = (organizationId: string, caseId: string, dataType: string, data: string) =>
-        ctx.storage().read((tx) => tx.observables.findByValue(organizationId, { kind: "case", id: caseId }, dataType, data));
+        ctx.storage().read((tx) => tx.observables.findByValue(organizationId, { kind: "case", id: caseId }, dataType, data, 4));
       expect(await byValue(org.id, parentCase.id, "domain", "evil.test")).toStrictEqual(record);
       expect(await byValue(org.id, parentCase.id, "domain", "EVIL.test")).toBeNull();
       expect(await byValue(org.id, parentCase.id, "fqdn", "evil.test")).toBeNull();
       const { org: other } = await ctx.seedOrganization();
       expect(await byValue(other.id, parentCase.id, "domain", "evil.test")).toBeNull();
-      expect(await ctx.storage().read((tx) => tx.observables.findByValue(org.id, { kind: "alert", id: parentCase.id }, "domain", "evil.test"))).toBeNull();
+      expect(await ctx.storage().read((tx) => tx.observables.findByValue(org.id, { kind: "alert", id: parentCase.id }, "domain", "evil.test", 4))).toBeNull();
     });
 
     it("update writes the mutable fields only, and is false for another organization, an unknown or a deleted record", async () => {

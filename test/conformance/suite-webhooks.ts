@@ -32,6 +32,7 @@ function webhookOf(f: Fixtures, organizationId: string, overrides: Partial<Store
     createdAt: f.at(),
     updatedAt: f.at(),
     createdBy: null,
+    grant: { keyId: null, tlpClearance: 2, scopes: ["cases:read", "webhooks:read"] },
     ...overrides,
   };
 }
@@ -126,6 +127,7 @@ export function describeWebhooks(ctx: SuiteContext): void {
           previousSecret: "v1.sealed-previous",
           previousSecretExpiresAt: "2026-02-02T09:30:00.000Z",
           createdBy: user.id,
+          grant: { keyId: ctx.fixtures().ids.next("key"), tlpClearance: 1, scopes: ["alerts:read", "tasks:read"] },
         });
         const bare = webhookOf(ctx.fixtures(), org.id);
         await ctx.storage().transaction(async (tx) => {

@@ -270,9 +270,15 @@ describe("alerts", () => {
       expect((await failure(t.kit.alerts.delete(green, red.id))).code).toBe("tlp_restricted");
       expect((await t.kit.alerts.list(green, {})).data.map((a) => a.id)).toEqual([low.id]);
       expect((await t.kit.alerts.list(t.admin, {})).data.map((a) => a.id)).toEqual([red.id, low.id]);
-      // A repeated report of an alert above the caller's clearance is refused too, and changes nothing.
-      expect((await failure(t.kit.alerts.create(green, { ...report, sourceRef: "red-1", tlp: 1 }))).code).toBe("tlp_restricted");
+      // A report of a reference whose alert is above the caller's clearance answers as for a new
+      // reference: an alert of the caller's own (a 403 here would tell the RED one exists); the
+      // RED alert is left as it was.
+      const separate = await t.kit.alerts.create(green, { ...report, sourceRef: "red-1", tlp: 1 });
+      expect(separate).toMatchObject({ deduplicated: false, occurrences: 1, tlp: 1, sourceRef: "red-1" });
+      expect(separate.id).not.toBe(red.id);
       expect((await stored(red.id))!.occurrences).toBe(1);
+      // Reports at the caller's level fold into their own alert from then on.
+      expect(await t.kit.alerts.create(green, { ...report, sourceRef: "red-1", tlp: 1 })).toMatchObject({ id: separate.id, deduplicated: true, occurrences: 2 });
     });
 
     it("refuses to raise a marking above the caller's clearance", async () => {

@@ -264,15 +264,22 @@ describe("observable service", () => {
     expect((await t.kit.observables.get(admin, winner.id)).sighted).toBe(true);
   });
 
-  it("TLP: nobody creates above their clearance, on or under a parent above it, or merges into a record above it", async () => {
+  it("TLP: nobody creates above their clearance or on a parent above it, and a value held above it is added beside, never merged into", async () => {
     const amber = principalFor(admin, { tlpClearance: 2 });
     expect((await failure(t.kit.observables.create(amber, onCase(), { dataType: "ip", data: "192.0.2.1" }))).code).toBe("tlp_restricted");
     const low = (await t.kit.cases.create(admin, { title: "Low", severity: 1, tlp: 1 })).id;
     expect((await failure(t.kit.observables.create(amber, onCase(low), { dataType: "ip", data: "192.0.2.1", tlp: 3 }))).code).toBe("tlp_restricted");
-    await t.kit.observables.create(admin, onCase(low), { dataType: "ip", data: "192.0.2.9", tlp: 4 });
-    expect((await failure(t.kit.observables.create(amber, onCase(low), { dataType: "ip", data: "192.0.2.9" }))).code).toBe("tlp_restricted");
+    const hidden = await t.kit.observables.create(admin, onCase(low), { dataType: "ip", data: "192.0.2.9", tlp: 4, message: "RED note" });
+    // The RED record of the value does not answer for it: the caller gets a record of their own,
+    // exactly as for a value the case never had (a 403 here would tell the RED one exists).
+    const beside = await t.kit.observables.create(amber, onCase(low), { dataType: "ip", data: "192.0.2.9" });
+    expect(beside).toMatchObject({ deduplicated: false, tlp: 1, message: null });
+    expect(beside.id).not.toBe(hidden.id);
+    expect(await t.kit.observables.get(admin, hidden.id)).toMatchObject({ tlp: 4, message: "RED note" });
+    // A second report at the caller's level merges into their own record.
+    expect(await t.kit.observables.create(amber, onCase(low), { dataType: "ip", data: "192.0.2.9", ioc: true })).toMatchObject({ id: beside.id, deduplicated: true, ioc: true });
     const denied = (await t.kit.storage.read((tx) => tx.tlpAudit.list(t.organizationId, { outcome: "denied" }, { limit: 10 }))).map((e) => [e.resourceType, e.action]);
-    expect(denied).toEqual([["observable", "edit"], ["case", "edit"]]);
+    expect(denied).toEqual([["case", "edit"]]);
     // What the principal may see it can add.
     expect((await t.kit.observables.create(amber, onCase(low), { dataType: "ip", data: "192.0.2.1" })).tlp).toBe(1);
   });
@@ -418,13 +425,15 @@ describe("observable service", () => {
       t.clock.advance(5000);
 
       const result = await t.kit.storage.transaction((tx) => copyObservablesToCase(t.kit.deps, tx, amber, alertId, caseId, t.clock.now(), { bulkRequestId: "bulk_01kaaaaaaaaaaaaaaaaaaaaaaa" }));
-      expect(result.created).toEqual([]);
+      // The case's RED record of the hash is above the caller: the copy goes beside it, unmerged.
+      expect(result.created.map((o) => [o.dataType, o.tlp])).toEqual([["hash", 2]]);
       expect(result.merged.map((o) => [o.id, o.ioc, o.tags])).toEqual([[existing.id, true, [{ name: "c2" }]]]);
       expect(result.unchanged.map((o) => o.id)).toEqual([same.id]);
-      expect(result.skipped).toEqual([{ id: onAlert[2]!.id, code: "tlp_restricted" }]);
+      expect(result.skipped).toEqual([]);
       expect((await t.kit.observables.get(admin, hidden.id)).tlp).toBe(4);
-      const [merge] = await events();
-      expect(merge).toMatchObject({ name: "observable.updated", resourceId: existing.id, bulkRequestId: "bulk_01kaaaaaaaaaaaaaaaaaaaaaaa" });
+      expect(await events()).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: "observable.updated", resourceId: existing.id, bulkRequestId: "bulk_01kaaaaaaaaaaaaaaaaaaaaaaa" })]),
+      );
 
       // Into a fresh case everything live is created, the alert's own rows untouched.
       const fresh = (await t.kit.cases.create(admin, { title: "Fresh", severity: 2 })).id;
@@ -436,6 +445,23 @@ describe("observable service", () => {
       ]);
       expect(copied.created[0]).toMatchObject({ ioc: true, tags: [{ name: "c2" }], tlp: 2 });
       expect(await t.kit.storage.read((tx) => tx.observables.listByAlert(t.organizationId, alertId))).toEqual(onAlert.slice(0, 3));
+    });
+
+    it("leaves on the alert, unmentioned, what the principal may not read", async () => {
+      const alertId = t.addAlert(t.organizationId);
+      const at = t.clock.now().toISOString();
+      const base = { organizationId: t.organizationId, caseId: null, alertId, pap: 2, ioc: false, sighted: false, tags: [], message: null, createdAt: at, updatedAt: at, createdBy: null, deletedAt: null, deletedBy: null };
+      const green = { ...base, id: t.kit.deps.ids.next("obs"), dataType: "ip", data: "192.0.2.5", tlp: 1 };
+      const red = { ...base, id: t.kit.deps.ids.next("obs"), dataType: "ip", data: "192.0.2.6", tlp: 4 };
+      await t.kit.storage.transaction(async (tx) => {
+        for (const o of [green, red]) await tx.observables.insert(o);
+      });
+      const amber = principalFor(admin, { tlpClearance: 3 });
+      const result = await t.kit.storage.transaction((tx) => copyObservablesToCase(t.kit.deps, tx, amber, alertId, caseId, t.clock.now()));
+      expect(result.created.map((o) => o.data)).toEqual(["192.0.2.5"]);
+      expect(JSON.stringify(result)).not.toContain(red.id);
+      expect(JSON.stringify(result)).not.toContain("192.0.2.6");
+      expect((await t.kit.observables.list(admin, { data: "192.0.2.6" })).data.map((o) => o.id)).toEqual([red.id]);
     });
   });
 });
