@@ -1,0 +1,158 @@
+/**
+ * The migration that gives webhook subscriptions a grant (SQLite 0005, PostgreSQL 0006), on a
+ * database that already holds subscriptions: each gets the key the audit trail names as its
+ * creator, the lower of that key's and the owner's clearance, and that key's scopes; without a key
+ * on record, the owner's clearance and every scope; without an owner, clearance 0. The database is
+ * first migrated with a copy of the shipped migrations that stops before this one, and the old
+ * rows are written with the columns of that time. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped
+ * with a printed reason outside CI when no server answers (as postgres.test.ts).
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Storage, StoredWebhook } from "../../core/index.js";
+import { allScopes } from "../../core/index.js";
+import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
+import { webhookToRow } from "../../adapters/shared/webhook-rows.js";
+import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { createFixtures } from "./fixtures.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "casekit-grant-migration-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A copy of the shipped migrations of `dialect` without `tag` and what follows it. */
+function migrationsBefore(dialect: "sqlite" | "postgres", folder: string, tag: string): string {
+  const copy = join(scratch, `${dialect}-before-${tag}`);
+  cpSync(folder, copy, { recursive: true });
+  const journalFile = join(copy, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
+  const at = journal.entries.findIndex((e) => e.tag === tag);
+  expect(at, `${tag} is in the ${dialect} journal`).toBeGreaterThan(0);
+  writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
+  return copy;
+}
+
+type OldRow = Record<string, unknown>;
+
+/**
+ * An organization with an owner (clearance 3) and a key of theirs (clearance 1, two scopes), and
+ * three subscriptions: one the trail says the key created, one created without a key (a session),
+ * one whose owner is unknown. Returns the old-shaped rows to write and the grants expected.
+ */
+async function seed(storage: Storage): Promise<{ rows: OldRow[]; expected: Map<string, StoredWebhook["grant"]> }> {
+  const f = createFixtures();
+  const org = f.organization();
+  const owner = f.user(org.id, { role: "admin", tlpClearance: 3 });
+  const key = f.apiKey(owner, { tlpClearance: 1, scopes: ["cases:read", "webhooks:write"] });
+  const webhook = (createdBy: string | null): StoredWebhook => ({
+    id: f.ids.next("whk"),
+    organizationId: org.id,
+    name: "old",
+    url: "https://hooks.example.com/old",
+    events: ["*"],
+    description: null,
+    method: "POST",
+    authType: "none",
+    authConfig: {},
+    headers: {},
+    filters: {},
+    retryDelayMs: 1000,
+    timeoutMs: 30_000,
+    maxRetries: 3,
+    tags: [],
+    environment: "production",
+    status: "active",
+    disabledReason: null,
+    secret: "v1.sealed",
+    secretStart: "whsec_old0",
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    createdAt: f.at(),
+    updatedAt: f.at(),
+    createdBy,
+    grant: { keyId: null, tlpClearance: 0, scopes: [] },
+  });
+  const byKey = webhook(owner.id);
+  const bySession = webhook(owner.id);
+  const ownerless = webhook(null);
+  await storage.transaction(async (tx) => {
+    await tx.organizations.insert(org);
+    await tx.users.insert(owner);
+    await tx.apiKeys.insert(key);
+    await tx.audit.append(f.auditEntry(org.id, { action: "webhook.created", resourceType: "webhook", resourceId: byKey.id, actorUserId: owner.id, actorKeyId: key.id }));
+    await tx.audit.append(f.auditEntry(org.id, { action: "webhook.created", resourceType: "webhook", resourceId: bySession.id, actorUserId: owner.id, actorKeyId: null }));
+  });
+  const rows = [byKey, bySession, ownerless].map((w) => {
+    const { grant_key_id: _k, grant_tlp_clearance: _c, grant_scopes: _s, ...old } = webhookToRow(w);
+    return old as OldRow;
+  });
+  return {
+    rows,
+    expected: new Map([
+      [byKey.id, { keyId: key.id, tlpClearance: 1, scopes: ["cases:read", "webhooks:write"] }],
+      [bySession.id, { keyId: null, tlpClearance: 3, scopes: [...allScopes] }],
+      [ownerless.id, { keyId: null, tlpClearance: 0, scopes: [...allScopes] }],
+    ]),
+  };
+}
+
+async function expectGrants(storage: Storage, organizationId: string, expected: Map<string, StoredWebhook["grant"]>): Promise<void> {
+  for (const [id, grant] of expected) {
+    const found = await storage.read((tx) => tx.webhooks.findById(organizationId, id));
+    expect(found?.grant, id).toEqual(grant);
+  }
+}
+
+describe("webhook grant migration: sqlite", () => {
+  it("backfills every existing subscription's grant from the audit trail, the key and the owner", async () => {
+    const path = join(scratch, "before.sqlite");
+    const before = createSqliteStorage({ path, migrationsFolder: migrationsBefore("sqlite", sqliteMigrations("sqlite"), "0005_subscription_grants") });
+    await before.migrate();
+    const { rows, expected } = await seed(before);
+    await before.close();
+    const db = new Database(path);
+    for (const row of rows) {
+      const columns = Object.keys(row);
+      db.prepare(`INSERT INTO webhooks (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`).run(row);
+    }
+    db.close();
+
+    const after = createSqliteStorage({ path });
+    try {
+      await after.migrate();
+      await expectGrants(after, String(rows[0]!.organization_id), expected);
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+const run = await postgresShouldRun("webhook grant migration");
+
+describe.skipIf(!run)("webhook grant migration: postgres", () => {
+  it("backfills every existing subscription's grant from the audit trail, the key and the owner", async () => {
+    const schema = freshSchemaName("casekit_grantmig");
+    const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
+    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: migrationsBefore("postgres", postgresMigrations("postgres"), "0006_subscription_grants") });
+    const after = createPostgresStorage({ connectionString: postgresUrl, schema });
+    try {
+      await before.migrate();
+      const { rows, expected } = await seed(before);
+      for (const row of rows) {
+        const columns = Object.keys(row);
+        await admin.query(`INSERT INTO "${schema}".webhooks (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`, Object.values(row));
+      }
+      await after.migrate();
+      await expectGrants(after, String(rows[0]!.organization_id), expected);
+    } finally {
+      await before.close();
+      await after.close();
+      await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
+      await admin.end();
+    }
+  }, 60_000);
+});
