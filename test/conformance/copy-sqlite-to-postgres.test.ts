@@ -164,6 +164,8 @@ async function serviceView(kit: CaseKit, apiKey: string, tlpFirst: boolean) {
     keys: await kit.keys.list(owner, {}),
     teams: await kit.teams.list(owner, {}),
     webhooks: await kit.webhooks.list(owner, {}),
+    // As stored: the grant each subscription delivers with travels too.
+    grants: (await kit.storage.read((tx) => tx.webhooks.list(owner.organizationId, { limit: 500 }))).map((w) => [w.id, w.grant]),
     deliveries: await Promise.all((await kit.webhooks.list(owner, {})).data.map((w) => kit.webhooks.listDeliveries(owner, w.id, {}))),
   };
   return { records, tlp: before ?? (await tlp()) };
