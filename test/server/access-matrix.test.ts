@@ -10,7 +10,10 @@
  * - tenant (404 `not_found`): another organization's key on a real record of the first one answers
  *   exactly what an id that never existed answers;
  * - TLP (403 `tlp_restricted`): a clearance-1 key on the case routes for a case above it, which the
- *   list leaves out.
+ *   list leaves out; and on every route of every TLP-marked resource (cases, alerts, tasks,
+ *   observables, comments, bulk, metrics, the TLP audit log), each classified from the route table,
+ *   against records above the key by their own marking and by inheritance (a TLP:CLEAR child of a
+ *   TLP:RED case or alert).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { allScopes, generateKeySecret } from "../../core/index.js";
@@ -85,7 +88,10 @@ const isResource = (name: string): name is Resource => Object.hasOwn(resources, 
 /** An id of the right shape that no record ever had. */
 const neverExisting = (resource: Resource): string => `${resources[resource]}_01kaaaaaaaaaaaaaaaaaaaaaaa`;
 
-const pathOf = (route: ApiRoute, id = "id_00000000000000000000000000"): string => apiBasePath + route.path.replace(/:id\b/g, id);
+/** Parent ids in a path (`:caseId` …) get a well-formed id that never existed, so the host's id check passes them. */
+const parentPrefixes: Readonly<Record<string, string>> = { caseId: "case", alertId: "alert", taskId: "task", deliveryId: "dlv" };
+const pathOf = (route: ApiRoute, id = "id_00000000000000000000000000"): string =>
+  apiBasePath + route.path.replace(/:id\b/g, id).replace(/:(\w+Id)\b/g, (_match, name: string) => `${parentPrefixes[name] ?? name}_01kaaaaaaaaaaaaaaaaaaaaaaa`);
 
 function bodyOf(route: ApiRoute): unknown {
   if (!route.body) return undefined;
@@ -449,4 +455,286 @@ describe("TLP on the case routes, with a clearance-1 key", () => {
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toEqual({ data: [], nextCursor: null });
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// TLP on every route of a TLP-marked resource, own and inherited marking. Each route is put in a
+// class from its path alone; a route in no class and not named below fails the coverage test.
+// ---------------------------------------------------------------------------------------------
+
+/** Routes that show or change no TLP-marked record (the README's access notes say why for each). */
+const routesWithoutTlpRecords = [
+  "POST /api-keys", "GET /api-keys", "GET /api-keys/{id}", "DELETE /api-keys/{id}", "POST /api-keys/{id}/suspend", "POST /api-keys/{id}/resume", "POST /api-keys/{id}/revoke",
+  "GET /users", "POST /users", "GET /users/{id}", "PATCH /users/{id}",
+  "POST /teams", "GET /teams", "GET /teams/{id}", "PATCH /teams/{id}",
+  "POST /webhooks", "GET /webhooks", "GET /webhooks/{id}", "PATCH /webhooks/{id}", "DELETE /webhooks/{id}", "POST /webhooks/{id}/rotate-secret", "POST /webhooks/{id}/test", "GET /webhooks/{id}/deliveries", "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver",
+  "GET /organization", "PATCH /organization/policy", "GET /tlp/constants", "GET /health",
+];
+
+type Kind = "case" | "alert" | "task" | "observable" | "comment";
+const kindOfSegment: Readonly<Record<string, Kind>> = { cases: "case", alerts: "alert", tasks: "task", observables: "observable", comments: "comment" };
+const kindOfParam: Readonly<Record<string, Kind>> = { caseId: "case", alertId: "alert", taskId: "task" };
+
+/** The TLP-marked record a route acts on, named in its path: `{id}` of a marked resource, or a parent's id. */
+function markedTarget(route: ApiRoute): { kind: Kind; param: string } | null {
+  const parent = /:(caseId|alertId|taskId)\b/.exec(route.path);
+  if (parent) return { kind: kindOfParam[parent[1]!]!, param: parent[1]! };
+  const kind = kindOfSegment[resourceOf(route)];
+  return kind && hasId(route) ? { kind, param: "id" } : null;
+}
+/** A list of marked records: GET of a marked collection, at the top or under a parent. */
+const listsMarked = (route: ApiRoute): Kind | null => (route.method === "GET" ? (kindOfSegment[route.path.split("/").at(-1)!] ?? null) : null);
+/** Creation without a parent in the path: the new record's own marking is the caller's to choose. */
+const createsMarked = (route: ApiRoute): Kind | null => (route.method === "POST" && route.path.split("/").length === 2 ? (kindOfSegment[resourceOf(route)] ?? null) : null);
+const isBulk = (route: ApiRoute) => route.path.startsWith("/bulk/");
+const isMetric = (route: ApiRoute) => route.path.startsWith("/metrics/");
+const isTlpLog = (route: ApiRoute) => route.path.startsWith("/tlp/audit-logs");
+
+/** Everything a cell works on, made fresh for each cell (controls change what they may). */
+async function seedTree(w: World) {
+  const { kit, admin } = w;
+  const n = Math.random().toString(36).slice(2, 8);
+  const secret = (what: string) => `SECRET ${what} ${n}`;
+  const greenCase = await kit.cases.create(admin, { title: `GREEN case ${n}`, severity: 2, tlp: 1 });
+  const redCase = await kit.cases.create(admin, { title: secret("case"), severity: 2, tlp: 4 });
+  const greenAlert = await kit.alerts.create(admin, { title: `GREEN alert ${n}`, source: `green-${n}`, sourceRef: `g-${n}`, severity: 2, tlp: 1 });
+  const redAlert = await kit.alerts.create(admin, { title: secret("alert"), source: `red-${n}`, sourceRef: `r-${n}`, severity: 2, tlp: 4 });
+  const greenTask = await kit.tasks.create(admin, greenCase.id, { title: `GREEN task ${n}`, tlp: 0 });
+  const redTask = await kit.tasks.create(admin, greenCase.id, { title: secret("task"), tlp: 4 });
+  const clearTaskOfRedCase = await kit.tasks.create(admin, redCase.id, { title: secret("inherited task"), tlp: 0 });
+  const obs = (parent: { kind: "case" | "alert"; id: string }, tlp: number, label: string) =>
+    kit.observables.create(admin, parent, { dataType: "domain", data: `${label}-${n}.example`, tlp, ...(label.startsWith("green") ? {} : { message: secret(label) }) });
+  const greenObservable = await obs({ kind: "case", id: greenCase.id }, 0, "green-obs");
+  const redObservable = await obs({ kind: "case", id: greenCase.id }, 4, "red-obs");
+  const clearObservableOfRedCase = await obs({ kind: "case", id: redCase.id }, 0, "inherited-case-obs");
+  const clearObservableOfRedAlert = await obs({ kind: "alert", id: redAlert.id }, 0, "inherited-alert-obs");
+  const greenAlertObservable = await obs({ kind: "alert", id: greenAlert.id }, 0, "green-alert-obs");
+  const redObservableOfGreenAlert = await obs({ kind: "alert", id: greenAlert.id }, 4, "red-alert-obs");
+  const comment = (kind: "case" | "alert" | "task", id: string, body: string) => kit.comments.create(admin, { kind, id }, { body });
+  const greenComments = [await comment("case", greenCase.id, "green"), await comment("alert", greenAlert.id, "green"), await comment("task", greenTask.id, "green")];
+  const commentOfRedCase = await comment("case", redCase.id, secret("comment"));
+  const commentOfRedAlert = await comment("alert", redAlert.id, secret("comment"));
+  const commentOfInheritedTask = await comment("task", clearTaskOfRedCase.id, secret("inherited comment"));
+  const commentOfRedTask = await comment("task", redTask.id, secret("comment"));
+
+  /** Above clearance 1, by their own marking ("own") or only through a parent ("inherited"). */
+  const above: Record<Kind, { variant: "own" | "inherited"; id: string }[]> = {
+    case: [{ variant: "own", id: redCase.id }],
+    alert: [{ variant: "own", id: redAlert.id }],
+    task: [{ variant: "own", id: redTask.id }, { variant: "inherited", id: clearTaskOfRedCase.id }],
+    observable: [
+      { variant: "own", id: redObservable.id },
+      { variant: "inherited", id: clearObservableOfRedCase.id },
+      { variant: "inherited", id: clearObservableOfRedAlert.id },
+    ],
+    comment: [
+      { variant: "inherited", id: commentOfRedCase.id },
+      { variant: "inherited", id: commentOfInheritedTask.id },
+    ],
+  };
+  const within: Record<Kind, string> = { case: greenCase.id, alert: greenAlert.id, task: greenTask.id, observable: greenObservable.id, comment: greenComments[0]!.id };
+  const hidden = new Set(
+    [redCase, redAlert, redTask, clearTaskOfRedCase, redObservable, clearObservableOfRedCase, clearObservableOfRedAlert, redObservableOfGreenAlert, commentOfRedCase, commentOfRedAlert, commentOfInheritedTask, commentOfRedTask].map((r) => r.id),
+  );
+  const visible: Record<Kind, string[]> = {
+    case: [greenCase.id],
+    alert: [greenAlert.id],
+    task: [greenTask.id],
+    observable: [greenObservable.id, greenAlertObservable.id],
+    comment: greenComments.map((c) => c.id),
+  };
+  /** What the admin sees of all of it: any change behind a refusal shows here. */
+  const snapshot = () =>
+    Promise.all([
+      kit.cases.list(admin, { limit: 500 }),
+      kit.alerts.list(admin, { limit: 500, includeDeleted: "true" }),
+      kit.tasks.list(admin, { limit: 500 }),
+      kit.observables.list(admin, { limit: 500 }),
+      ...[greenCase, redCase].map((c) => kit.comments.listOf(admin, { kind: "case", id: c.id }, {})),
+      ...[greenAlert, redAlert].map((a) => kit.comments.listOf(admin, { kind: "alert", id: a.id }, {})),
+      // A control may have deleted the GREEN task: its thread is then gone (null).
+      ...[greenTask, redTask, clearTaskOfRedCase].map((t) => kit.comments.listOf(admin, { kind: "task", id: t.id }, {}).catch(() => null)),
+    ]);
+  return { n, greenCase, redAlert, greenAlert, redTask, clearTaskOfRedCase, greenTask, above, within, hidden, visible, snapshot };
+}
+
+/** A valid body for `route` acting on this tree (the matrix's sample, with ids that exist). */
+function treeBody(route: ApiRoute, tree: Awaited<ReturnType<typeof seedTree>>, ids?: string[]): unknown {
+  const name = label(route);
+  if (name === "POST /alerts/{id}/merge") return { caseId: tree.greenCase.id };
+  if (name === "POST /bulk/tasks") return { ids, fields: { status: "in_progress" } };
+  if (name === "DELETE /bulk/tasks") return { ids };
+  if (name === "POST /bulk/alerts/assign") return { ids, assigneeId: undefined };
+  return bodyOf(route);
+}
+
+describe("TLP on every route of a TLP-marked resource, with a clearance-1 key (own and inherited marking)", () => {
+  let w: World;
+  let client: Transport;
+  let low: string;
+  let lowUser: string;
+
+  beforeAll(async () => {
+    w = await makeWorld();
+    client = inProcess(w.app);
+    const owner = await addUser(w.kit, w.organizationId, { role: "admin" });
+    lowUser = owner.id;
+    low = (await addKey(w.kit, owner, { scopes: [...allScopes], tlpClearance: 1, tier: "unlimited" })).secret;
+  });
+
+  const routes = apiRoutes.filter((r) => !r.public);
+  const classes = (route: ApiRoute) =>
+    [markedTarget(route) && "record", listsMarked(route) && "list", createsMarked(route) && "create", isBulk(route) && "bulk", isMetric(route) && "metric", isTlpLog(route) && "log"].filter(Boolean);
+
+  it("puts every route in a class, or names it as one without TLP-marked records", () => {
+    const unclassified = routes.filter((r) => classes(r).length === 0).map(label);
+    expect(unclassified.sort()).toEqual([...routesWithoutTlpRecords].sort());
+    expect(routes.filter((r) => classes(r).length > 0 && routesWithoutTlpRecords.includes(label(r))).map(label)).toEqual([]);
+  });
+
+  it("covers the resources the issue names: cases, alerts, tasks, observables, comments, bulk", () => {
+    const kinds = new Set(routes.flatMap((r) => [markedTarget(r)?.kind, listsMarked(r)]).filter(Boolean));
+    expect([...kinds].sort()).toEqual(["alert", "case", "comment", "observable", "task"]);
+    expect(routes.filter(isBulk).map(label).sort()).toEqual(["DELETE /bulk/tasks", "POST /bulk/alerts/assign", "POST /bulk/tasks"]);
+  });
+
+  const recordCells = routes.flatMap((route) => {
+    const target = markedTarget(route);
+    if (!target) return [];
+    const variants: ("own" | "inherited")[] = target.kind === "case" || target.kind === "alert" ? ["own"] : target.kind === "comment" ? ["inherited"] : ["own", "inherited"];
+    return variants.map((variant) => ({ route, target, variant, name: `${label(route)} on a ${target.kind} above the key by ${variant === "own" ? "its own marking" : "inheritance (a CLEAR record under a RED one)"} → 403 tlp_restricted, nothing changed` }));
+  });
+
+  each(recordCells, async ({ route, target, variant }) => {
+    const tree = await seedTree(w);
+    for (const { id } of tree.above[target.kind].filter((a) => a.variant === variant)) {
+      const before = await tree.snapshot();
+      const answer = await client.send(route.method, apiBasePath + route.path.replace(`:${target.param}`, id), { headers: bearer(low), body: treeBody(route, tree) });
+      expectProblem(answer, 403, "tlp_restricted");
+      expect(answer.text).not.toContain("SECRET");
+      expect(await tree.snapshot()).toEqual(before);
+    }
+  });
+
+  each(
+    routes.flatMap((route) => {
+      const target = markedTarget(route);
+      return target ? [{ route, target, name: `${label(route)} on a ${target.kind} within the key's clearance is not refused for TLP` }] : [];
+    }),
+    async ({ route, target }) => {
+      const tree = await seedTree(w);
+      const answer = await client.send(route.method, apiBasePath + route.path.replace(`:${target.param}`, tree.within[target.kind]), { headers: bearer(low), body: treeBody(route, tree) });
+      expect(answer.status, answer.text).toBeLessThan(500);
+      expect(answer.body?.code, answer.text).not.toBe("tlp_restricted");
+    },
+  );
+
+  each(
+    routes.flatMap((route) => {
+      const kind = listsMarked(route);
+      return kind ? [{ route, kind, name: `${label(route)} lists no ${kind} above the key, by its own marking or inherited, and the ones within it` }] : [];
+    }),
+    async ({ route, kind }) => {
+      const tree = await seedTree(w);
+      const parent = markedTarget(route);
+      // Under a parent, the parent within the clearance: its RED children must still stay out.
+      const path = parent ? route.path.replace(`:${parent.param}`, tree.within[parent.kind]) : route.path;
+      const answer = await client.send("GET", `${apiBasePath}${path}?limit=500`, { headers: bearer(low) });
+      expect(answer.status, answer.text).toBe(200);
+      const shown: string[] = answer.body.data.map((r: { id: string }) => r.id);
+      expect(shown.filter((id) => tree.hidden.has(id))).toEqual([]);
+      expect(answer.text).not.toContain("SECRET");
+      expect(shown.some((id) => tree.visible[kind].includes(id)), answer.text).toBe(true);
+    },
+  );
+
+  each(
+    routes.flatMap((route) => {
+      const kind = createsMarked(route);
+      return kind ? [{ route, kind, name: `${label(route)} marked above the key → 403 tlp_restricted, nothing created` }] : [];
+    }),
+    async ({ route }) => {
+      const tree = await seedTree(w);
+      const before = await tree.snapshot();
+      const answer = await client.send(route.method, apiBasePath + route.path, { headers: bearer(low), body: { ...(bodyOf(route) as object), sourceRef: `new-${tree.n}`, tlp: 4 } });
+      expectProblem(answer, 403, "tlp_restricted");
+      expect(await tree.snapshot()).toEqual(before);
+    },
+  );
+
+  each(
+    routes.filter(isBulk).map((route) => ({ route, name: `${label(route)} skips records above the key (own and inherited) as tlp_restricted and changes only the one within it` })),
+    async ({ route }) => {
+      const tree = await seedTree(w);
+      const alerts = route.path.includes("/alerts");
+      const above = alerts ? [tree.redAlert.id] : [tree.redTask.id, tree.clearTaskOfRedCase.id];
+      const within = alerts ? tree.greenAlert.id : tree.greenTask.id;
+      const body = treeBody(route, tree, [...above, within]) as Record<string, unknown>;
+      if (alerts) body.assigneeId = lowUser;
+      const before = await tree.snapshot();
+      const answer = await client.send(route.method, apiBasePath + route.path, { headers: bearer(low), body });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body.skipped).toEqual(above.map((id) => ({ id, code: "tlp_restricted" })));
+      expect(answer.body.matched).toBe(above.length + 1);
+      const [cases, , tasks] = before;
+      const [casesAfter, , tasksAfter] = await tree.snapshot();
+      expect(casesAfter).toEqual(cases);
+      if (!alerts) expect(tasksAfter.data.filter((t) => above.includes(t.id))).toEqual(tasks.data.filter((t) => above.includes(t.id)));
+      else expect((await w.kit.alerts.get(w.admin, tree.redAlert.id)).assigneeId).toBeNull();
+    },
+  );
+
+  each(
+    routes.filter(isBulk).map((route) => ({ route, name: `${label(route)} with selectAll never selects a record above the key` })),
+    async ({ route }) => {
+      const tree = await seedTree(w);
+      const alerts = route.path.includes("/alerts");
+      const body = { ...(treeBody(route, tree, []) as Record<string, unknown>), ids: undefined, options: { selectAll: true, filters: {} } };
+      if (alerts) body.assigneeId = lowUser;
+      const answer = await client.send(route.method, apiBasePath + route.path, { headers: bearer(low), body });
+      expect(answer.status, answer.text).toBe(200);
+      // Other cells' records may be skipped for their own reasons (closed ones); never for TLP.
+      expect(answer.body.skipped.filter((s: { id: string; code: string }) => s.code === "tlp_restricted" || tree.hidden.has(s.id))).toEqual([]);
+      if (alerts) expect((await w.kit.alerts.get(w.admin, tree.redAlert.id)).assigneeId).toBeNull();
+      else for (const id of [tree.redTask.id, tree.clearTaskOfRedCase.id]) expect((await w.kit.tasks.get(w.admin, id)).status).toBe("waiting");
+    },
+  );
+
+  each(
+    routes.filter(isMetric).map((route) => ({ route, name: `${label(route)} counts nothing above the key` })),
+    async ({ route }) => {
+      const tree = await seedTree(w);
+      const answer = await client.send("GET", apiBasePath + route.path, { headers: bearer(low) });
+      expect(answer.status, answer.text).toBe(200);
+      const sources = answer.body.data.map((r: { source: string }) => r.source);
+      expect(sources).toContain(`green-${tree.n}`);
+      expect(sources).not.toContain(`red-${tree.n}`);
+    },
+  );
+
+  each(
+    routes.filter(isTlpLog).map((route) => ({ route, name: `${label(route)} names no record and no marking above the key` })),
+    async ({ route }) => {
+      const tree = await seedTree(w);
+      // The admin looks at everything above the key: entries at TLP 4 in the log.
+      for (const [kind, targets] of Object.entries(tree.above)) {
+        for (const { id } of targets) await client.send("GET", `${apiBasePath}/${kind === "observable" ? "observables" : `${kind}s`}/${id}`, { headers: bearer(w.adminKey) });
+      }
+      await client.send("GET", `${apiBasePath}/tasks/${tree.redTask.id}`, { headers: bearer(low) });
+      const answer = await client.send("GET", `${apiBasePath}${route.path}?limit=500`, { headers: bearer(low) });
+      expect(answer.status, answer.text).toBe(200);
+      if (route.path.endsWith("/verify")) {
+        expect(answer.body).toMatchObject({ ok: true });
+        return;
+      }
+      expect(answer.body.data.length).toBeGreaterThan(0);
+      for (const entry of answer.body.data as { resourceId: string; tlpBefore: number | null; tlpAfter: number | null }[]) {
+        expect(tree.hidden.has(entry.resourceId), entry.resourceId).toBe(false);
+        expect([entry.tlpBefore ?? 0, entry.tlpAfter ?? 0].every((tlp) => tlp <= 1)).toBe(true);
+      }
+      // The admin's view of the same log has them all.
+      const full = await client.send("GET", `${apiBasePath}${route.path}?limit=500`, { headers: bearer(w.adminKey) });
+      expect(full.body.data.some((e: { resourceId: string }) => tree.hidden.has(e.resourceId))).toBe(true);
+    },
+  );
 });
