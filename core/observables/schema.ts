@@ -73,12 +73,16 @@ export const observableCreatedSchema = observableSchema
 
 const booleanParam = z.enum(["true", "false"]).transform((v) => v === "true");
 
+/** The `data` filter repeats at most this often (see anyOf: long values, fewer of them). */
+export const maxDataFilterValues = 4;
+
 /** Filters shared by the nested lists and the organization-wide one. */
 const filterShape = {
   ...pageQueryShape,
   dataType: anyOf(dataTypeSchema).optional(),
-  data: anyOf(z.string().min(1).max(maxDataLength)).optional().meta({
-    description: "Exact value, compared after the same normalisation as on create (`EVIL.com` finds the domain `evil.com`)",
+  // Values may be 4096 characters long: four of them fill most of the request head the host reads.
+  data: anyOf(z.string().min(1).max(maxDataLength), maxDataFilterValues).optional().meta({
+    description: `Exact value, compared after the same normalisation as on create (\`EVIL.com\` finds the domain \`evil.com\`); repeat for any of up to ${maxDataFilterValues}`,
   }),
   ioc: booleanParam.optional(),
   sighted: booleanParam.optional(),

@@ -13,7 +13,9 @@ export const organizationPolicySchema = z
     requireKeyExpiry: z.boolean().meta({ description: "New keys must carry expiresAt" }),
     maxKeyLifetimeDays: z.int().min(1).max(3650).nullable().meta({ description: "Longest lifetime of a new key, in days; null for no limit" }),
     allowedTiers: z.array(z.enum(keyTiers)).min(1).meta({ description: "Tiers new keys may have (default: every tier but unlimited); a key's tier is also capped by its creator's" }),
-    rateLimits: rateLimitOverridesSchema.meta({ description: "Lower the deployment's rate limits for this organization's keys, per tier (never raises them)" }),
+    rateLimits: rateLimitOverridesSchema.meta({
+      description: "Lower the deployment's rate limits for this organization's keys, per tier (never raises them; never below the floors: 10 a minute, 100 an hour, a burst of 5)",
+    }),
     allowCaseSharing: z
       .boolean()
       .meta({ description: "Cases may be shared with, and received from, other organizations (both sides must allow it)" }),

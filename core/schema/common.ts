@@ -26,10 +26,15 @@ export const pageQueryShape = {
   cursor: z.string().max(200).optional().meta({ description: "Opaque cursor from a previous page's nextCursor" }),
 };
 
-/** A query parameter that may repeat (`?severity=3&severity=4` means any of 3, 4). */
-export function anyOf<T extends z.ZodType>(item: T) {
+/**
+ * A query parameter that may repeat (`?severity=3&severity=4` means any of 3, 4), at most
+ * `maxValues` times (50 by default). The count × the longest value, percent-encoded, must fit in
+ * the host's request head (431 beyond it); a filter with long values takes fewer
+ * (test/server/edge-query-head.test.ts checks every list route).
+ */
+export function anyOf<T extends z.ZodType>(item: T, maxValues = 50) {
   return z
-    .union([item, z.array(item).min(1).max(50)])
+    .union([item, z.array(item).min(1).max(maxValues)])
     .transform((v): z.output<T>[] => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
 }
 
