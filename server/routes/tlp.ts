@@ -26,7 +26,7 @@ export const tlpRoutes = [
     tag: "TLP",
     summary: "TLP access and change audit entries",
     description:
-      "Newest first, keyset-paged. Every view, edit and change of a TLP-marked record, allowed or denied, with actor, key, TLP before and after, and request origin. `actorId` matches a user id or a key id; `from` is inclusive, `to` exclusive.",
+      "Newest first, keyset-paged. Every view, edit and change of a TLP-marked record, allowed or denied, with actor, key, the record's effective TLP before and after (its own marking or an ancestor's, whichever is higher), and request origin. Entries whose TLP before or after is above the reader's clearance are left out. `actorId` matches a user id or a key id; `from` is inclusive, `to` exclusive.",
     scope: "audit:read",
     query: tlpAuditQuerySchema,
     response: tlpAuditListSchema,

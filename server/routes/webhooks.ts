@@ -24,7 +24,7 @@ export const webhookRoutes = [
       "Answers 200 with the stored subscription and, this once, its Standard Webhooks signing secret (`whsec_…`) in `secret`.",
       masked,
       "A `url` that is not http(s), carries credentials, or points at a loopback, private, link-local, CGNAT, multicast, metadata or otherwise reserved address (in any spelling) is 400 `validation_failed` on `url`, unless the deployment's CASEKIT_WEBHOOK_ALLOWLIST names it.",
-      "The caller owns the subscription: deliveries carry only what the owner's TLP clearance allows.",
+      "The subscription records the caller's grant (the key, its TLP clearance and scopes): every delivery carries only what that grant, capped by the key's and the owner's rights at send time, may read; anything else is announced as `{ id, resourceType, tlp, redacted: true }`. A revoked, deleted or expired key disables its subscriptions.",
     ].join(" "),
     scope: "webhooks:write",
     body: webhookCreateSchema,
@@ -61,7 +61,7 @@ export const webhookRoutes = [
     tag: "Webhooks",
     summary: "Change a webhook subscription",
     description:
-      "Send only the fields to change. A new `url` is checked as at creation. `authConfig` is replaced only when given, together with `authType`; `authType` \"none\" drops the stored credentials. `status` \"disabled\" stops deliveries, \"active\" resumes them (and clears `disabledReason`, e.g. after a 410 Gone).",
+      "Send only the fields to change. A new `url` is checked as at creation. `authConfig` is replaced only when given, together with `authType`; `authType` \"none\" drops the stored credentials. `status` \"disabled\" stops deliveries, \"active\" resumes them (and clears `disabledReason`, e.g. after a 410 Gone). Any change but `{ \"status\": \"disabled\" }` needs every scope and at least the TLP clearance of the subscription's grant (403 `missing_scope` / `tlp_restricted`); one whose key was revoked, deleted or expired cannot be turned back on (409 `conflict`).",
     scope: "webhooks:write",
     body: webhookUpdateSchema,
     response: webhookSchema,
@@ -85,7 +85,7 @@ export const webhookRoutes = [
     tag: "Webhooks",
     summary: "Rotate a webhook's signing secret",
     description:
-      "Answers 200 with the subscription and, this once, the new secret in `secret`. For 24 hours deliveries carry two signatures (new and previous secret), so receivers can switch without losing any; a second rotation within that time drops the oldest secret.",
+      "Answers 200 with the subscription and, this once, the new secret in `secret`. For 24 hours deliveries carry two signatures (new and previous secret), so receivers can switch without losing any; a second rotation within that time drops the oldest secret. Needs every scope and at least the TLP clearance of the subscription's grant (403 otherwise).",
     scope: "webhooks:write",
     response: webhookCreatedSchema,
     handle: ({ kit, principal, params }) => kit.webhooks.rotateSecret(principal, params.id ?? ""),
