@@ -22,6 +22,7 @@ export const taskRoutes = [
     method: "POST",
     path: "/cases/:caseId/tasks",
     operationId: "createTask",
+    errors: [409],
     tag: "Tasks",
     summary: "Add a task to a case",
     description: `\`tlp\` defaults to the case's (nobody creates a task above their own clearance), \`order\` to after the case's last task, \`status\` to \`waiting\`. ${reachNote}`,
@@ -84,6 +85,7 @@ export const taskRoutes = [
     method: "DELETE",
     path: "/tasks/:id",
     operationId: "deleteTask",
+    errors: [409],
     tag: "Tasks",
     summary: "Delete a task",
     description:

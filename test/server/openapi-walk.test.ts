@@ -223,6 +223,17 @@ const provocations: Record<string, (s: Seed) => Promise<Call>> = {
     await s.api("POST", `/alerts/${id}/promote`, {});
     return { params: { id }, body: { caseId: await s.newCase() } };
   },
+  // A closed case takes no new task, and its tasks take no change (core/access/closed-records.ts).
+  "POST /cases/{caseId}/tasks 409": async (s) => {
+    const caseId = await s.newCase();
+    await s.api("PATCH", `/cases/${caseId}`, { statusValue: "closed" });
+    return { params: { caseId }, body: { title: "Too late" } };
+  },
+  "DELETE /tasks/{id} 409": async (s) => {
+    const id = await s.newTask();
+    await s.api("PATCH", `/cases/${(await s.api("GET", `/tasks/${id}`)).caseId}`, { statusValue: "closed" });
+    return { params: { id } };
+  },
   "PATCH /tasks/{id} 409": async (s) => {
     const id = await s.newTask();
     await s.api("PATCH", `/tasks/${id}`, { status: "completed" });
