@@ -100,6 +100,19 @@ export function describeCases(ctx: SuiteContext): void {
       expect(await ctx.storage().read((tx) => tx.cases.findById(org.id, ctx.fixtures().ids.next("case")))).toBeNull();
     });
 
+    it("findMany answers the organization's cases among the ids, records intact, never another organization's", async () => {
+      const f = ctx.fixtures();
+      const { org: other } = await ctx.seedOrganization();
+      const mine = [f.caseRecord(org.id, { tlp: 4 }), f.caseRecord(org.id, { tlp: 1 }), f.caseRecord(org.id)];
+      const theirs = f.caseRecord(other.id);
+      await ctx.storage().transaction(async (tx) => {
+        for (const record of [...mine, theirs]) await tx.cases.insert(record);
+      });
+      const found = await ctx.storage().read((tx) => tx.cases.findMany(org.id, [mine[0]!.id, theirs.id, mine[1]!.id, f.ids.next("case")]));
+      expect(newestFirst(found)).toStrictEqual(newestFirst([mine[0]!, mine[1]!]));
+      expect(await ctx.storage().read((tx) => tx.cases.findMany(org.id, []))).toEqual([]);
+    });
+
     it("a taken (organization, number) is a conflict; the same number in another organization is not", async () => {
       const f = ctx.fixtures();
       const first = f.caseRecord(org.id, { number: 7 });
