@@ -64,12 +64,17 @@ export function deliveryPrincipal(webhook: StoredWebhook, holders: GrantHolders,
   }
   if (!owner || owner.status !== "active") return { kind: "held" };
   const keyScopes = key ? new Set<Scope>(key.scopes) : null;
-  return resolvePrincipal(owner, {
-    authenticatedBy: key ? "key" : "session",
-    keyId: grant.keyId,
-    scopes: grant.scopes.filter((scope) => keyScopes === null || keyScopes.has(scope)),
-    tlpClearance: key ? Math.min(grant.tlpClearance, key.tlpClearance) : grant.tlpClearance,
-  });
+  try {
+    return resolvePrincipal(owner, {
+      authenticatedBy: key ? "key" : "session",
+      keyId: grant.keyId,
+      scopes: grant.scopes.filter((scope) => keyScopes === null || keyScopes.has(scope)),
+      tlpClearance: key ? Math.min(grant.tlpClearance, key.tlpClearance) : grant.tlpClearance,
+    });
+  } catch {
+    // Rights that do not resolve (a stored value out of range, say) deliver nothing: fail closed.
+    return { kind: "held" };
+  }
 }
 
 export function isBlocked(value: Principal | GrantBlock): value is GrantBlock {

@@ -689,7 +689,7 @@ describe("TLP on every route of a TLP-marked resource, with a clearance-1 key (o
     async ({ route }) => {
       const tree = await seedTree(w);
       const alerts = route.path.includes("/alerts");
-      const body = { ...(treeBody(route, tree, []) as Record<string, unknown>), ids: undefined, options: { selectAll: true, filters: {} } };
+      const body: Record<string, unknown> = { ...(treeBody(route, tree, []) as Record<string, unknown>), ids: undefined, options: { selectAll: true, filters: {} } };
       if (alerts) body.assigneeId = lowUser;
       const answer = await client.send(route.method, apiBasePath + route.path, { headers: bearer(low), body });
       expect(answer.status, answer.text).toBe(200);
