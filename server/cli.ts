@@ -67,7 +67,7 @@ export async function main(argv: string[], out: Out = console): Promise<number> 
 const databaseOption = { database: { type: "string" } } as const;
 
 async function withKit<T>(config: HostConfig, work: (kit: CaseKit, storage: Storage) => Promise<T>): Promise<T> {
-  const storage = await openStorage(config.database);
+  const storage = await openStorage(config.database, { sqliteWalLimitBytes: config.sqliteWalLimitBytes });
   try {
     await storage.migrate();
     const kit = createCaseKit({
@@ -133,7 +133,7 @@ async function serve(args: string[], out: Out): Promise<number> {
     options: { ...databaseOption, port: { type: "string" }, host: { type: "string" } },
   });
   const config = loadHostConfig(values);
-  const storage = await openStorage(config.database);
+  const storage = await openStorage(config.database, { sqliteWalLimitBytes: config.sqliteWalLimitBytes });
   let limitStore: Awaited<ReturnType<typeof openRateLimitStore>> | undefined;
   let listener: Awaited<ReturnType<typeof listenHttp>>;
   let kit: CaseKit;
@@ -188,7 +188,7 @@ async function serve(args: string[], out: Out): Promise<number> {
 async function worker(args: string[], out: Out): Promise<number> {
   const { values } = parseArgs({ args, options: databaseOption });
   const config = loadHostConfig(values);
-  const storage = await openStorage(config.database);
+  const storage = await openStorage(config.database, { sqliteWalLimitBytes: config.sqliteWalLimitBytes });
   await storage.migrate();
   const kit = createCaseKit({
     storage,

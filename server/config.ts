@@ -32,6 +32,8 @@ export interface HostConfig {
   webhookRetentionDays: number;
   /** CASEKIT_BULK_MAX_ROWS: most records one bulk request may touch (ids named or selectAll matched). */
   bulkMaxRows: number;
+  /** CASEKIT_SQLITE_WAL_LIMIT: the WAL size (bytes) past which SQLite's WAL is checkpointed back to empty. */
+  sqliteWalLimitBytes: number;
   rateLimits: {
     /** Lowers the tiers' figures; gives `unlimited` keys figures (none by default). */
     deployment: RateLimitOverrides;
@@ -65,6 +67,7 @@ export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proc
     trustProxy: oneOf(env.CASEKIT_TRUST_PROXY ?? "false", "CASEKIT_TRUST_PROXY", ["true", "false"]) === "true",
     webhookRetentionDays: toInteger(env.CASEKIT_WEBHOOK_RETENTION_DAYS ?? "30", "CASEKIT_WEBHOOK_RETENTION_DAYS", 1, 3650),
     bulkMaxRows: toInteger(env.CASEKIT_BULK_MAX_ROWS ?? "10000", "CASEKIT_BULK_MAX_ROWS", 1, 1_000_000),
+    sqliteWalLimitBytes: toInteger(env.CASEKIT_SQLITE_WAL_LIMIT ?? String(64 * 1024 * 1024), "CASEKIT_SQLITE_WAL_LIMIT", 1024 * 1024, 64 * 1024 * 1024 * 1024),
     rateLimits: {
       deployment: parseRateLimits(env.CASEKIT_RATE_LIMITS),
       store: oneOf(env.CASEKIT_RATE_LIMIT_STORE ?? (isPostgresUrl(database) ? "postgres" : "memory"), "CASEKIT_RATE_LIMIT_STORE", ["memory", "postgres"]),

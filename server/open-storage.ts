@@ -7,14 +7,14 @@ import { isPostgresUrl } from "./config.js";
  * Opens the storage a database setting names. Adapters load lazily, so a PostgreSQL deployment
  * never loads better-sqlite3 and a SQLite one never loads pg.
  */
-export async function openStorage(database: string): Promise<Storage> {
+export async function openStorage(database: string, options: { sqliteWalLimitBytes?: number } = {}): Promise<Storage> {
   if (isPostgresUrl(database)) {
     const { createPostgresStorage } = await withDriver("pg", () => import("../adapters/postgres/index.js"));
     return createPostgresStorage({ connectionString: database });
   }
   const { createSqliteStorage } = await withDriver("better-sqlite3", () => import("../adapters/sqlite/index.js"));
   if (database !== ":memory:") mkdirSync(dirname(resolve(database)), { recursive: true });
-  return createSqliteStorage({ path: database });
+  return createSqliteStorage({ path: database, ...(options.sqliteWalLimitBytes === undefined ? {} : { walLimitBytes: options.sqliteWalLimitBytes }) });
 }
 
 /**

@@ -1,13 +1,12 @@
 /**
- * The bulk maximum over HTTP: CASEKIT_BULK_MAX_ROWS, and every bulk route of the route table
- * answering a selectAll above the maximum with 400 bulk_too_large, the maximum in the problem.
+ * The bulk maximum over HTTP: every bulk route of the route table answers a selectAll above the
+ * maximum with 400 bulk_too_large, the maximum in the problem (the setting: load-settings.test.ts).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import type { CaseKit, Principal } from "../../core/index.js";
 import { createCaseKit, ManualClock } from "../../core/index.js";
 import { createCaseKitApp } from "../../server/index.js";
-import { loadHostConfig } from "../../server/config.js";
 import { apiRoutes } from "../../server/routes/index.js";
 import { alertRecord } from "../helpers/alert-record.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
@@ -15,18 +14,6 @@ import { keyHashSecret } from "../helpers/kit.js";
 import { taskRecord } from "../helpers/task-record.js";
 import { bearer, expectProblem, inProcess, withLength } from "./http.js";
 import type { Transport } from "./http.js";
-
-const secret = { CASEKIT_KEY_HASH_SECRET: "x".repeat(32) };
-
-describe("CASEKIT_BULK_MAX_ROWS", () => {
-  it("defaults to 10 000, takes a whole number from 1 to 1 000 000, and stops the start otherwise", () => {
-    expect(loadHostConfig({ database: ":memory:" }, secret).bulkMaxRows).toBe(10_000);
-    expect(loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_BULK_MAX_ROWS: "250" }).bulkMaxRows).toBe(250);
-    for (const value of ["0", "-5", "1.5", "lots", "1000001"]) {
-      expect(() => loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_BULK_MAX_ROWS: value })).toThrow(/CASEKIT_BULK_MAX_ROWS/);
-    }
-  });
-});
 
 describe("bulk routes above the maximum", () => {
   const maxRows = 5;
