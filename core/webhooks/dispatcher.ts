@@ -9,6 +9,8 @@ import { matchesFilters } from "./filters.js";
 import type { AttemptOutcome } from "./schedule.js";
 import { nextStep } from "./schedule.js";
 import { subscribedTo } from "./schema.js";
+import { effectiveTlp } from "../tlp/effective.js";
+import { inheritedTlp } from "../tlp/lineage.js";
 import { deliveryBody, eventData } from "./event-view.js";
 import type { GrantHolders } from "./grant.js";
 import { deliveryPrincipal, isBlocked } from "./grant.js";
@@ -122,7 +124,9 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
   async function attempt(delivery: Delivery): Promise<void> {
     const context = await storage.read(async (tx) => {
       const webhook = await tx.webhooks.findById(delivery.organizationId, delivery.webhookId);
-      const event = await tx.events.findById(delivery.organizationId, delivery.eventId);
+      const stored = await tx.events.findById(delivery.organizationId, delivery.eventId);
+      // A parent raised since the event (a case made RED) raises the event too: TLP is as of now.
+      const event = stored && { ...stored, tlp: stored.tlp === null ? null : effectiveTlp(stored.tlp, [await inheritedTlp(tx, stored.organizationId, stored.resourceType, stored.payload)]) };
       return { webhook, event, holders: webhook ? await holdersOf(tx, webhook) : null };
     });
     const { webhook, event, holders } = context;

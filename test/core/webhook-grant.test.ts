@@ -111,6 +111,15 @@ describe("a subscription delivers with its creator's grant", () => {
     expect(sent.get(observable.id)!.data).toEqual({ id: observable.id, resourceType: "observable", tlp: 4, redacted: true });
   });
 
+  it("a parent raised after the event raises the delivery too: a task of a case made RED meanwhile goes out redacted", async () => {
+    await w.kit.webhooks.create(w.low, hook);
+    const green = await w.kit.cases.create(w.admin, { title: "GREEN for now", severity: 1, tlp: 1 });
+    const task = await w.kit.tasks.create(w.admin, green.id, { title: "CLEAR task", tlp: 0 });
+    await w.dispatcher.fanOut();
+    await w.kit.cases.update(w.admin, green.id, { tlp: 4 });
+    expect((await deliver(w)).get(task.id)!.data).toEqual({ id: task.id, resourceType: "task", tlp: 4, redacted: true });
+  });
+
   it("scopes too: a record kind the creator could not read goes out redacted", async () => {
     const { secret } = await addKey(w.kit, w.owner, { scopes: ["webhooks:write", "tasks:read"], tlpClearance: 4 });
     await w.kit.webhooks.create(await w.kit.authenticateKey(secret), hook);
