@@ -35,6 +35,8 @@ export const errorTitles = {
   mandatory_tasks_open: "The case still has open mandatory tasks",
   record_closed: "The record is closed: reopen it first",
   bulk_too_large: "The bulk request touches more records than this deployment allows",
+  unknown_reference: "The request names a record that does not exist or cannot be used here",
+  invalid_expiry: "The expiry is not in the future",
   rate_limited: "Too many requests",
   unavailable: "The service is not ready",
   internal_error: "Something went wrong on our side",
@@ -71,6 +73,15 @@ export class CaseKitError extends Error {
 
 export function isCaseKitError(value: unknown): value is CaseKitError {
   return value instanceof Error && value.name === "CaseKitError" && "code" in value;
+}
+
+/**
+ * A well-formed body that names a record the caller's organization cannot use (no such user,
+ * an inactive one, another organization's team …). Not validation_failed: the body is what the
+ * schema allows; the records are what they are.
+ */
+export function unknownReference(path: string, message: string): CaseKitError {
+  return new CaseKitError("unknown_reference", `${path}: ${message}`, [{ path, message }]);
 }
 
 /** Shorthand for the most common failure: one field is wrong. */

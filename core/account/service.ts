@@ -4,6 +4,7 @@ import type { Principal, RequestOrigin } from "../access/principal.js";
 import { resolvePrincipal } from "../access/resolve-principal.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
+import { boundedString, emailSchema } from "../schema/common.js";
 import type { User } from "../users/types.js";
 import { toPublicUser } from "../users/service.js";
 import { parse } from "../validation.js";
@@ -11,7 +12,7 @@ import { afterFailure, afterSuccess, readSignInCounters, signInRefusal, signInSu
 import type { Session } from "./types.js";
 
 export const signInSchema = z
-  .strictObject({ email: z.email().max(320), password: z.string().min(1).max(1024) })
+  .strictObject({ email: emailSchema, password: boundedString(1024, 1) })
   .meta({ id: "SignIn" });
 
 /** Sessions end this long after sign-in, whatever happens. */

@@ -1,5 +1,5 @@
 import type { Principal } from "../access/principal.js";
-import { CaseKitError, invalidField } from "../errors.js";
+import { CaseKitError, unknownReference } from "../errors.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { guardTlp } from "../tlp/audit-log.js";
 import type { TlpAction } from "../tlp/types.js";
@@ -17,9 +17,9 @@ export async function loadAlert(tx: UnitOfWork, principal: Principal, id: string
   return found;
 }
 
-/** An assignee must be an active user of the caller's organization (400 otherwise). */
+/** An assignee must be an active user of the caller's organization (422 unknown_reference otherwise). */
 export async function checkAssignee(tx: UnitOfWork, principal: Principal, assigneeId: string | null | undefined, path = "assigneeId"): Promise<void> {
   if (!assigneeId) return;
   const user = await tx.users.findById(principal.organizationId, assigneeId);
-  if (!user || user.status !== "active") throw invalidField(path, "must name an active user of your organization");
+  if (!user || user.status !== "active") throw unknownReference(path, "must name an active user of your organization");
 }

@@ -4,12 +4,13 @@ import { visibleUpTo } from "../access/clearance.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
-import { invalidField, isCaseKitError } from "../errors.js";
+import { CaseKitError, invalidField, isCaseKitError } from "../errors.js";
 import { normalizeData } from "../observables/data-types.js";
 import { saveDeduplicated } from "../observables/dedupe.js";
 import type { Observable } from "../observables/types.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { appendTlpAudit, guardTlp, TlpDeniedError, withTlpDenialAudit } from "../tlp/audit-log.js";
+import { fitsFreeFormSize } from "../schema/free-form.js";
 import { parse } from "../validation.js";
 import { checkAssignee } from "./access.js";
 import { alertCreateSchema } from "./schema.js";
@@ -26,7 +27,6 @@ export interface Ingested {
 }
 
 const defaultMarking = 2;
-const maxCustomFieldsBytes = 65_536;
 
 /**
  * Creates an alert, or, when a live alert of the organization already has the body's (source,
@@ -153,8 +153,9 @@ function newAlert(deps: CaseKitDeps, principal: Principal, body: Body, at: strin
 async function foldRepeat(deps: CaseKitDeps, tx: UnitOfWork, principal: Principal, before: Alert, body: Body, now: Date): Promise<Alert> {
   guardTlp(principal, before, "alert", "edit");
   const customFields = { ...before.customFields, ...body.customFields };
-  if (JSON.stringify(customFields).length > maxCustomFieldsBytes) {
-    throw invalidField("customFields", "merged with the alert's own, must serialise to at most 64 KiB");
+  if (!fitsFreeFormSize(customFields)) {
+    const message = "merged with the alert's own, must serialise to at most 64 KiB";
+    throw new CaseKitError("payload_too_large", `customFields: ${message}`, [{ path: "customFields", message }]);
   }
   const at = now.toISOString();
   const after: Alert = {

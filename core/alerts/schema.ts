@@ -3,7 +3,8 @@ import { bulkRequestSchema, bulkResultSchema } from "../bulk/schema.js";
 import { caseSchema, caseTagSchema, customFieldsSchema, recordListFilterShape } from "../cases/schema.js";
 import { initialCaseStatuses } from "../cases/lifecycle.js";
 import { observableCreateSchema, observableSchema } from "../observables/schema.js";
-import { anyOf, idSchema, listResponseSchema, pageQueryShape, papSchema, resourceMetaShape, timestampSchema, tlpSchema } from "../schema/common.js";
+import { anyOf, boundedString, changeSchema, idSchema, jsonInt, listResponseSchema, pageQueryShape, papSchema, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
+import type { IntReader } from "../schema/common.js";
 import { alertStatuses } from "./lifecycle.js";
 
 /** Most observables one create body may carry. */
@@ -11,11 +12,11 @@ export const maxInlineObservables = 500;
 /** Longest `q` (title text filter) accepted. */
 export const maxTitleQueryLength = 200;
 
-const text = (max: number) => z.string().max(max);
-const titleSchema = z.string().min(1).max(500);
+const text = (max: number) => boundedString(max);
+const titleSchema = boundedString(500, 1);
 const severitySchema = z.int().min(1).max(4);
-const sourceSchema = z.string().trim().min(1).max(200).meta({ description: "What reported the alert (a SIEM, an EDR …)" });
-const sourceRefSchema = z.string().trim().min(1).max(500).meta({ description: "The source's own id of the alert: with `source`, the key of idempotent ingestion" });
+const sourceSchema = trimmedText(200).meta({ description: "What reported the alert (a SIEM, an EDR …)" });
+const sourceRefSchema = trimmedText(500).meta({ description: "The source's own id of the alert: with `source`, the key of idempotent ingestion" });
 
 /**
  * Create body. With a `sourceRef` that a live alert of the organization already has (same
@@ -45,8 +46,7 @@ export const alertCreateSchema = z
   .meta({ id: "AlertCreate" });
 
 /** Only the fields to change; `null` clears an optional field. source and sourceRef never change. */
-export const alertUpdateSchema = z
-  .strictObject({
+export const alertUpdateSchema = changeSchema({
     title: titleSchema,
     severity: severitySchema,
     description: text(100_000).nullable(),
@@ -58,10 +58,7 @@ export const alertUpdateSchema = z
     tags: z.array(caseTagSchema).max(100),
     customFields: customFieldsSchema,
     eventDate: timestampSchema.nullable(),
-  })
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
-  .meta({ id: "AlertUpdate" });
+  }).meta({ id: "AlertUpdate" });
 
 export const alertSchema = z
   .object({
@@ -97,15 +94,19 @@ export const alertCreatedSchema = alertSchema
 const booleanParam = z.enum(["true", "false"]).transform((v) => v === "true");
 
 /** List filters, named as the case list's; repeated parameters mean "any of". */
+const alertFilterShape = (int: IntReader) => ({
+  ...recordListFilterShape(alertStatuses, int),
+  q: boundedString(maxTitleQueryLength, 1).optional().meta({ description: `Text the title contains (case-insensitive for ASCII letters, matched literally; at most ${maxTitleQueryLength} characters)` }),
+});
+
 export const alertListQuerySchema = z.strictObject({
   ...pageQueryShape,
-  ...recordListFilterShape(alertStatuses),
-  q: z.string().min(1).max(maxTitleQueryLength).optional().meta({ description: `Text the title contains (case-insensitive for ASCII letters, matched literally; at most ${maxTitleQueryLength} characters)` }),
+  ...alertFilterShape(queryInt),
   includeDeleted: booleanParam.optional().meta({ description: "Soft-deleted alerts too; needs the scope org:admin" }),
 });
 
-/** The list filters a bulk selectAll takes: the list's, without paging and includeDeleted. */
-export const alertFiltersSchema = alertListQuerySchema.omit({ limit: true, cursor: true, includeDeleted: true });
+/** The list filters a bulk selectAll takes (JSON): the list's, without paging and includeDeleted. */
+export const alertFiltersSchema = z.strictObject(alertFilterShape(jsonInt));
 
 export const alertListSchema = listResponseSchema(alertSchema).meta({ id: "AlertList" });
 
@@ -145,14 +146,16 @@ export const alertImportResultSchema = z
   .object({ case: caseSchema, alert: alertSchema, observables: copyResultSchema })
   .meta({ id: "AlertImportResult" });
 
-/** `GET /metrics/alerts/source`. */
-export const alertSourceMetricQuerySchema = z
-  .strictObject({
-    from: timestampSchema.optional().meta({ description: "createdAt at or after this instant" }),
-    to: timestampSchema.optional().meta({ description: "createdAt before this instant" }),
-    statusValue: anyOf(z.enum(alertStatuses)).optional(),
-  })
-  .refine((v) => v.from === undefined || v.to === undefined || Date.parse(v.from) < Date.parse(v.to), { message: "must be after from", path: ["to"] });
+/**
+ * `GET /metrics/alerts/source`. A range whose `to` is not after `from` is empty, as the lists'
+ * createdAfter/createdBefore are: it counts nothing (JSON Schema cannot compare two members, so
+ * the document could not say a refusal).
+ */
+export const alertSourceMetricQuerySchema = z.strictObject({
+  from: timestampSchema.optional().meta({ description: "createdAt at or after this instant" }),
+  to: timestampSchema.optional().meta({ description: "createdAt before this instant; not after `from`, the range is empty" }),
+  statusValue: anyOf(z.enum(alertStatuses)).optional(),
+});
 
 export const alertSourceMetricSchema = z
   .object({ data: z.array(z.object({ source: z.string(), count: z.int() })) })

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundedString } from "../schema/common.js";
 
 /** Most ids one bulk request may name (conventions, "Bulk operations"); selectAll has no limit. */
 export const maxBulkIds = 1000;
@@ -18,7 +19,7 @@ export function bulkRequestSchema<F extends z.ZodType, E extends z.ZodRawShape>(
   return z
     .strictObject({
       ids: z
-        .array(z.string().min(1).max(100))
+        .array(boundedString(100, 1))
         .min(1)
         .max(maxBulkIds, `at most ${maxBulkIds} ids per request; use options.selectAll with filters for more`)
         .optional()
@@ -43,8 +44,16 @@ export function bulkRequestSchema<F extends z.ZodType, E extends z.ZodRawShape>(
       if (body.options?.filters !== undefined && !all) {
         ctx.addIssue({ code: "custom", path: ["options", "filters"], message: "filters apply only with options.selectAll: true" });
       }
-    });
+    })
+    .meta({ oneOf: selectionAlternatives });
 }
+
+/** The rules of the refinement above as JSON Schema, for the document: ids, or selectAll (with its filters). */
+const selectAllTrue = { type: "object", required: ["selectAll"], properties: { selectAll: { const: true } } };
+const selectionAlternatives = [
+  { required: ["ids"], properties: { options: { not: { anyOf: [selectAllTrue, { type: "object", required: ["filters"] }] } } } },
+  { required: ["options"], not: { required: ["ids"] }, properties: { options: selectAllTrue } },
+];
 
 /** The selection members of a bulk body. */
 export interface SelectionBody<F> {

@@ -1,11 +1,13 @@
 import { z } from "zod";
-import { anyOf, idSchema, listResponseSchema, pageQueryShape, papSchema, resourceMetaShape, timestampSchema, tlpSchema } from "../schema/common.js";
+import { anyOf, boundedString, changeSchema, idSchema, listResponseSchema, pageQueryShape, papSchema, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
+import type { IntReader } from "../schema/common.js";
+import { freeFormObjectSchema } from "../schema/free-form.js";
 import { caseStatuses, initialCaseStatuses } from "./lifecycle.js";
 
 /** A tag is a name with an optional colour, so UIs can show it as a chip. */
 export const caseTagSchema = z
   .strictObject({
-    name: z.string().trim().min(1).max(100),
+    name: trimmedText(100),
     color: z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a #rrggbb colour").optional(),
   })
   .meta({ id: "CaseTag" });
@@ -13,16 +15,13 @@ export const caseTagSchema = z
 /** A team the case is assigned to. */
 export const caseTeamSchema = z.strictObject({ id: idSchema("team") }).meta({ id: "CaseTeamRef" });
 
-const optionalText = (max: number) => z.string().max(max);
-export const customFieldsSchema = z
-  .record(z.string().min(1).max(100), z.unknown())
-  .refine((v) => JSON.stringify(v).length <= 65_536, "must serialise to at most 64 KiB")
-  .meta({ description: "Free-form values, at most 64 KiB as JSON" });
+const optionalText = (max: number) => boundedString(max);
+export const customFieldsSchema = freeFormObjectSchema("Free-form values");
 
 /** Exactly the create body of spec section 2.1, unknown fields rejected. */
 export const caseCreateSchema = z
   .strictObject({
-    title: z.string().min(1).max(500),
+    title: boundedString(500, 1),
     severity: z.int().min(1).max(4),
     description: optionalText(100_000).optional(),
     tlp: tlpSchema.default(2),
@@ -41,9 +40,8 @@ export const caseCreateSchema = z
   .meta({ id: "CaseCreate" });
 
 /** Only the fields to change; `null` clears an optional field. */
-export const caseUpdateSchema = z
-  .strictObject({
-    title: z.string().min(1).max(500),
+export const caseUpdateSchema = changeSchema({
+    title: boundedString(500, 1),
     severity: z.int().min(1).max(4),
     description: optionalText(100_000).nullable(),
     tlp: tlpSchema,
@@ -58,10 +56,7 @@ export const caseUpdateSchema = z
     teams: z.array(caseTeamSchema).max(50),
     organizations: z.array(idSchema("org")).max(50),
     customFields: customFieldsSchema,
-  })
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
-  .meta({ id: "CaseUpdate" });
+  }).meta({ id: "CaseUpdate" });
 
 export const caseSchema = z
   .object({
@@ -90,15 +85,15 @@ export const caseSchema = z
  * The list filters cases and alerts share (alerts' lists add their own), named after the fields,
  * with the record's own statuses; repeated parameters mean "any of".
  */
-export function recordListFilterShape<const S extends readonly string[]>(statuses: S) {
+export function recordListFilterShape<const S extends readonly string[]>(statuses: S, int: IntReader = queryInt) {
   return {
     statusValue: anyOf(z.enum(statuses)).optional(),
-    severity: anyOf(z.coerce.number().int().min(1).max(4)).optional(),
-    tlp: anyOf(z.coerce.number().int().min(0).max(4)).optional(),
-    assigneeId: anyOf(z.string().max(64)).optional(),
-    source: anyOf(z.string().max(200)).optional(),
-    typeValue: anyOf(z.string().max(100)).optional(),
-    tag: anyOf(z.string().max(100)).optional(),
+    severity: anyOf(int(1, 4)).optional(),
+    tlp: anyOf(int(0, 4)).optional(),
+    assigneeId: anyOf(boundedString(64)).optional(),
+    source: anyOf(boundedString(200)).optional(),
+    typeValue: anyOf(boundedString(100)).optional(),
+    tag: anyOf(boundedString(100)).optional(),
     createdAfter: timestampSchema.optional(),
     createdBefore: timestampSchema.optional(),
   };

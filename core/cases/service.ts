@@ -4,7 +4,7 @@ import { requireClearance, requireScope } from "../access/principal.js";
 import { visibleUpTo } from "../access/clearance.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
-import { CaseKitError, invalidField } from "../errors.js";
+import { CaseKitError, unknownReference } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
@@ -51,10 +51,10 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
   async function checkReferences(tx: UnitOfWork, principal: Principal, value: Partial<Case>): Promise<void> {
     if (value.assigneeId) {
       const user = await tx.users.findById(principal.organizationId, value.assigneeId);
-      if (!user || user.status !== "active") throw invalidField("assigneeId", "must name an active user of your organization");
+      if (!user || user.status !== "active") throw unknownReference("assigneeId", "must name an active user of your organization");
     }
     for (const [index, team] of (value.teams ?? []).entries()) {
-      if (!(await tx.teams.findById(principal.organizationId, team.id))) throw invalidField(`teams.${index}.id`, "must name a team of your organization");
+      if (!(await tx.teams.findById(principal.organizationId, team.id))) throw unknownReference(`teams.${index}.id`, "must name a team of your organization");
     }
     if (value.organizations && value.organizations.length > 0) {
       await checkSharing(tx, principal, value.organizations);
@@ -67,12 +67,12 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
    * whether another tenant exists.
    */
   async function checkSharing(tx: UnitOfWork, principal: Principal, organizations: string[]): Promise<void> {
-    if (organizations.includes(principal.organizationId)) throw invalidField("organizations", "lists the case's own organization");
+    if (organizations.includes(principal.organizationId)) throw unknownReference("organizations", "lists the case's own organization");
     const ours = await tx.organizations.findById(principal.organizationId);
     if (!ours?.policy.allowCaseSharing) throw new CaseKitError("organization_restricted", "Your organization's policy does not allow sharing cases");
     for (const id of organizations) {
       const theirs = await tx.organizations.findById(id);
-      if (!theirs?.policy.allowCaseSharing) throw invalidField("organizations", "must name only organizations that accept shared cases");
+      if (!theirs?.policy.allowCaseSharing) throw unknownReference("organizations", "must name only organizations that accept shared cases");
     }
   }
 

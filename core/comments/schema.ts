@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { listResponseSchema, pageQueryShape, resourceMetaShape } from "../schema/common.js";
+import { listResponseSchema, pageQueryShape, resourceMetaShape, trimmedText } from "../schema/common.js";
 import { commentParentKinds } from "./types.js";
 
 /** The longest body, in characters, after trimming. */
 export const maxCommentLength = 10_000;
 
-const bodySchema = z.string().trim().min(1, "must not be empty or only white space").max(maxCommentLength).meta({
+const bodySchema = trimmedText(maxCommentLength).meta({
   description: `The text, 1 to ${maxCommentLength} characters once leading and trailing white space is trimmed (stored trimmed).`,
 });
 

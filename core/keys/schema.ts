@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { allScopes } from "../access/scopes.js";
-import { pageQueryShape, listResponseSchema, resourceMetaShape, timestampSchema, tlpSchema, anyOf } from "../schema/common.js";
+import { anyOf, boundedString, listResponseSchema, pageQueryShape, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
 import { keyStatuses, keyTiers } from "./types.js";
 
 export const apiKeyCreateSchema = z
   .strictObject({
-    name: z.string().trim().min(1).max(200),
-    description: z.string().max(1000).optional(),
+    name: trimmedText(200),
+    description: boundedString(1000).optional(),
     tier: z
       .enum(keyTiers)
       .optional()
@@ -14,7 +14,9 @@ export const apiKeyCreateSchema = z
     scopes: z
       .array(z.enum(allScopes))
       .min(1)
-      .refine((s) => new Set(s).size === s.length, "lists a scope twice"),
+      .max(allScopes.length)
+      .refine((s) => new Set(s).size === s.length, "lists a scope twice")
+      .meta({ uniqueItems: true }),
     tlpClearance: tlpSchema.optional().meta({ description: "Defaults to the creator's clearance (capped by the organization's policy)" }),
     expiresAt: timestampSchema.optional(),
   })
@@ -44,7 +46,7 @@ export const apiKeyListQuerySchema = z.strictObject({
   ...pageQueryShape,
   status: anyOf(z.enum(keyStatuses)).optional(),
   tier: anyOf(z.enum(keyTiers)).optional(),
-  userId: z.string().max(64).optional(),
+  userId: boundedString(64).optional(),
 });
 
 export const apiKeyListSchema = listResponseSchema(apiKeySchema).meta({ id: "ApiKeyList" });

@@ -87,7 +87,7 @@ export function createKeyService(deps: CaseKitDeps) {
           throw new CaseKitError("organization_restricted", `The organization does not allow ${tier} keys`);
         }
         if (body.expiresAt !== undefined && Date.parse(body.expiresAt) <= now.getTime()) {
-          throw invalidField("expiresAt", "must be in the future");
+          throw new CaseKitError("invalid_expiry", "expiresAt: must be in the future", [{ path: "expiresAt", message: "must be in the future" }]);
         }
         if (body.expiresAt === undefined && (policy.requireKeyExpiry || policy.maxKeyLifetimeDays !== null)) {
           throw new CaseKitError("organization_restricted", "The organization requires keys to expire: give expiresAt");

@@ -1,4 +1,5 @@
 import { domainToASCII } from "node:url";
+import { characterCount } from "../schema/common.js";
 import { canonicalIp } from "./ip.js";
 
 /**
@@ -104,11 +105,11 @@ const formats: Partial<Record<BuiltInDataType, (value: string) => Normalized>> =
 export function normalizeData(dataType: string, data: string): Normalized {
   const trimmed = data.trim();
   if (trimmed.length === 0) return refuse("must not be empty");
-  if (trimmed.length > maxDataLength) return refuse(`must be at most ${maxDataLength} characters`);
+  if (characterCount(trimmed) > maxDataLength) return refuse(`must be at most ${maxDataLength} characters`);
   const format = formats[dataType as BuiltInDataType];
   if (!format) return ok(trimmed);
   const normalized = format(trimmed);
-  if (normalized.ok && normalized.value.length > maxDataLength) return refuse(`must be at most ${maxDataLength} characters`);
+  if (normalized.ok && characterCount(normalized.value) > maxDataLength) return refuse(`must be at most ${maxDataLength} characters`);
   return normalized;
 }
 

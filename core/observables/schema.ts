@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { caseTagSchema } from "../cases/schema.js";
-import { anyOf, idSchema, listResponseSchema, pageQueryShape, papSchema, resourceMetaShape, timestampSchema, tlpSchema } from "../schema/common.js";
+import { anyOf, boundedString, changeSchema, idSchema, listResponseSchema, pageQueryShape, papSchema, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
+import { dataFormatConditions } from "./data-formats.js";
 import { builtInDataTypes, dataTypePattern, maxDataLength } from "./data-types.js";
 
 const dataTypeSchema = z
@@ -11,11 +12,11 @@ const dataTypeSchema = z
     examples: ["ip", "domain", "hash"],
   });
 
-const dataSchema = z.string().min(1).max(maxDataLength).meta({
+const dataSchema = trimmedText(maxDataLength).meta({
   description:
     "The value. Trimmed; checked and normalised for ip (canonical IPv4 / RFC 5952 IPv6), domain and fqdn (lower-case A-labels, no trailing dot), hash (lower-case hex of MD5/SHA-1/SHA-256/SHA-512), mail (lower-case); url is checked (http, https, ftp) but kept as sent.",
 });
-const messageSchema = z.string().max(4096);
+const messageSchema = boundedString(4096);
 
 /** Create body. The parent comes from the path; `tlp` defaults to the parent's. */
 export const observableCreateSchema = z
@@ -29,21 +30,17 @@ export const observableCreateSchema = z
     tags: z.array(caseTagSchema).max(100).default([]),
     message: messageSchema.optional(),
   })
-  .meta({ id: "ObservableCreate" });
+  .meta({ id: "ObservableCreate", ...dataFormatConditions });
 
 /** Only the fields to change; `message: null` clears it. `dataType` and `data` never change. */
-export const observableUpdateSchema = z
-  .strictObject({
-    tlp: tlpSchema,
-    pap: papSchema,
-    ioc: z.boolean(),
-    sighted: z.boolean(),
-    tags: z.array(caseTagSchema).max(100),
-    message: messageSchema.nullable(),
-  })
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
-  .meta({ id: "ObservableUpdate" });
+export const observableUpdateSchema = changeSchema({
+  tlp: tlpSchema,
+  pap: papSchema,
+  ioc: z.boolean(),
+  sighted: z.boolean(),
+  tags: z.array(caseTagSchema).max(100),
+  message: messageSchema.nullable(),
+}).meta({ id: "ObservableUpdate" });
 
 export const observableSchema = z
   .object({
@@ -81,13 +78,13 @@ const filterShape = {
   ...pageQueryShape,
   dataType: anyOf(dataTypeSchema).optional(),
   // Values may be 4096 characters long: four of them fill most of the request head the host reads.
-  data: anyOf(z.string().min(1).max(maxDataLength), maxDataFilterValues).optional().meta({
+  data: anyOf(boundedString(maxDataLength, 1), maxDataFilterValues).optional().meta({
     description: `Exact value, compared after the same normalisation as on create (\`EVIL.com\` finds the domain \`evil.com\`); repeat for any of up to ${maxDataFilterValues}`,
   }),
   ioc: booleanParam.optional(),
   sighted: booleanParam.optional(),
-  tag: anyOf(z.string().max(100)).optional(),
-  tlp: anyOf(z.coerce.number().int().min(0).max(4)).optional(),
+  tag: anyOf(boundedString(100)).optional(),
+  tlp: anyOf(queryInt(0, 4)).optional(),
   createdAfter: timestampSchema.optional(),
   createdBefore: timestampSchema.optional(),
 };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { keyTiers } from "../keys/types.js";
 import { rateLimitOverridesSchema } from "../limits/schema.js";
-import { tlpSchema } from "../schema/common.js";
+import { changeSchema, tlpSchema } from "../schema/common.js";
 
 /**
  * Per-organization settings that narrow access further than scopes and TLP do. They only ever
@@ -12,7 +12,7 @@ export const organizationPolicySchema = z
     maxKeyTlp: tlpSchema.meta({ description: "Highest TLP clearance any new key of the organization may be given" }),
     requireKeyExpiry: z.boolean().meta({ description: "New keys must carry expiresAt" }),
     maxKeyLifetimeDays: z.int().min(1).max(3650).nullable().meta({ description: "Longest lifetime of a new key, in days; null for no limit" }),
-    allowedTiers: z.array(z.enum(keyTiers)).min(1).meta({ description: "Tiers new keys may have (default: every tier but unlimited); a key's tier is also capped by its creator's" }),
+    allowedTiers: z.array(z.enum(keyTiers)).min(1).max(keyTiers.length).meta({ description: "Tiers new keys may have (default: every tier but unlimited); a key's tier is also capped by its creator's" }),
     rateLimits: rateLimitOverridesSchema.meta({
       description: "Lower the deployment's rate limits for this organization's keys, per tier (never raises them; never below the floors: 10 a minute, 100 an hour, a burst of 5)",
     }),
@@ -35,7 +35,6 @@ export const defaultOrganizationPolicy: OrganizationPolicy = {
   allowCaseSharing: false,
 };
 
-export const organizationPolicyUpdateSchema = organizationPolicySchema
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, "give at least one setting to change")
-  .meta({ id: "OrganizationPolicyUpdate" });
+export const organizationPolicyUpdateSchema = changeSchema(organizationPolicySchema.shape, "give at least one setting to change").meta({
+  id: "OrganizationPolicyUpdate",
+});

@@ -4,16 +4,17 @@ import { displayStart, generateKeySecret, hashKeySecret } from "../keys/secret.j
 import type { StoredApiKey } from "../keys/types.js";
 import { defaultOrganizationPolicy } from "../organizations/policy.js";
 import type { Organization } from "../organizations/types.js";
+import { boundedString, emailSchema, trimmedText } from "../schema/common.js";
 import { generatePassword } from "../users/passwords.js";
 import type { StoredUser, User } from "../users/types.js";
 import { parse } from "../validation.js";
 import { z } from "zod";
 
 const initSchema = z.strictObject({
-  organizationName: z.string().trim().min(1).max(200),
-  email: z.email().max(320),
-  name: z.string().trim().min(1).max(200).optional(),
-  password: z.string().min(12).max(1024).optional(),
+  organizationName: trimmedText(200),
+  email: emailSchema,
+  name: trimmedText(200).optional(),
+  password: boundedString(1024, 12).optional(),
 });
 
 export interface InitResult {

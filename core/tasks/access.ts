@@ -1,6 +1,6 @@
 import type { Principal } from "../access/principal.js";
 import type { Case } from "../cases/types.js";
-import { CaseKitError, invalidField } from "../errors.js";
+import { CaseKitError, unknownReference } from "../errors.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { guardTlp } from "../tlp/audit-log.js";
 import type { Reached } from "../tlp/reach.js";
@@ -36,5 +36,5 @@ export async function loadVisibleTask(tx: UnitOfWork, principal: Principal, id: 
 export async function checkAssignee(tx: UnitOfWork, principal: Principal, assigneeId: string | null | undefined, path = "assigneeId"): Promise<void> {
   if (!assigneeId) return;
   const user = await tx.users.findById(principal.organizationId, assigneeId);
-  if (!user || user.status !== "active") throw invalidField(path, "must name an active user of your organization");
+  if (!user || user.status !== "active") throw unknownReference(path, "must name an active user of your organization");
 }

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { bulkRequestSchema, bulkResultSchema } from "../bulk/schema.js";
-import { anyOf, idSchema, listResponseSchema, pageQueryShape, resourceMetaShape, timestampSchema, tlpSchema } from "../schema/common.js";
+import { anyOf, boundedString, changeSchema, idSchema, jsonInt, listResponseSchema, pageQueryShape, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
+import type { IntReader } from "../schema/common.js";
 import { initialTaskStatuses, taskStatuses } from "./lifecycle.js";
 
-const titleSchema = z.string().trim().min(1).max(500);
-const descriptionSchema = z.string().max(100_000);
+const titleSchema = trimmedText(500);
+const descriptionSchema = boundedString(100_000);
 const orderSchema = z.int().min(0).max(1_000_000_000).meta({ description: "Position among the case's tasks (ascending), for display" });
 /** Stored and answered in canonical UTC form, so the answer equals what a later read returns. */
 const dueDateSchema = timestampSchema.transform((value) => new Date(value).toISOString()).meta({ description: "ISO 8601 date-time; answered in UTC" });
@@ -36,17 +37,10 @@ const changeShape = {
 };
 
 /** Only the fields to change. */
-export const taskUpdateSchema = z
-  .strictObject({ ...changeShape, order: orderSchema })
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
-  .meta({ id: "TaskUpdate" });
+export const taskUpdateSchema = changeSchema({ ...changeShape, order: orderSchema }).meta({ id: "TaskUpdate" });
 
 /** `fields` of `POST /bulk/tasks`: spec §2.3's members; `order` is per task, so not in bulk. */
-export const taskBulkFieldsSchema = z
-  .strictObject(changeShape)
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, "give at least one field to change");
+export const taskBulkFieldsSchema = changeSchema(changeShape);
 
 export const taskSchema = z
   .object({
@@ -72,22 +66,22 @@ const flagSchema = z.union([z.boolean(), z.enum(["true", "false"]).transform((v)
  * The task filters, shared by the lists (query parameters) and bulk selectAll (`options.filters`,
  * JSON), so both select exactly the same tasks. A list member means "any of".
  */
-const filterShape = {
+const filterShape = (int: IntReader) => ({
   status: anyOf(z.enum(taskStatuses)).optional(),
-  assigneeId: anyOf(z.string().max(64)).optional(),
+  assigneeId: anyOf(boundedString(64)).optional(),
   mandatory: flagSchema.optional(),
-  tlp: anyOf(z.coerce.number().int().min(0).max(4)).optional(),
+  tlp: anyOf(int(0, 4)).optional(),
   dueAfter: timestampSchema.optional().meta({ description: "Due at or after this time (tasks without a due date never match)" }),
   dueBefore: timestampSchema.optional().meta({ description: "Due before this time (tasks without a due date never match)" }),
-};
-const acrossCasesShape = { ...filterShape, caseId: anyOf(idSchema("case")).optional() };
+});
+const acrossCasesShape = (int: IntReader) => ({ ...filterShape(int), caseId: anyOf(idSchema("case")).optional() });
 
 /** `GET /cases/{caseId}/tasks`. */
-export const taskCaseListQuerySchema = z.strictObject({ ...pageQueryShape, ...filterShape });
+export const taskCaseListQuerySchema = z.strictObject({ ...pageQueryShape, ...filterShape(queryInt) });
 /** `GET /tasks`: across the organization's cases. */
-export const taskListQuerySchema = z.strictObject({ ...pageQueryShape, ...acrossCasesShape });
-/** `options.filters` of the bulk task operations: `GET /tasks`'s filters. */
-export const taskBulkFiltersSchema = z.strictObject(acrossCasesShape);
+export const taskListQuerySchema = z.strictObject({ ...pageQueryShape, ...acrossCasesShape(queryInt) });
+/** `options.filters` of the bulk task operations (JSON): `GET /tasks`'s filters. */
+export const taskBulkFiltersSchema = z.strictObject(acrossCasesShape(jsonInt));
 
 export const taskListSchema = listResponseSchema(taskSchema).meta({ id: "TaskList" });
 

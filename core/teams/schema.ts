@@ -1,29 +1,26 @@
 import { z } from "zod";
-import { anyOf, idSchema, listResponseSchema, pageQueryShape, resourceMetaShape } from "../schema/common.js";
+import { anyOf, boundedString, changeSchema, emailSchema, idSchema, listResponseSchema, pageQueryShape, resourceMetaShape, trimmedText } from "../schema/common.js";
+import { timeZones } from "../schema/time-zones.js";
 
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
+const text = trimmedText;
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+const timeZoneSchema = z.enum(timeZones).meta({
+  id: "TimeZone",
+  description: "An IANA time zone name such as Europe/Paris or America/New_York (tz database 2025b, links included; exact case)",
+});
 
 /** Spec section 2.2: every field a string. `organizationId`, if given, must be the caller's own. */
 const teamFields = {
   name: text(200),
-  organizationId: z.string().max(64),
-  description: z.string().max(2000),
+  organizationId: boundedString(64),
+  description: boundedString(2000),
   function: text(100).meta({ description: "What the team does, e.g. triage, forensics, threat intel" }),
   tier: text(50).meta({ description: "Support tier, e.g. L1, L2, L3" }),
   escalationTeamId: idSchema("team").meta({ description: "A team of the same organization; no escalation cycles" }),
-  email: z.email().max(320),
+  email: emailSchema,
   slackChannel: text(200),
   teamsChannel: text(200),
-  timezone: z.string().max(64).refine(isTimeZone, "must be an IANA time zone such as Europe/Paris"),
+  timezone: timeZoneSchema,
 };
 
 export const teamCreateSchema = z
@@ -32,8 +29,7 @@ export const teamCreateSchema = z
   .required({ name: true })
   .meta({ id: "TeamCreate" });
 
-export const teamUpdateSchema = z
-  .strictObject({
+export const teamUpdateSchema = changeSchema({
     name: teamFields.name,
     description: teamFields.description.nullable(),
     function: teamFields.function.nullable(),
@@ -43,10 +39,7 @@ export const teamUpdateSchema = z
     slackChannel: teamFields.slackChannel.nullable(),
     teamsChannel: teamFields.teamsChannel.nullable(),
     timezone: teamFields.timezone.nullable(),
-  })
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
-  .meta({ id: "TeamUpdate" });
+  }).meta({ id: "TeamUpdate" });
 
 export const teamSchema = z
   .object({
@@ -65,10 +58,10 @@ export const teamSchema = z
 
 export const teamListQuerySchema = z.strictObject({
   ...pageQueryShape,
-  name: z.string().max(200).optional(),
-  function: anyOf(z.string().max(100)).optional(),
-  tier: anyOf(z.string().max(50)).optional(),
-  escalationTeamId: z.string().max(64).optional(),
+  name: boundedString(200).optional(),
+  function: anyOf(boundedString(100)).optional(),
+  tier: anyOf(boundedString(50)).optional(),
+  escalationTeamId: boundedString(64).optional(),
 });
 
 export const teamListSchema = listResponseSchema(teamSchema).meta({ id: "TeamList" });

@@ -2,7 +2,7 @@ import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { recordChange } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
-import { CaseKitError, invalidField } from "../errors.js";
+import { CaseKitError, unknownReference } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
@@ -26,9 +26,9 @@ export function createTeamService(deps: CaseKitDeps) {
   async function checkEscalation(tx: UnitOfWork, principal: Principal, teamId: string, escalationTeamId: string): Promise<void> {
     let current: string | null = escalationTeamId;
     for (let depth = 0; current !== null; depth++) {
-      if (current === teamId || depth > maxEscalationDepth) throw invalidField("escalationTeamId", "would make an escalation cycle");
+      if (current === teamId || depth > maxEscalationDepth) throw new CaseKitError("conflict", "escalationTeamId: would make an escalation cycle", [{ path: "escalationTeamId", message: "would make an escalation cycle" }]);
       const next: Team | null = await tx.teams.findById(principal.organizationId, current);
-      if (!next) throw invalidField("escalationTeamId", "must name a team of your organization");
+      if (!next) throw unknownReference("escalationTeamId", "must name a team of your organization");
       current = next.escalationTeamId;
     }
   }

@@ -4,7 +4,7 @@ import { visibleUpTo } from "../access/clearance.js";
 import { requireScope } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
 import { decodeCursor, toPage } from "../pagination.js";
-import { anyOf, listResponseSchema, pageQueryShape, timestampSchema } from "../schema/common.js";
+import { anyOf, boundedString, listResponseSchema, pageQueryShape, timestampSchema } from "../schema/common.js";
 import { parse } from "../validation.js";
 import type { ChainVerdict } from "./chain.js";
 import { verifyTlpChain } from "./chain.js";
@@ -16,8 +16,8 @@ export const tlpAuditQuerySchema = z.strictObject({
   ...pageQueryShape,
   resourceType: anyOf(z.enum(tlpResourceTypes)).optional(),
   action: anyOf(z.enum(tlpActions)).optional(),
-  resourceId: z.string().max(64).optional(),
-  actorId: z.string().max(64).optional().meta({ description: "A user id or a key id" }),
+  resourceId: boundedString(64).optional(),
+  actorId: boundedString(64).optional().meta({ description: "A user id or a key id" }),
   outcome: z.enum(["allowed", "denied"]).optional(),
   from: timestampSchema.optional().meta({ description: "Entries at or after this time" }),
   to: timestampSchema.optional().meta({ description: "Entries before this time" }),

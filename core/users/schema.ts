@@ -1,30 +1,26 @@
 import { z } from "zod";
-import { anyOf, listResponseSchema, pageQueryShape, resourceMetaShape, tlpSchema } from "../schema/common.js";
+import { anyOf, boundedString, changeSchema, emailSchema, listResponseSchema, pageQueryShape, resourceMetaShape, tlpSchema, trimmedText } from "../schema/common.js";
 import { userRoles, userStatuses } from "./types.js";
 
-const passwordSchema = z.string().min(12, "must be at least 12 characters").max(1024);
+const passwordSchema = boundedString(1024, 12, "must be at least 12 characters");
 
 export const userCreateSchema = z
   .strictObject({
-    email: z.email().max(320),
-    name: z.string().trim().min(1).max(200),
+    email: emailSchema,
+    name: trimmedText(200),
     password: passwordSchema.optional().meta({ description: "Omit to have one generated and returned once" }),
     role: z.enum(userRoles).default("analyst"),
     tlpClearance: tlpSchema.optional().meta({ description: "Defaults to the creator's clearance" }),
   })
   .meta({ id: "UserCreate" });
 
-export const userUpdateSchema = z
-  .strictObject({
-    name: z.string().trim().min(1).max(200),
-    role: z.enum(userRoles),
-    status: z.enum(userStatuses),
-    tlpClearance: tlpSchema,
-    password: passwordSchema,
-  })
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
-  .meta({ id: "UserUpdate" });
+export const userUpdateSchema = changeSchema({
+  name: trimmedText(200),
+  role: z.enum(userRoles),
+  status: z.enum(userStatuses),
+  tlpClearance: tlpSchema,
+  password: passwordSchema,
+}).meta({ id: "UserUpdate" });
 
 export const userSchema = z
   .object({
@@ -45,7 +41,7 @@ export const userListQuerySchema = z.strictObject({
   ...pageQueryShape,
   status: anyOf(z.enum(userStatuses)).optional(),
   role: anyOf(z.enum(userRoles)).optional(),
-  email: z.string().max(320).optional(),
+  email: boundedString(320).optional(),
 });
 
 export const userListSchema = listResponseSchema(userSchema).meta({ id: "UserList" });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { anyOf, listResponseSchema, pageQueryShape } from "../schema/common.js";
+import { anyOf, boundedString, listResponseSchema, pageQueryShape } from "../schema/common.js";
 import { deliveryStatuses } from "./types.js";
 
 /** What schema.ts leaves out: the list queries and the delivery history as the API shows it. */
@@ -9,7 +9,7 @@ export const webhookListQuerySchema = z.strictObject({ ...pageQueryShape });
 export const deliveryListQuerySchema = z.strictObject({
   ...pageQueryShape,
   status: anyOf(z.enum(deliveryStatuses)).optional(),
-  eventName: anyOf(z.string().max(100).regex(/^[a-z][a-z_]*\.[a-z][a-z_]*$/, "must be an event name like case.created")).optional(),
+  eventName: anyOf(boundedString(100).regex(/^[a-z][a-z_]*\.[a-z][a-z_]*$/, "must be an event name like case.created")).optional(),
 });
 
 const errorClasses = ["timeout", "network", "blocked", "http"] as const;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundedString, finiteNumber } from "../schema/common.js";
 
 /**
  * Subscription filters: conditions on the event's record (its payload), all of which must hold.
@@ -6,16 +7,17 @@ import { z } from "zod";
  * `{ "severity": { "gte": 3 }, "source": ["edr", "siem"], "tlp": { "lte": 2 } }`.
  * A field the record lacks never matches, so a filter on alert fields skips case events.
  */
-const scalar = z.union([z.string().max(500), z.number(), z.boolean()]);
+const scalar = z.union([boundedString(500), finiteNumber(), z.boolean()]);
 const comparison = z
-  .strictObject({ eq: scalar, ne: scalar, gt: z.number(), gte: z.number(), lt: z.number(), lte: z.number(), in: z.array(scalar).min(1).max(100) })
+  .strictObject({ eq: scalar, ne: scalar, gt: finiteNumber(), gte: finiteNumber(), lt: finiteNumber(), lte: finiteNumber(), in: z.array(scalar).min(1).max(100) })
   .partial()
-  .refine((c) => Object.keys(c).length > 0, "give at least one of eq, ne, gt, gte, lt, lte, in");
+  .refine((c) => Object.keys(c).length > 0, "give at least one of eq, ne, gt, gte, lt, lte, in")
+  .meta({ minProperties: 1 });
 
 export const webhookFiltersSchema = z
   .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_.]{0,63}$/, "must be a field name (dots reach into objects)"), z.union([scalar, z.array(scalar).min(1).max(100), comparison]))
   .refine((f) => Object.keys(f).length <= 20, "at most 20 conditions")
-  .meta({ id: "WebhookFilters", description: "Conditions on the event's record, all of which must hold: a value (equals), a list (any of), or { eq, ne, gt, gte, lt, lte, in }" });
+  .meta({ id: "WebhookFilters", maxProperties: 20, description: "Conditions on the event's record, all of which must hold: a value (equals), a list (any of), or { eq, ne, gt, gte, lt, lte, in }" });
 
 export type WebhookFilters = z.infer<typeof webhookFiltersSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { listResponseSchema, resourceMetaShape } from "../schema/common.js";
+import { boundedString, changeSchema, listResponseSchema, resourceMetaShape } from "../schema/common.js";
 import { webhookFiltersSchema } from "./filters.js";
 
 /**
@@ -10,35 +10,61 @@ import { webhookFiltersSchema } from "./filters.js";
 export const webhookMethods = ["POST", "PUT", "PATCH"] as const;
 export const webhookAuthTypes = ["none", "basic", "bearer", "header"] as const;
 
-/** Headers a subscription may not set: the transport and the signature own them. */
-const reservedHeader = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|webhook-.*)$/i;
+/**
+ * Headers a subscription may not set: the transport and the signature own them. One list gives
+ * the check (case-insensitive) and the document's pattern (JSON Schema patterns take no flags, so
+ * each letter is spelled [xX]).
+ */
+const reservedNames = "host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|webhook-.*";
+const reservedHeader = new RegExp(`^(${reservedNames})$`, "i");
+const anyCase = (names: string) => names.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
+const maxHeaders = 20;
+
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, "must be an HTTP header name");
-const headerValue = z.string().max(1000).refine((v) => !/[\r\n\0]/.test(v), "must not contain CR, LF or NUL");
+/** A header name the subscription may set: not a reserved one (and, for header auth, not Content-Type). */
+const settableHeaderName = (alsoReserved = "") =>
+  headerName
+    .refine((n) => !reservedHeader.test(n) && !(alsoReserved && n.toLowerCase() === alsoReserved), "must not be Host, Content-Length, Transfer-Encoding, Connection, a proxy-* or webhook-* header" + (alsoReserved ? ` or ${alsoReserved}` : ""))
+    .meta({ not: { pattern: `^(${anyCase(alsoReserved ? `${reservedNames}|${alsoReserved}` : reservedNames)})$` } });
+const headerValue = boundedString(1000).regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL");
 
 const headersSchema = z
-  .record(headerName, headerValue)
-  .refine((h) => Object.keys(h).length <= 20, "at most 20 headers")
-  .refine((h) => !Object.keys(h).some((name) => reservedHeader.test(name)), "must not set Host, Content-Length, Transfer-Encoding, Connection or webhook-* headers")
-  .meta({ description: "Extra headers sent with every delivery" });
+  .record(settableHeaderName(), headerValue)
+  .refine((h) => Object.keys(h).length <= maxHeaders, `at most ${maxHeaders} headers`)
+  .meta({ maxProperties: maxHeaders, description: `Extra headers sent with every delivery (at most ${maxHeaders})` });
 
 /** authConfig per authType; values are secrets: stored, used, never returned. */
 const authConfigSchema = z.union([
-  z.strictObject({ username: z.string().min(1).max(200).refine((v) => !v.includes(":"), "must not contain ':'"), password: z.string().min(1).max(500) }),
-  z.strictObject({ token: z.string().min(1).max(2000).refine((v) => !/[\r\n\0]/.test(v), "must not contain CR, LF or NUL") }),
-  z.strictObject({ name: headerName.refine((n) => !reservedHeader.test(n) && n.toLowerCase() !== "content-type", "must not be a reserved header"), value: headerValue }),
+  z.strictObject({ username: boundedString(200, 1).regex(/^[^:]*$/, "must not contain ':'"), password: boundedString(500, 1) }),
+  z.strictObject({ token: boundedString(2000, 1).regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL") }),
+  z.strictObject({ name: settableHeaderName("content-type"), value: headerValue }),
   z.strictObject({}),
 ]);
+
+/**
+ * An http(s) URL without credentials, parsed as browsers do (WHATWG URL). The pattern states in
+ * the document what the parse and the protocol check enforce; SSRF (which hosts and addresses)
+ * is checked by the service, which knows the deployment's allowlist.
+ */
+const webhookUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .regex(/^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/, "must be an http or https URL without credentials")
+  .meta({ format: "uri" });
 
 export const webhookEventPattern = /^(\*|[a-z][a-z_]*\.(\*|[a-z][a-z_]*))$/;
 
 const baseShape = {
-  name: z.string().min(1).max(200),
-  url: z.string().min(1).max(2048).meta({ description: "http(s) target; private, loopback, link-local and metadata addresses are refused unless the deployment allows them" }),
+  name: boundedString(200, 1),
+  url: webhookUrlSchema.meta({
+    description:
+      "http(s) target, no credentials. Refused (400 on url) unless the deployment's allowlist names it: a host that is an address outside the unicast ranges (loopback, private, link-local and metadata, unique local, CGNAT, documentation, Teredo, NAT64 local use …) or a local name (localhost, *.local, *.internal, *.home.arpa)",
+  }),
   events: z
-    .array(z.string().regex(webhookEventPattern, "must be an event name like case.created, a resource wildcard like alert.*, or *"))
+    .array(boundedString(100).regex(webhookEventPattern, "must be an event name like case.created, a resource wildcard like alert.*, or *"))
     .min(1)
     .max(100),
-  description: z.string().max(2000),
+  description: boundedString(2000),
   method: z.enum(webhookMethods),
   authType: z.enum(webhookAuthTypes),
   authConfig: authConfigSchema,
@@ -47,25 +73,35 @@ const baseShape = {
   retryDelayMs: z.int().min(100).max(600_000),
   timeoutMs: z.int().min(1_000).max(30_000),
   maxRetries: z.int().min(0).max(10),
-  tags: z.array(z.string().min(1).max(100)).max(50),
-  environment: z.string().min(1).max(50),
+  tags: z.array(boundedString(100, 1)).max(50),
+  environment: boundedString(50, 1),
 };
 
-/** The authConfig members each authType needs (checked across fields). */
-function authFits(value: { authType?: string; authConfig?: object }): boolean {
-  const keys = Object.keys(value.authConfig ?? {}).sort().join(",");
-  switch (value.authType ?? "none") {
-    case "none":
-      return keys === "";
-    case "basic":
-      return keys === "password,username";
-    case "bearer":
-      return keys === "token";
-    default:
-      return keys === "name,value";
-  }
+/** The authConfig members each authType needs; a body without authType means none. */
+const authMembers: Record<(typeof webhookAuthTypes)[number], readonly string[]> = {
+  none: [],
+  basic: ["password", "username"],
+  bearer: ["token"],
+  header: ["name", "value"],
+};
+
+function authFits(value: { authType?: (typeof webhookAuthTypes)[number] | undefined; authConfig?: object | undefined }): boolean {
+  return Object.keys(value.authConfig ?? {}).sort().join(",") === authMembers[value.authType ?? "none"].join(",");
 }
 const authMessage = { message: "authConfig must be {} for none, { username, password } for basic, { token } for bearer, { name, value } for header", path: ["authConfig"] };
+
+/**
+ * authFits as JSON Schema, from the same table: with authType none (or none given) authConfig is
+ * empty; with another authType, authConfig is given with exactly that type's members (each member
+ * set of authConfigSchema is closed, so naming the required ones settles which).
+ */
+const authDependency = {
+  allOf: webhookAuthTypes.map((type) =>
+    type === "none"
+      ? { if: { properties: { authType: { const: type } } }, then: { properties: { authConfig: { type: "object", maxProperties: 0 } } } }
+      : { if: { properties: { authType: { const: type } }, required: ["authType"] }, then: { required: ["authConfig"], properties: { authConfig: { type: "object", required: [...authMembers[type]] } } } },
+  ),
+};
 
 export const webhookCreateSchema = z
   .strictObject({
@@ -85,18 +121,17 @@ export const webhookCreateSchema = z
     environment: baseShape.environment.default("production"),
   })
   .refine(authFits, authMessage)
-  .meta({ id: "WebhookCreate" });
+  .meta({ id: "WebhookCreate", ...authDependency });
 
-export const webhookUpdateSchema = z
-  .strictObject({
-    ...baseShape,
-    description: baseShape.description.nullable(),
-    status: z.enum(["active", "disabled"]),
-  })
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, "give at least one field to change")
+export const webhookUpdateSchema = changeSchema({
+  ...baseShape,
+  description: baseShape.description.nullable(),
+  status: z.enum(["active", "disabled"]),
+})
+  // A change of credentials names its authType: the stored one is not the body's to assume.
+  .refine((v) => v.authConfig === undefined || v.authType !== undefined, { message: "give authType with authConfig", path: ["authConfig"] })
   .refine((v) => (v.authType === undefined && v.authConfig === undefined) || authFits(v), authMessage)
-  .meta({ id: "WebhookUpdate" });
+  .meta({ id: "WebhookUpdate", dependentRequired: { authConfig: ["authType"] }, ...authDependency });
 
 export const webhookStatuses = ["active", "disabled"] as const;
 

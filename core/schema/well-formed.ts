@@ -1,0 +1,66 @@
+import type { FieldError } from "../errors.js";
+
+/**
+ * Rules every input to the core obeys, whatever its schema. `parse()` (core/validation.ts) checks
+ * them on the raw input before the schema runs, so a new schema cannot forget them, and the
+ * OpenAPI document states them on every string (server/openapi.ts).
+ */
+
+/** Deepest nesting of objects and arrays any input may have (a body, a query, a filter). */
+export const maxInputDepth = 32;
+
+/** At most this many problems are listed, so a body of a million bad strings answers briefly. */
+const maxProblems = 20;
+
+/**
+ * A NUL character (PostgreSQL text refuses it, C libraries cut at it) or a UTF-16 surrogate not
+ * part of a pair (UTF-8 cannot encode it: drivers would store U+FFFD, not what was sent). With
+ * the `u` flag a well-formed pair is one code point outside the range, so only lone halves match.
+ */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
+const illFormed = /[\u0000\uD800-\uDFFF]/u;
+
+/** The same rule as a JSON Schema pattern (ECMA-262 regular expressions with the `u` flag). */
+export const wellFormedTextPattern = "^[^\\u0000\\uD800-\\uDFFF]*$";
+
+export const illFormedMessage = "must not contain NUL (U+0000) or an unpaired UTF-16 surrogate";
+
+export function isWellFormedText(text: string): boolean {
+  return !illFormed.test(text);
+}
+
+/**
+ * What breaks the rules in `input`: every string (object keys included) with NUL or a lone
+ * surrogate, and nesting deeper than maxInputDepth. Iterative, so no input can exhaust the stack,
+ * and it stops descending at the depth limit, so a cyclic object from an embedder ends too.
+ */
+export function inputProblems(input: unknown): FieldError[] {
+  const problems: FieldError[] = [];
+  const pending: { value: unknown; path: string[]; depth: number }[] = [{ value: input, path: [], depth: 0 }];
+  while (pending.length > 0 && problems.length < maxProblems) {
+    const { value, path, depth } = pending.pop()!;
+    if (typeof value === "string") {
+      if (illFormed.test(value)) problems.push({ path: path.join("."), message: illFormedMessage });
+      continue;
+    }
+    if (!isContainer(value)) continue;
+    if (depth >= maxInputDepth) {
+      problems.push({ path: path.join("."), message: `nests deeper than ${maxInputDepth} levels of objects and arrays` });
+      continue;
+    }
+    const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
+    for (const [key, inner] of entries) {
+      if (!Array.isArray(value) && illFormed.test(key)) problems.push({ path: [...path, key].join("."), message: `its name ${illFormedMessage}` });
+      pending.push({ value: inner, path: [...path, key], depth: depth + 1 });
+    }
+  }
+  return problems.slice(0, maxProblems);
+}
+
+/** Arrays and plain objects: what JSON produces. Dates, maps and class instances are the schema's business. */
+function isContainer(value: unknown): value is unknown[] | Record<string, unknown> {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== "object") return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+}
