@@ -2,6 +2,8 @@ import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { errorTitles, version } from "../core/index.js";
 import type { ErrorCode } from "../core/index.js";
+import { wellFormedTextPattern } from "../core/schema/well-formed.js";
+import { pathIdSchema } from "./path-ids.js";
 import { httpStatusOf, problemSchema } from "./problem.js";
 import { apiBasePath } from "./route.js";
 import type { ApiRoute, RouteDoc } from "./route.js";
@@ -41,6 +43,7 @@ const statusNames: Record<number, string> = {
   409: "Conflict",
   413: "PayloadTooLarge",
   415: "UnsupportedMediaType",
+  422: "UnprocessableContent",
   429: "TooManyRequests",
   431: "RequestHeaderFieldsTooLarge",
   500: "InternalError",
@@ -151,6 +154,9 @@ function rateLimitHeaderRefs(): Record<string, JsonObject> {
 export function buildDocument(spec: DocumentSpec): OpenApiDocument {
   const schemas = createSchemaCollector();
   schemas.add(problemSchema, "output");
+  // Answers first, so a shared component keeps its plain name for the answer's shape and an input
+  // form that differs (see createSchemaCollector) is the one named `…Input`.
+  for (const route of spec.routes) schemas.add(route.response, "output");
 
   const paths: OpenApiDocument["paths"] = {};
   for (const route of spec.routes) {
@@ -187,7 +193,8 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
     name,
     in: "path",
     required: true,
-    schema: { type: "string" },
+    description: "An id of this kind; any other shape names no record (404)",
+    schema: pathIdSchema(route.path, name!),
   }));
   if (route.query) parameters.push(...queryParameters(schemas.add(route.query, "input")));
 
@@ -311,6 +318,25 @@ interface SchemaCollector {
   components: Record<string, JsonObject>;
 }
 
+/**
+ * What every input string obeys whatever its schema (core/schema/well-formed.ts, checked by
+ * `parse()` before any schema): no NUL, no unpaired surrogate. Added here to every input string
+ * that is not an enum or a constant: as `pattern`, or beside a pattern the string already has.
+ */
+function stateInputRules(jsonSchema: JsonObject): void {
+  if (jsonSchema.type !== "string" || "enum" in jsonSchema || "const" in jsonSchema) return;
+  const allOf = (jsonSchema.allOf ?? []) as JsonObject[];
+  // zod may hand the same node over more than once (a wrapper and what it wraps).
+  if (jsonSchema.pattern === wellFormedTextPattern || allOf.some((s) => s.pattern === wellFormedTextPattern)) return;
+  if (jsonSchema.pattern === undefined && allOf.length === 0) jsonSchema.pattern = wellFormedTextPattern;
+  else jsonSchema.allOf = [...allOf, { pattern: wellFormedTextPattern }];
+}
+
+/**
+ * Components by their zod id. An id's input form may differ from its output form (input strings
+ * carry the rules above, answers are what the server wrote): the input form is then published as
+ * `<id>Input`. Any other clash (two schemas, one id) is a start-up error, not a wrong document.
+ */
 function createSchemaCollector(): SchemaCollector {
   const components: Record<string, JsonObject> = {};
   return {
@@ -321,31 +347,66 @@ function createSchemaCollector(): SchemaCollector {
         io,
         unrepresentable: "any",
         override: ({ jsonSchema }) => {
-          // z.int() bounds itself to the safe integers; that is noise for a client.
+          if (io === "input") {
+            stateInputRules(jsonSchema as JsonObject);
+            return;
+          }
+          // z.int() bounds itself to the safe integers, which the server checks on input; in an answer that is noise.
           if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
           if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
         },
       }) as JsonObject;
       const { $schema: _dialect, $defs, ...root } = json;
-      for (const [id, definition] of Object.entries(($defs ?? {}) as Record<string, JsonObject>)) {
-        const rewritten = rewriteRefs(definition) as JsonObject;
-        const existing = components[id];
-        if (existing && !isDeepStrictEqual(existing, rewritten)) {
-          throw new Error(`The schema id "${id}" describes two different shapes (input and output?); give one of them its own id`);
+      const definitions = Object.entries(($defs ?? {}) as Record<string, JsonObject>);
+      const names = new Map(definitions.map(([id]) => [id, id]));
+      // Name first, then register. An input form whose own content differs is renamed; then,
+      // until nothing changes, so is one whose references now point at a renamed form.
+      if (io === "input") {
+        for (const [id, definition] of definitions) {
+          const existing = components[id];
+          if (existing && !isDeepStrictEqual(plainRefs(existing), plainRefs(rewriteRefs(definition, names)))) names.set(id, `${id}Input`);
         }
-        components[id] = rewritten;
+        for (let renamed = true; renamed; ) {
+          renamed = false;
+          for (const [id, definition] of definitions) {
+            const existing = components[id];
+            if (names.get(id) === id && existing && !isDeepStrictEqual(existing, rewriteRefs(definition, names))) {
+              names.set(id, `${id}Input`);
+              renamed = true;
+            }
+          }
+        }
       }
-      return rewriteRefs(root) as JsonObject;
+      for (const [id, definition] of definitions) {
+        const name = names.get(id)!;
+        const rewritten = rewriteRefs(definition, names) as JsonObject;
+        const existing = components[name];
+        if (existing && !isDeepStrictEqual(existing, rewritten)) {
+          throw new Error(`The schema id "${id}" describes two different shapes; give one of them its own id`);
+        }
+        components[name] = rewritten;
+      }
+      return rewriteRefs(root, names) as JsonObject;
     },
   };
 }
 
-function rewriteRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(rewriteRefs);
+/** The definition with every reference to an `…Input` form pointed at the plain name, to compare own content. */
+function plainRefs(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value), (key, inner: unknown) => (key === "$ref" && typeof inner === "string" ? inner.replace(/Input$/, "") : inner));
+}
+
+function rewriteRefs(value: unknown, names: ReadonlyMap<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((item) => rewriteRefs(item, names));
   if (value === null || typeof value !== "object") return value;
   const out: JsonObject = {};
   for (const [key, inner] of Object.entries(value)) {
-    out[key] = key === "$ref" && typeof inner === "string" && inner.startsWith("#/$defs/") ? `#/components/schemas/${inner.slice(8)}` : rewriteRefs(inner);
+    if (key === "$ref" && typeof inner === "string" && inner.startsWith("#/$defs/")) {
+      const id = inner.slice(8);
+      out[key] = `#/components/schemas/${names.get(id) ?? id}`;
+    } else {
+      out[key] = rewriteRefs(inner, names);
+    }
   }
   return out;
 }

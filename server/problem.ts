@@ -47,6 +47,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   mandatory_tasks_open: 409,
   record_closed: 409,
   bulk_too_large: 400,
+  unknown_reference: 422,
+  invalid_expiry: 422,
   rate_limited: 429,
   unavailable: 503,
   internal_error: 500,

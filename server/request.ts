@@ -1,6 +1,7 @@
 import { getQuery, getRouterParams } from "h3";
 import type { H3Event } from "h3";
 import { CaseKitError } from "../core/index.js";
+import { hasWellFormedIds } from "./path-ids.js";
 
 /** h3's parsed query (repeated parameters become arrays), copied into a plain object. */
 export function queryOf(event: H3Event): Record<string, string | string[]> {
@@ -8,13 +9,21 @@ export function queryOf(event: H3Event): Record<string, string | string[]> {
   return Object.fromEntries(Object.entries(getQuery(event) as Record<string, string | string[]>));
 }
 
-/** Path parameters, percent-decoded; a malformed escape stays as it came (the core finds no such id). */
+/**
+ * Path parameters, percent-decoded. Every one is an id; one that does not have its kind's shape
+ * (path-ids.ts) names no record, so it is answered 404 here and never reaches the core or a
+ * database (where a NUL byte, say, would be an error instead of "no such record").
+ */
 export function paramsOf(event: H3Event): Record<string, string> {
+  let params: Record<string, string>;
   try {
-    return { ...getRouterParams(event, { decode: true }) };
+    params = { ...getRouterParams(event, { decode: true }) };
   } catch {
-    return { ...getRouterParams(event) };
+    params = { ...getRouterParams(event) };
   }
+  const route = event.context.matchedRoute?.route;
+  if (route && !hasWellFormedIds(route, params)) throw new CaseKitError("not_found");
+  return params;
 }
 
 /** A known path with a method it does not serve: 405 with `Allow`. */

@@ -825,7 +825,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description Answers 200 with the stored subscription and, this once, its Standard Webhooks signing secret (`whsec_…`) in `secret`. The signing secret is never shown again and authConfig values come back masked. A `url` that is not http(s), carries credentials, or points at a loopback, private, link-local, CGNAT, multicast, metadata or otherwise reserved address (in any spelling) is 400 `validation_failed` on `url`, unless the deployment's CASEKIT_WEBHOOK_ALLOWLIST names it. The caller owns the subscription: deliveries carry only what the owner's TLP clearance allows.
+         * @description Answers 200 with the stored subscription and, this once, its Standard Webhooks signing secret (`whsec_…`) in `secret`. The signing secret is never shown again and authConfig values come back masked. A `url` that is not http(s), carries credentials, or points at a loopback, private, link-local, CGNAT, multicast, metadata or otherwise reserved address (in any spelling) is 400 `validation_failed` on `url`, unless the deployment's CASEKIT_WEBHOOK_ALLOWLIST names it. The subscription records the caller's grant (the key, its TLP clearance and scopes): every delivery carries only what that grant, capped by the key's and the owner's rights at send time, may read; anything else is announced as `{ id, resourceType, tlp, redacted: true }`. A revoked, deleted or expired key disables its subscriptions.
          *
          *     Requires the scope `webhooks:write`.
          */
@@ -863,7 +863,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook subscription
-         * @description Send only the fields to change. A new `url` is checked as at creation. `authConfig` is replaced only when given, together with `authType`; `authType` "none" drops the stored credentials. `status` "disabled" stops deliveries, "active" resumes them (and clears `disabledReason`, e.g. after a 410 Gone).
+         * @description Send only the fields to change. A new `url` is checked as at creation. `authConfig` is replaced only when given, together with `authType`; `authType` "none" drops the stored credentials. `status` "disabled" stops deliveries, "active" resumes them (and clears `disabledReason`, e.g. after a 410 Gone). Any change but `{ "status": "disabled" }` needs every scope and at least the TLP clearance of the subscription's grant (403 `missing_scope` / `tlp_restricted`); one whose key was revoked, deleted or expired cannot be turned back on (409 `conflict`).
          *
          *     Requires the scope `webhooks:write`.
          */
@@ -881,7 +881,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook's signing secret
-         * @description Answers 200 with the subscription and, this once, the new secret in `secret`. For 24 hours deliveries carry two signatures (new and previous secret), so receivers can switch without losing any; a second rotation within that time drops the oldest secret.
+         * @description Answers 200 with the subscription and, this once, the new secret in `secret`. For 24 hours deliveries carry two signatures (new and previous secret), so receivers can switch without losing any; a second rotation within that time drops the oldest secret. Needs every scope and at least the TLP clearance of the subscription's grant (403 otherwise).
          *
          *     Requires the scope `webhooks:write`.
          */
@@ -1011,7 +1011,7 @@ export interface paths {
         };
         /**
          * TLP access and change audit entries
-         * @description Newest first, keyset-paged. Every view, edit and change of a TLP-marked record, allowed or denied, with actor, key, TLP before and after, and request origin. `actorId` matches a user id or a key id; `from` is inclusive, `to` exclusive.
+         * @description Newest first, keyset-paged. Every view, edit and change of a TLP-marked record, allowed or denied, with actor, key, the record's effective TLP before and after (its own marking or an ancestor's, whichever is higher), and request origin. Entries whose TLP before or after is above the reader's clearance are left out. `actorId` matches a user id or a key id; `from` is inclusive, `to` exclusive.
          *
          *     Requires the scope `audit:read`.
          */
@@ -1133,7 +1133,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "record_closed" | "bulk_too_large" | "rate_limited" | "unavailable" | "internal_error";
+            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "record_closed" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "internal_error";
             /** @description Every invalid field, for validation_failed */
             errors?: {
                 /** @description Dotted path of the offending field; empty for the whole body */
@@ -1182,71 +1182,10 @@ export interface components {
         CaseTeamRef: {
             id: string;
         };
-        CaseCreate: {
-            title: string;
-            severity: number;
-            description?: string;
-            /**
-             * @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED
-             * @default 2
-             */
-            tlp?: number;
-            /**
-             * @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED
-             * @default 2
-             */
-            pap?: number;
-            /**
-             * @default new
-             * @enum {string}
-             */
-            statusValue?: "new" | "in_progress";
-            typeValue?: string;
-            assigneeId?: string;
-            clientId?: string;
-            source?: string;
-            sourceRef?: string;
-            /** @default [] */
-            tags?: components["schemas"]["CaseTag"][];
-            /** @default [] */
-            teams?: components["schemas"]["CaseTeamRef"][];
-            /** @default [] */
-            organizations?: string[];
-            /**
-             * @description Free-form values, at most 64 KiB as JSON
-             * @default {}
-             */
-            customFields?: {
-                [key: string]: unknown;
-            };
-        };
         CaseList: {
             data: components["schemas"]["Case"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
-        };
-        CaseUpdate: {
-            title?: string;
-            severity?: number;
-            description?: string | null;
-            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
-            tlp?: number;
-            /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
-            pap?: number;
-            /** @enum {string} */
-            statusValue?: "new" | "in_progress" | "on_hold" | "resolved" | "closed";
-            typeValue?: string | null;
-            assigneeId?: string | null;
-            clientId?: string | null;
-            source?: string | null;
-            sourceRef?: string | null;
-            tags?: components["schemas"]["CaseTag"][];
-            teams?: components["schemas"]["CaseTeamRef"][];
-            organizations?: string[];
-            /** @description Free-form values, at most 64 KiB as JSON */
-            customFields?: {
-                [key: string]: unknown;
-            };
         };
         AlertCreated: {
             id: string;
@@ -1316,65 +1255,6 @@ export interface components {
             deletedAt: string | null;
             deletedBy: string | null;
         };
-        AlertCreate: {
-            title: string;
-            severity: number;
-            description?: string;
-            /** @description Default 2 (AMBER) for a new alert; a repeated report raises the marking, never lowers it */
-            tlp?: number;
-            /** @description Default 2 for a new alert; a repeated report raises it, never lowers it */
-            pap?: number;
-            typeValue?: string;
-            /** @description What reported the alert (a SIEM, an EDR …) */
-            source: string;
-            /** @description The source's own id of the alert: with `source`, the key of idempotent ingestion */
-            sourceRef?: string;
-            assigneeId?: string;
-            /** @default [] */
-            tags?: components["schemas"]["CaseTag"][];
-            /**
-             * @description Free-form values, at most 64 KiB as JSON
-             * @default {}
-             */
-            customFields?: {
-                [key: string]: unknown;
-            };
-            /**
-             * Format: date-time
-             * @description When the reported event happened (the source's time)
-             */
-            eventDate?: string;
-            /**
-             * @description Observables of the alert (at most 500), saved with it and deduplicated per (dataType, data); `tlp` defaults to the alert's
-             * @default []
-             */
-            observables?: components["schemas"]["ObservableCreate"][];
-        };
-        ObservableCreate: {
-            /**
-             * @description Built-in: ip, domain, fqdn, url, uri_path, hash, mail, mail_subject, filename, user-agent, registry, other. Any other name of the same shape is accepted as the organization's own type (stored as sent, no format check).
-             * @example ip
-             * @example domain
-             * @example hash
-             */
-            dataType: string;
-            /** @description The value. Trimmed; checked and normalised for ip (canonical IPv4 / RFC 5952 IPv6), domain and fqdn (lower-case A-labels, no trailing dot), hash (lower-case hex of MD5/SHA-1/SHA-256/SHA-512), mail (lower-case); url is checked (http, https, ftp) but kept as sent. */
-            data: string;
-            /** @description Defaults to the parent case's or alert's TLP */
-            tlp?: number;
-            /**
-             * @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED
-             * @default 2
-             */
-            pap?: number;
-            /** @default false */
-            ioc?: boolean;
-            /** @default false */
-            sighted?: boolean;
-            /** @default [] */
-            tags?: components["schemas"]["CaseTag"][];
-            message?: string;
-        };
         AlertList: {
             data: components["schemas"]["Alert"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
@@ -1419,28 +1299,6 @@ export interface components {
             deletedAt: string | null;
             deletedBy: string | null;
         };
-        AlertUpdate: {
-            title?: string;
-            severity?: number;
-            description?: string | null;
-            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
-            tlp?: number;
-            /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
-            pap?: number;
-            typeValue?: string | null;
-            /**
-             * @description new, acknowledged or closed; `imported` is set only by promote and merge
-             * @enum {string}
-             */
-            statusValue?: "new" | "acknowledged" | "closed" | "imported";
-            assigneeId?: string | null;
-            tags?: components["schemas"]["CaseTag"][];
-            /** @description Free-form values, at most 64 KiB as JSON */
-            customFields?: {
-                [key: string]: unknown;
-            };
-            eventDate?: string | null;
-        };
         AlertImportResult: {
             case: components["schemas"]["Case"];
             alert: components["schemas"]["Alert"];
@@ -1460,17 +1318,6 @@ export interface components {
                 code: "tlp_restricted";
             }[];
         };
-        AlertPromote: {
-            title?: string;
-            description?: string;
-            severity?: number;
-            /** @enum {string} */
-            statusValue?: "new" | "in_progress";
-            assigneeId?: string;
-        };
-        AlertMerge: {
-            caseId: string;
-        };
         AlertBulkAssigned: {
             /** @description Records the request named (distinct ids) or selectAll matched; always assigned + skipped.length */
             matched: number;
@@ -1483,38 +1330,6 @@ export interface components {
             }[];
             /** @description Carried by the audit entry and the event of every record changed (bulk_…) */
             bulkRequestId: string;
-        };
-        AlertBulkAssign: {
-            /** @description Ids of the records to act on (1 to 1000); duplicates count once */
-            ids?: string[];
-            options?: {
-                /** @description Act on every record `filters` matches (no count limit) instead of `ids` */
-                selectAll?: boolean;
-                /** @description The list endpoint's filters; only with selectAll. Omitted: every record the caller can see */
-                filters?: {
-                    statusValue?: ("new" | "acknowledged" | "closed" | "imported") | ("new" | "acknowledged" | "closed" | "imported")[];
-                    severity?: number | number[];
-                    tlp?: number | number[];
-                    assigneeId?: string | string[];
-                    source?: string | string[];
-                    typeValue?: string | string[];
-                    tag?: string | string[];
-                    /**
-                     * Format: date-time
-                     * @description ISO 8601 date-time, UTC
-                     */
-                    createdAfter?: string;
-                    /**
-                     * Format: date-time
-                     * @description ISO 8601 date-time, UTC
-                     */
-                    createdBefore?: string;
-                    /** @description Text the title contains (case-insensitive for ASCII letters, matched literally; at most 200 characters) */
-                    q?: string;
-                };
-            };
-            /** @description The user to assign: an active user of your organization */
-            assigneeId: string;
         };
         AlertsBySource: {
             data: {
@@ -1546,52 +1361,10 @@ export interface components {
             deletedAt: string | null;
             deletedBy: string | null;
         };
-        TaskCreate: {
-            title: string;
-            description?: string;
-            /**
-             * @description Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.
-             * @default waiting
-             * @enum {string}
-             */
-            status?: "waiting" | "in_progress";
-            /** @description An active user of your organization */
-            assigneeId?: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 date-time; answered in UTC
-             */
-            dueDate?: string;
-            /**
-             * @description A case cannot be closed while a mandatory task is open
-             * @default false
-             */
-            mandatory?: boolean;
-            /** @description Defaults to the case's TLP; never above the caller's clearance */
-            tlp?: number;
-            /** @description Defaults to after the case's last task */
-            order?: number;
-        };
         TaskList: {
             data: components["schemas"]["Task"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
-        };
-        TaskUpdate: {
-            title?: string;
-            description?: string | null;
-            /**
-             * @description Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.
-             * @enum {string}
-             */
-            status?: "waiting" | "in_progress" | "completed" | "cancelled";
-            assigneeId?: string | null;
-            dueDate?: string | null;
-            mandatory?: boolean;
-            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
-            tlp?: number;
-            /** @description Position among the case's tasks (ascending), for display */
-            order?: number;
         };
         TaskBulkUpdated: {
             /** @description Records the request named (distinct ids) or selectAll matched; always updated + skipped.length */
@@ -1606,46 +1379,6 @@ export interface components {
             /** @description Carried by the audit entry and the event of every record changed (bulk_…) */
             bulkRequestId: string;
         };
-        TaskBulkUpdate: {
-            /** @description Ids of the records to act on (1 to 1000); duplicates count once */
-            ids?: string[];
-            options?: {
-                /** @description Act on every record `filters` matches (no count limit) instead of `ids` */
-                selectAll?: boolean;
-                /** @description The list endpoint's filters; only with selectAll. Omitted: every record the caller can see */
-                filters?: {
-                    status?: ("waiting" | "in_progress" | "completed" | "cancelled") | ("waiting" | "in_progress" | "completed" | "cancelled")[];
-                    assigneeId?: string | string[];
-                    mandatory?: boolean | ("true" | "false");
-                    tlp?: number | number[];
-                    /**
-                     * Format: date-time
-                     * @description Due at or after this time (tasks without a due date never match)
-                     */
-                    dueAfter?: string;
-                    /**
-                     * Format: date-time
-                     * @description Due before this time (tasks without a due date never match)
-                     */
-                    dueBefore?: string;
-                    caseId?: string | string[];
-                };
-            };
-            fields: {
-                title?: string;
-                description?: string | null;
-                /**
-                 * @description Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.
-                 * @enum {string}
-                 */
-                status?: "waiting" | "in_progress" | "completed" | "cancelled";
-                assigneeId?: string | null;
-                dueDate?: string | null;
-                mandatory?: boolean;
-                /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
-                tlp?: number;
-            };
-        };
         TaskBulkDeleted: {
             /** @description Records the request named (distinct ids) or selectAll matched; always deleted + skipped.length */
             matched: number;
@@ -1658,32 +1391,6 @@ export interface components {
             }[];
             /** @description Carried by the audit entry and the event of every record changed (bulk_…) */
             bulkRequestId: string;
-        };
-        TaskBulkDelete: {
-            /** @description Ids of the records to act on (1 to 1000); duplicates count once */
-            ids?: string[];
-            options?: {
-                /** @description Act on every record `filters` matches (no count limit) instead of `ids` */
-                selectAll?: boolean;
-                /** @description The list endpoint's filters; only with selectAll. Omitted: every record the caller can see */
-                filters?: {
-                    status?: ("waiting" | "in_progress" | "completed" | "cancelled") | ("waiting" | "in_progress" | "completed" | "cancelled")[];
-                    assigneeId?: string | string[];
-                    mandatory?: boolean | ("true" | "false");
-                    tlp?: number | number[];
-                    /**
-                     * Format: date-time
-                     * @description Due at or after this time (tasks without a due date never match)
-                     */
-                    dueAfter?: string;
-                    /**
-                     * Format: date-time
-                     * @description Due before this time (tasks without a due date never match)
-                     */
-                    dueBefore?: string;
-                    caseId?: string | string[];
-                };
-            };
         };
         ObservableCreated: {
             id: string;
@@ -1717,16 +1424,6 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
-        ObservableUpdate: {
-            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
-            tlp?: number;
-            /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
-            pap?: number;
-            ioc?: boolean;
-            sighted?: boolean;
-            tags?: components["schemas"]["CaseTag"][];
-            message?: string | null;
-        };
         Comment: {
             id: string;
             organizationId: string;
@@ -1754,18 +1451,10 @@ export interface components {
             deletedAt: string | null;
             deletedBy: string | null;
         };
-        CommentCreate: {
-            /** @description The text, 1 to 10000 characters once leading and trailing white space is trimmed (stored trimmed). */
-            body: string;
-        };
         CommentList: {
             data: components["schemas"]["Comment"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
-        };
-        CommentUpdate: {
-            /** @description The text, 1 to 10000 characters once leading and trailing white space is trimmed (stored trimmed). */
-            body: string;
         };
         ApiKeyCreated: {
             id: string;
@@ -1792,23 +1481,6 @@ export interface components {
             start: string;
             /** @description The secret. Shown this once: only a hash is stored. */
             key: string;
-        };
-        ApiKeyCreate: {
-            name: string;
-            description?: string;
-            /**
-             * @description At most the creator's own tier, and one the organization's policy allows. Defaults to standard, or the creator's tier when lower
-             * @enum {string}
-             */
-            tier?: "basic" | "standard" | "professional" | "enterprise" | "unlimited";
-            scopes: ("cases:read" | "cases:write" | "alerts:read" | "alerts:write" | "tasks:read" | "tasks:write" | "observables:read" | "observables:write" | "users:read" | "keys:write" | "users:write" | "teams:write" | "webhooks:read" | "webhooks:write" | "audit:read" | "org:admin")[];
-            /** @description Defaults to the creator's clearance (capped by the organization's policy) */
-            tlpClearance?: number;
-            /**
-             * Format: date-time
-             * @description ISO 8601 date-time, UTC
-             */
-            expiresAt?: string;
         };
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
@@ -1880,30 +1552,6 @@ export interface components {
             /** @description The generated password, shown this once */
             password?: string;
         };
-        UserCreate: {
-            /** Format: email */
-            email: string;
-            name: string;
-            /** @description Omit to have one generated and returned once */
-            password?: string;
-            /**
-             * @default analyst
-             * @enum {string}
-             */
-            role?: "admin" | "analyst" | "read_only";
-            /** @description Defaults to the creator's clearance */
-            tlpClearance?: number;
-        };
-        UserUpdate: {
-            name?: string;
-            /** @enum {string} */
-            role?: "admin" | "analyst" | "read_only";
-            /** @enum {string} */
-            status?: "active" | "disabled" | "locked" | "deleted";
-            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
-            tlpClearance?: number;
-            password?: string;
-        };
         Team: {
             id: string;
             organizationId: string;
@@ -1923,37 +1571,10 @@ export interface components {
             teamsChannel: string | null;
             timezone: string | null;
         };
-        TeamCreate: {
-            name: string;
-            organizationId?: string;
-            description?: string;
-            /** @description What the team does, e.g. triage, forensics, threat intel */
-            function?: string;
-            /** @description Support tier, e.g. L1, L2, L3 */
-            tier?: string;
-            /** @description A team of the same organization; no escalation cycles */
-            escalationTeamId?: string;
-            /** Format: email */
-            email?: string;
-            slackChannel?: string;
-            teamsChannel?: string;
-            timezone?: string;
-        };
         TeamList: {
             data: components["schemas"]["Team"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
-        };
-        TeamUpdate: {
-            name?: string;
-            description?: string | null;
-            function?: string | null;
-            tier?: string | null;
-            escalationTeamId?: string | null;
-            email?: string | null;
-            slackChannel?: string | null;
-            teamsChannel?: string | null;
-            timezone?: string | null;
         };
         WebhookCreated: {
             id: string;
@@ -2005,52 +1626,6 @@ export interface components {
                 in?: (string | number | boolean)[];
             };
         };
-        WebhookCreate: {
-            name: string;
-            /** @description http(s) target; private, loopback, link-local and metadata addresses are refused unless the deployment allows them */
-            url: string;
-            events: string[];
-            description?: string;
-            /**
-             * @default POST
-             * @enum {string}
-             */
-            method?: "POST" | "PUT" | "PATCH";
-            /**
-             * @default none
-             * @enum {string}
-             */
-            authType?: "none" | "basic" | "bearer" | "header";
-            /** @default {} */
-            authConfig?: {
-                username: string;
-                password: string;
-            } | {
-                token: string;
-            } | {
-                name: string;
-                value: string;
-            } | Record<string, never>;
-            /**
-             * @description Extra headers sent with every delivery
-             * @default {}
-             */
-            headers?: {
-                [key: string]: string;
-            };
-            /** @default {} */
-            filters?: components["schemas"]["WebhookFilters"];
-            /** @default 1000 */
-            retryDelayMs?: number;
-            /** @default 30000 */
-            timeoutMs?: number;
-            /** @default 3 */
-            maxRetries?: number;
-            /** @default [] */
-            tags?: string[];
-            /** @default production */
-            environment?: string;
-        };
         WebhookList: {
             data: components["schemas"]["Webhook"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
@@ -2091,38 +1666,6 @@ export interface components {
             disabledReason: string | null;
             /** @description The first characters of the signing secret, to tell secrets apart */
             secretStart: string;
-        };
-        WebhookUpdate: {
-            name?: string;
-            /** @description http(s) target; private, loopback, link-local and metadata addresses are refused unless the deployment allows them */
-            url?: string;
-            events?: string[];
-            description?: string | null;
-            /** @enum {string} */
-            method?: "POST" | "PUT" | "PATCH";
-            /** @enum {string} */
-            authType?: "none" | "basic" | "bearer" | "header";
-            authConfig?: {
-                username: string;
-                password: string;
-            } | {
-                token: string;
-            } | {
-                name: string;
-                value: string;
-            } | Record<string, never>;
-            /** @description Extra headers sent with every delivery */
-            headers?: {
-                [key: string]: string;
-            };
-            filters?: components["schemas"]["WebhookFilters"];
-            retryDelayMs?: number;
-            timeoutMs?: number;
-            maxRetries?: number;
-            tags?: string[];
-            environment?: string;
-            /** @enum {string} */
-            status?: "active" | "disabled";
         };
         WebhookDelivery: {
             /** @description The delivery's id, sent as `webhook-id` with every attempt (receivers deduplicate on it) */
@@ -2186,7 +1729,7 @@ export interface components {
             maxKeyLifetimeDays: number | null;
             /** @description Tiers new keys may have (default: every tier but unlimited); a key's tier is also capped by its creator's */
             allowedTiers: ("basic" | "standard" | "professional" | "enterprise" | "unlimited")[];
-            /** @description Lower the deployment's rate limits for this organization's keys, per tier (never raises them) */
+            /** @description Lower the deployment's rate limits for this organization's keys, per tier (never raises them; never below the floors: 10 a minute, 100 an hour, a burst of 5) */
             rateLimits: {
                 [key: string]: {
                     /** @description Requests per minute; at least 10 */
@@ -2199,29 +1742,6 @@ export interface components {
             };
             /** @description Cases may be shared with, and received from, other organizations (both sides must allow it) */
             allowCaseSharing: boolean;
-        };
-        OrganizationPolicyUpdate: {
-            /** @description Highest TLP clearance any new key of the organization may be given */
-            maxKeyTlp?: number;
-            /** @description New keys must carry expiresAt */
-            requireKeyExpiry?: boolean;
-            /** @description Longest lifetime of a new key, in days; null for no limit */
-            maxKeyLifetimeDays?: number | null;
-            /** @description Tiers new keys may have (default: every tier but unlimited); a key's tier is also capped by its creator's */
-            allowedTiers?: ("basic" | "standard" | "professional" | "enterprise" | "unlimited")[];
-            /** @description Lower the deployment's rate limits for this organization's keys, per tier (never raises them) */
-            rateLimits?: {
-                [key: string]: {
-                    /** @description Requests per minute; at least 10 */
-                    perMinute?: number;
-                    /** @description Requests per hour; at least 100 */
-                    perHour?: number;
-                    /** @description Requests at once (the bucket's capacity); at least 5 */
-                    burst?: number;
-                };
-            };
-            /** @description Cases may be shared with, and received from, other organizations (both sides must allow it) */
-            allowCaseSharing?: boolean;
         };
         TlpAuditList: {
             data: components["schemas"]["TlpAuditEntry"][];
@@ -2298,6 +1818,559 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
+        };
+        CaseCreate: {
+            title: string;
+            severity: number;
+            description?: string;
+            /**
+             * @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED
+             * @default 2
+             */
+            tlp?: number;
+            /**
+             * @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED
+             * @default 2
+             */
+            pap?: number;
+            /**
+             * @default new
+             * @enum {string}
+             */
+            statusValue?: "new" | "in_progress";
+            typeValue?: string;
+            assigneeId?: string & unknown;
+            clientId?: string;
+            source?: string;
+            sourceRef?: string;
+            /** @default [] */
+            tags?: components["schemas"]["CaseTagInput"][];
+            /** @default [] */
+            teams?: components["schemas"]["CaseTeamRefInput"][];
+            /** @default [] */
+            organizations?: (string & unknown)[];
+            /** @description Free-form values: a JSON object nesting at most 8 levels of objects and arrays (itself included), member names of 1 to 100 characters, at most 64 KiB as UTF-8 JSON */
+            customFields?: {
+                [key: string]: components["schemas"]["FreeFormValue7"];
+            };
+        };
+        CaseTagInput: {
+            name: string & unknown;
+            color?: string & unknown;
+        };
+        CaseTeamRefInput: {
+            id: string & unknown;
+        };
+        /** @description Any JSON value whose objects and arrays nest at most 7 levels deep */
+        FreeFormValue7: string | number | boolean | null | components["schemas"]["FreeFormValue6"][] | {
+            [key: string]: components["schemas"]["FreeFormValue6"];
+        };
+        /** @description Any JSON value whose objects and arrays nest at most 6 levels deep */
+        FreeFormValue6: string | number | boolean | null | components["schemas"]["FreeFormValue5"][] | {
+            [key: string]: components["schemas"]["FreeFormValue5"];
+        };
+        /** @description Any JSON value whose objects and arrays nest at most 5 levels deep */
+        FreeFormValue5: string | number | boolean | null | components["schemas"]["FreeFormValue4"][] | {
+            [key: string]: components["schemas"]["FreeFormValue4"];
+        };
+        /** @description Any JSON value whose objects and arrays nest at most 4 levels deep */
+        FreeFormValue4: string | number | boolean | null | components["schemas"]["FreeFormValue3"][] | {
+            [key: string]: components["schemas"]["FreeFormValue3"];
+        };
+        /** @description Any JSON value whose objects and arrays nest at most 3 levels deep */
+        FreeFormValue3: string | number | boolean | null | components["schemas"]["FreeFormValue2"][] | {
+            [key: string]: components["schemas"]["FreeFormValue2"];
+        };
+        /** @description Any JSON value whose objects and arrays nest at most 2 levels deep */
+        FreeFormValue2: string | number | boolean | null | components["schemas"]["FreeFormValue1"][] | {
+            [key: string]: components["schemas"]["FreeFormValue1"];
+        };
+        /** @description Any JSON value whose objects and arrays nest at most 1 level deep */
+        FreeFormValue1: string | number | boolean | null | (string | number | boolean | null)[] | {
+            [key: string]: string | number | boolean | null;
+        };
+        CaseUpdate: {
+            title?: string;
+            severity?: number;
+            description?: string | null;
+            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+            tlp?: number;
+            /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
+            pap?: number;
+            /** @enum {string} */
+            statusValue?: "new" | "in_progress" | "on_hold" | "resolved" | "closed";
+            typeValue?: string | null;
+            assigneeId?: (string & unknown) | null;
+            clientId?: string | null;
+            source?: string | null;
+            sourceRef?: string | null;
+            tags?: components["schemas"]["CaseTagInput"][];
+            teams?: components["schemas"]["CaseTeamRefInput"][];
+            organizations?: (string & unknown)[];
+            /** @description Free-form values: a JSON object nesting at most 8 levels of objects and arrays (itself included), member names of 1 to 100 characters, at most 64 KiB as UTF-8 JSON */
+            customFields?: {
+                [key: string]: components["schemas"]["FreeFormValue7"];
+            };
+        };
+        AlertCreate: {
+            title: string;
+            severity: number;
+            description?: string;
+            /** @description Default 2 (AMBER) for a new alert; a repeated report raises the marking, never lowers it */
+            tlp?: number;
+            /** @description Default 2 for a new alert; a repeated report raises it, never lowers it */
+            pap?: number;
+            typeValue?: string;
+            /** @description What reported the alert (a SIEM, an EDR …) */
+            source: string & unknown;
+            /** @description The source's own id of the alert: with `source`, the key of idempotent ingestion */
+            sourceRef?: string & unknown;
+            assigneeId?: string & unknown;
+            /** @default [] */
+            tags?: components["schemas"]["CaseTagInput"][];
+            /** @description Free-form values: a JSON object nesting at most 8 levels of objects and arrays (itself included), member names of 1 to 100 characters, at most 64 KiB as UTF-8 JSON */
+            customFields?: {
+                [key: string]: components["schemas"]["FreeFormValue7"];
+            };
+            /**
+             * Format: date-time
+             * @description When the reported event happened (the source's time)
+             */
+            eventDate?: string & unknown;
+            /**
+             * @description Observables of the alert (at most 500), saved with it and deduplicated per (dataType, data); `tlp` defaults to the alert's
+             * @default []
+             */
+            observables?: components["schemas"]["ObservableCreate"][];
+        };
+        ObservableCreate: {
+            /**
+             * @description Built-in: ip, domain, fqdn, url, uri_path, hash, mail, mail_subject, filename, user-agent, registry, other. Any other name of the same shape is accepted as the organization's own type (stored as sent, no format check).
+             * @example ip
+             * @example domain
+             * @example hash
+             */
+            dataType: string & unknown;
+            /** @description The value. Trimmed; checked and normalised for ip (canonical IPv4 / RFC 5952 IPv6), domain and fqdn (lower-case A-labels, no trailing dot), hash (lower-case hex of MD5/SHA-1/SHA-256/SHA-512), mail (lower-case); url is checked (http, https, ftp) but kept as sent. */
+            data: string & unknown;
+            /** @description Defaults to the parent case's or alert's TLP */
+            tlp?: number;
+            /**
+             * @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED
+             * @default 2
+             */
+            pap?: number;
+            /** @default false */
+            ioc?: boolean;
+            /** @default false */
+            sighted?: boolean;
+            /** @default [] */
+            tags?: components["schemas"]["CaseTagInput"][];
+            message?: string;
+        } & (unknown & unknown & unknown & unknown & unknown & unknown);
+        AlertUpdate: {
+            title?: string;
+            severity?: number;
+            description?: string | null;
+            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+            tlp?: number;
+            /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
+            pap?: number;
+            typeValue?: string | null;
+            /**
+             * @description new, acknowledged or closed; `imported` is set only by promote and merge
+             * @enum {string}
+             */
+            statusValue?: "new" | "acknowledged" | "closed" | "imported";
+            assigneeId?: (string & unknown) | null;
+            tags?: components["schemas"]["CaseTagInput"][];
+            /** @description Free-form values: a JSON object nesting at most 8 levels of objects and arrays (itself included), member names of 1 to 100 characters, at most 64 KiB as UTF-8 JSON */
+            customFields?: {
+                [key: string]: components["schemas"]["FreeFormValue7"];
+            };
+            eventDate?: (string & unknown) | null;
+        };
+        AlertPromote: {
+            title?: string;
+            description?: string;
+            severity?: number;
+            /** @enum {string} */
+            statusValue?: "new" | "in_progress";
+            assigneeId?: string & unknown;
+        };
+        AlertMerge: {
+            caseId: string & unknown;
+        };
+        AlertBulkAssign: {
+            /** @description Ids of the records to act on (1 to 1000); duplicates count once */
+            ids?: string[];
+            options?: {
+                /** @description Act on every record `filters` matches (no count limit) instead of `ids` */
+                selectAll?: boolean;
+                /** @description The list endpoint's filters; only with selectAll. Omitted: every record the caller can see */
+                filters?: {
+                    statusValue?: ("new" | "acknowledged" | "closed" | "imported") | ("new" | "acknowledged" | "closed" | "imported")[];
+                    severity?: number | number[];
+                    tlp?: number | number[];
+                    assigneeId?: string | string[];
+                    source?: string | string[];
+                    typeValue?: string | string[];
+                    tag?: string | string[];
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time, UTC
+                     */
+                    createdAfter?: string & unknown;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time, UTC
+                     */
+                    createdBefore?: string & unknown;
+                    /** @description Text the title contains (case-insensitive for ASCII letters, matched literally; at most 200 characters) */
+                    q?: string;
+                };
+            };
+            /** @description The user to assign: an active user of your organization */
+            assigneeId: string & unknown;
+        } & ({
+            options?: unknown;
+        } | {
+            options: {
+                /** @constant */
+                selectAll: true;
+            };
+        });
+        TaskCreate: {
+            title: string & unknown;
+            description?: string;
+            /**
+             * @description Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.
+             * @default waiting
+             * @enum {string}
+             */
+            status?: "waiting" | "in_progress";
+            /** @description An active user of your organization */
+            assigneeId?: string & unknown;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time; answered in UTC
+             */
+            dueDate?: string & unknown;
+            /**
+             * @description A case cannot be closed while a mandatory task is open
+             * @default false
+             */
+            mandatory?: boolean;
+            /** @description Defaults to the case's TLP; never above the caller's clearance */
+            tlp?: number;
+            /** @description Defaults to after the case's last task */
+            order?: number;
+        };
+        TaskUpdate: {
+            title?: string & unknown;
+            description?: string | null;
+            /**
+             * @description Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.
+             * @enum {string}
+             */
+            status?: "waiting" | "in_progress" | "completed" | "cancelled";
+            assigneeId?: (string & unknown) | null;
+            dueDate?: (string & unknown) | null;
+            mandatory?: boolean;
+            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+            tlp?: number;
+            /** @description Position among the case's tasks (ascending), for display */
+            order?: number;
+        };
+        TaskBulkUpdate: {
+            /** @description Ids of the records to act on (1 to 1000); duplicates count once */
+            ids?: string[];
+            options?: {
+                /** @description Act on every record `filters` matches (no count limit) instead of `ids` */
+                selectAll?: boolean;
+                /** @description The list endpoint's filters; only with selectAll. Omitted: every record the caller can see */
+                filters?: {
+                    status?: ("waiting" | "in_progress" | "completed" | "cancelled") | ("waiting" | "in_progress" | "completed" | "cancelled")[];
+                    assigneeId?: string | string[];
+                    mandatory?: boolean | ("true" | "false");
+                    tlp?: number | number[];
+                    /**
+                     * Format: date-time
+                     * @description Due at or after this time (tasks without a due date never match)
+                     */
+                    dueAfter?: string & unknown;
+                    /**
+                     * Format: date-time
+                     * @description Due before this time (tasks without a due date never match)
+                     */
+                    dueBefore?: string & unknown;
+                    caseId?: (string & unknown) | (string & unknown)[];
+                };
+            };
+            fields: {
+                title?: string & unknown;
+                description?: string | null;
+                /**
+                 * @description Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.
+                 * @enum {string}
+                 */
+                status?: "waiting" | "in_progress" | "completed" | "cancelled";
+                assigneeId?: (string & unknown) | null;
+                dueDate?: (string & unknown) | null;
+                mandatory?: boolean;
+                /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+                tlp?: number;
+            };
+        } & ({
+            options?: unknown;
+        } | {
+            options: {
+                /** @constant */
+                selectAll: true;
+            };
+        });
+        TaskBulkDelete: {
+            /** @description Ids of the records to act on (1 to 1000); duplicates count once */
+            ids?: string[];
+            options?: {
+                /** @description Act on every record `filters` matches (no count limit) instead of `ids` */
+                selectAll?: boolean;
+                /** @description The list endpoint's filters; only with selectAll. Omitted: every record the caller can see */
+                filters?: {
+                    status?: ("waiting" | "in_progress" | "completed" | "cancelled") | ("waiting" | "in_progress" | "completed" | "cancelled")[];
+                    assigneeId?: string | string[];
+                    mandatory?: boolean | ("true" | "false");
+                    tlp?: number | number[];
+                    /**
+                     * Format: date-time
+                     * @description Due at or after this time (tasks without a due date never match)
+                     */
+                    dueAfter?: string & unknown;
+                    /**
+                     * Format: date-time
+                     * @description Due before this time (tasks without a due date never match)
+                     */
+                    dueBefore?: string & unknown;
+                    caseId?: (string & unknown) | (string & unknown)[];
+                };
+            };
+        } & ({
+            options?: unknown;
+        } | {
+            options: {
+                /** @constant */
+                selectAll: true;
+            };
+        });
+        ObservableUpdate: {
+            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+            tlp?: number;
+            /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
+            pap?: number;
+            ioc?: boolean;
+            sighted?: boolean;
+            tags?: components["schemas"]["CaseTagInput"][];
+            message?: string | null;
+        };
+        CommentCreate: {
+            /** @description The text, 1 to 10000 characters once leading and trailing white space is trimmed (stored trimmed). */
+            body: string & unknown;
+        };
+        CommentUpdate: {
+            /** @description The text, 1 to 10000 characters once leading and trailing white space is trimmed (stored trimmed). */
+            body: string & unknown;
+        };
+        ApiKeyCreate: {
+            name: string & unknown;
+            description?: string;
+            /**
+             * @description At most the creator's own tier, and one the organization's policy allows. Defaults to standard, or the creator's tier when lower
+             * @enum {string}
+             */
+            tier?: "basic" | "standard" | "professional" | "enterprise" | "unlimited";
+            scopes: ("cases:read" | "cases:write" | "alerts:read" | "alerts:write" | "tasks:read" | "tasks:write" | "observables:read" | "observables:write" | "users:read" | "keys:write" | "users:write" | "teams:write" | "webhooks:read" | "webhooks:write" | "audit:read" | "org:admin")[];
+            /** @description Defaults to the creator's clearance (capped by the organization's policy) */
+            tlpClearance?: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            expiresAt?: string & unknown;
+        };
+        UserCreate: {
+            /** Format: email */
+            email: string & unknown;
+            name: string & unknown;
+            /** @description Omit to have one generated and returned once */
+            password?: string;
+            /**
+             * @default analyst
+             * @enum {string}
+             */
+            role?: "admin" | "analyst" | "read_only";
+            /** @description Defaults to the creator's clearance */
+            tlpClearance?: number;
+        };
+        UserUpdate: {
+            name?: string & unknown;
+            /** @enum {string} */
+            role?: "admin" | "analyst" | "read_only";
+            /** @enum {string} */
+            status?: "active" | "disabled" | "locked" | "deleted";
+            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+            tlpClearance?: number;
+            password?: string;
+        };
+        TeamCreate: {
+            name: string & unknown;
+            organizationId?: string;
+            description?: string;
+            /** @description What the team does, e.g. triage, forensics, threat intel */
+            function?: string & unknown;
+            /** @description Support tier, e.g. L1, L2, L3 */
+            tier?: string & unknown;
+            /** @description A team of the same organization; no escalation cycles */
+            escalationTeamId?: string & unknown;
+            /** Format: email */
+            email?: string & unknown;
+            slackChannel?: string & unknown;
+            teamsChannel?: string & unknown;
+            timezone?: components["schemas"]["TimeZone"];
+        };
+        /**
+         * @description An IANA time zone name such as Europe/Paris or America/New_York (tz database 2025b, links included; exact case)
+         * @enum {string}
+         */
+        TimeZone: "Africa/Abidjan" | "Africa/Accra" | "Africa/Addis_Ababa" | "Africa/Algiers" | "Africa/Asmara" | "Africa/Asmera" | "Africa/Bamako" | "Africa/Bangui" | "Africa/Banjul" | "Africa/Bissau" | "Africa/Blantyre" | "Africa/Brazzaville" | "Africa/Bujumbura" | "Africa/Cairo" | "Africa/Casablanca" | "Africa/Ceuta" | "Africa/Conakry" | "Africa/Dakar" | "Africa/Dar_es_Salaam" | "Africa/Djibouti" | "Africa/Douala" | "Africa/El_Aaiun" | "Africa/Freetown" | "Africa/Gaborone" | "Africa/Harare" | "Africa/Johannesburg" | "Africa/Juba" | "Africa/Kampala" | "Africa/Khartoum" | "Africa/Kigali" | "Africa/Kinshasa" | "Africa/Lagos" | "Africa/Libreville" | "Africa/Lome" | "Africa/Luanda" | "Africa/Lubumbashi" | "Africa/Lusaka" | "Africa/Malabo" | "Africa/Maputo" | "Africa/Maseru" | "Africa/Mbabane" | "Africa/Mogadishu" | "Africa/Monrovia" | "Africa/Nairobi" | "Africa/Ndjamena" | "Africa/Niamey" | "Africa/Nouakchott" | "Africa/Ouagadougou" | "Africa/Porto-Novo" | "Africa/Sao_Tome" | "Africa/Timbuktu" | "Africa/Tripoli" | "Africa/Tunis" | "Africa/Windhoek" | "America/Adak" | "America/Anchorage" | "America/Anguilla" | "America/Antigua" | "America/Araguaina" | "America/Argentina/Buenos_Aires" | "America/Argentina/Catamarca" | "America/Argentina/ComodRivadavia" | "America/Argentina/Cordoba" | "America/Argentina/Jujuy" | "America/Argentina/La_Rioja" | "America/Argentina/Mendoza" | "America/Argentina/Rio_Gallegos" | "America/Argentina/Salta" | "America/Argentina/San_Juan" | "America/Argentina/San_Luis" | "America/Argentina/Tucuman" | "America/Argentina/Ushuaia" | "America/Aruba" | "America/Asuncion" | "America/Atikokan" | "America/Atka" | "America/Bahia" | "America/Bahia_Banderas" | "America/Barbados" | "America/Belem" | "America/Belize" | "America/Blanc-Sablon" | "America/Boa_Vista" | "America/Bogota" | "America/Boise" | "America/Buenos_Aires" | "America/Cambridge_Bay" | "America/Campo_Grande" | "America/Cancun" | "America/Caracas" | "America/Catamarca" | "America/Cayenne" | "America/Cayman" | "America/Chicago" | "America/Chihuahua" | "America/Ciudad_Juarez" | "America/Coral_Harbour" | "America/Cordoba" | "America/Costa_Rica" | "America/Coyhaique" | "America/Creston" | "America/Cuiaba" | "America/Curacao" | "America/Danmarkshavn" | "America/Dawson" | "America/Dawson_Creek" | "America/Denver" | "America/Detroit" | "America/Dominica" | "America/Edmonton" | "America/Eirunepe" | "America/El_Salvador" | "America/Ensenada" | "America/Fort_Nelson" | "America/Fort_Wayne" | "America/Fortaleza" | "America/Glace_Bay" | "America/Godthab" | "America/Goose_Bay" | "America/Grand_Turk" | "America/Grenada" | "America/Guadeloupe" | "America/Guatemala" | "America/Guayaquil" | "America/Guyana" | "America/Halifax" | "America/Havana" | "America/Hermosillo" | "America/Indiana/Indianapolis" | "America/Indiana/Knox" | "America/Indiana/Marengo" | "America/Indiana/Petersburg" | "America/Indiana/Tell_City" | "America/Indiana/Vevay" | "America/Indiana/Vincennes" | "America/Indiana/Winamac" | "America/Indianapolis" | "America/Inuvik" | "America/Iqaluit" | "America/Jamaica" | "America/Jujuy" | "America/Juneau" | "America/Kentucky/Louisville" | "America/Kentucky/Monticello" | "America/Knox_IN" | "America/Kralendijk" | "America/La_Paz" | "America/Lima" | "America/Los_Angeles" | "America/Louisville" | "America/Lower_Princes" | "America/Maceio" | "America/Managua" | "America/Manaus" | "America/Marigot" | "America/Martinique" | "America/Matamoros" | "America/Mazatlan" | "America/Mendoza" | "America/Menominee" | "America/Merida" | "America/Metlakatla" | "America/Mexico_City" | "America/Miquelon" | "America/Moncton" | "America/Monterrey" | "America/Montevideo" | "America/Montreal" | "America/Montserrat" | "America/Nassau" | "America/New_York" | "America/Nipigon" | "America/Nome" | "America/Noronha" | "America/North_Dakota/Beulah" | "America/North_Dakota/Center" | "America/North_Dakota/New_Salem" | "America/Nuuk" | "America/Ojinaga" | "America/Panama" | "America/Pangnirtung" | "America/Paramaribo" | "America/Phoenix" | "America/Port-au-Prince" | "America/Port_of_Spain" | "America/Porto_Acre" | "America/Porto_Velho" | "America/Puerto_Rico" | "America/Punta_Arenas" | "America/Rainy_River" | "America/Rankin_Inlet" | "America/Recife" | "America/Regina" | "America/Resolute" | "America/Rio_Branco" | "America/Rosario" | "America/Santa_Isabel" | "America/Santarem" | "America/Santiago" | "America/Santo_Domingo" | "America/Sao_Paulo" | "America/Scoresbysund" | "America/Shiprock" | "America/Sitka" | "America/St_Barthelemy" | "America/St_Johns" | "America/St_Kitts" | "America/St_Lucia" | "America/St_Thomas" | "America/St_Vincent" | "America/Swift_Current" | "America/Tegucigalpa" | "America/Thule" | "America/Thunder_Bay" | "America/Tijuana" | "America/Toronto" | "America/Tortola" | "America/Vancouver" | "America/Virgin" | "America/Whitehorse" | "America/Winnipeg" | "America/Yakutat" | "America/Yellowknife" | "Antarctica/Casey" | "Antarctica/Davis" | "Antarctica/DumontDUrville" | "Antarctica/Macquarie" | "Antarctica/Mawson" | "Antarctica/McMurdo" | "Antarctica/Palmer" | "Antarctica/Rothera" | "Antarctica/South_Pole" | "Antarctica/Syowa" | "Antarctica/Troll" | "Antarctica/Vostok" | "Arctic/Longyearbyen" | "Asia/Aden" | "Asia/Almaty" | "Asia/Amman" | "Asia/Anadyr" | "Asia/Aqtau" | "Asia/Aqtobe" | "Asia/Ashgabat" | "Asia/Ashkhabad" | "Asia/Atyrau" | "Asia/Baghdad" | "Asia/Bahrain" | "Asia/Baku" | "Asia/Bangkok" | "Asia/Barnaul" | "Asia/Beirut" | "Asia/Bishkek" | "Asia/Brunei" | "Asia/Calcutta" | "Asia/Chita" | "Asia/Choibalsan" | "Asia/Chongqing" | "Asia/Chungking" | "Asia/Colombo" | "Asia/Dacca" | "Asia/Damascus" | "Asia/Dhaka" | "Asia/Dili" | "Asia/Dubai" | "Asia/Dushanbe" | "Asia/Famagusta" | "Asia/Gaza" | "Asia/Harbin" | "Asia/Hebron" | "Asia/Ho_Chi_Minh" | "Asia/Hong_Kong" | "Asia/Hovd" | "Asia/Irkutsk" | "Asia/Istanbul" | "Asia/Jakarta" | "Asia/Jayapura" | "Asia/Jerusalem" | "Asia/Kabul" | "Asia/Kamchatka" | "Asia/Karachi" | "Asia/Kashgar" | "Asia/Kathmandu" | "Asia/Katmandu" | "Asia/Khandyga" | "Asia/Kolkata" | "Asia/Krasnoyarsk" | "Asia/Kuala_Lumpur" | "Asia/Kuching" | "Asia/Kuwait" | "Asia/Macao" | "Asia/Macau" | "Asia/Magadan" | "Asia/Makassar" | "Asia/Manila" | "Asia/Muscat" | "Asia/Nicosia" | "Asia/Novokuznetsk" | "Asia/Novosibirsk" | "Asia/Omsk" | "Asia/Oral" | "Asia/Phnom_Penh" | "Asia/Pontianak" | "Asia/Pyongyang" | "Asia/Qatar" | "Asia/Qostanay" | "Asia/Qyzylorda" | "Asia/Rangoon" | "Asia/Riyadh" | "Asia/Saigon" | "Asia/Sakhalin" | "Asia/Samarkand" | "Asia/Seoul" | "Asia/Shanghai" | "Asia/Singapore" | "Asia/Srednekolymsk" | "Asia/Taipei" | "Asia/Tashkent" | "Asia/Tbilisi" | "Asia/Tehran" | "Asia/Tel_Aviv" | "Asia/Thimbu" | "Asia/Thimphu" | "Asia/Tokyo" | "Asia/Tomsk" | "Asia/Ujung_Pandang" | "Asia/Ulaanbaatar" | "Asia/Ulan_Bator" | "Asia/Urumqi" | "Asia/Ust-Nera" | "Asia/Vientiane" | "Asia/Vladivostok" | "Asia/Yakutsk" | "Asia/Yangon" | "Asia/Yekaterinburg" | "Asia/Yerevan" | "Atlantic/Azores" | "Atlantic/Bermuda" | "Atlantic/Canary" | "Atlantic/Cape_Verde" | "Atlantic/Faeroe" | "Atlantic/Faroe" | "Atlantic/Jan_Mayen" | "Atlantic/Madeira" | "Atlantic/Reykjavik" | "Atlantic/South_Georgia" | "Atlantic/St_Helena" | "Atlantic/Stanley" | "Australia/ACT" | "Australia/Adelaide" | "Australia/Brisbane" | "Australia/Broken_Hill" | "Australia/Canberra" | "Australia/Currie" | "Australia/Darwin" | "Australia/Eucla" | "Australia/Hobart" | "Australia/LHI" | "Australia/Lindeman" | "Australia/Lord_Howe" | "Australia/Melbourne" | "Australia/NSW" | "Australia/North" | "Australia/Perth" | "Australia/Queensland" | "Australia/South" | "Australia/Sydney" | "Australia/Tasmania" | "Australia/Victoria" | "Australia/West" | "Australia/Yancowinna" | "Brazil/Acre" | "Brazil/DeNoronha" | "Brazil/East" | "Brazil/West" | "CET" | "CST6CDT" | "Canada/Atlantic" | "Canada/Central" | "Canada/Eastern" | "Canada/Mountain" | "Canada/Newfoundland" | "Canada/Pacific" | "Canada/Saskatchewan" | "Canada/Yukon" | "Chile/Continental" | "Chile/EasterIsland" | "Cuba" | "EET" | "EST" | "EST5EDT" | "Egypt" | "Eire" | "Etc/GMT" | "Etc/GMT+0" | "Etc/GMT+1" | "Etc/GMT+10" | "Etc/GMT+11" | "Etc/GMT+12" | "Etc/GMT+2" | "Etc/GMT+3" | "Etc/GMT+4" | "Etc/GMT+5" | "Etc/GMT+6" | "Etc/GMT+7" | "Etc/GMT+8" | "Etc/GMT+9" | "Etc/GMT-0" | "Etc/GMT-1" | "Etc/GMT-10" | "Etc/GMT-11" | "Etc/GMT-12" | "Etc/GMT-13" | "Etc/GMT-14" | "Etc/GMT-2" | "Etc/GMT-3" | "Etc/GMT-4" | "Etc/GMT-5" | "Etc/GMT-6" | "Etc/GMT-7" | "Etc/GMT-8" | "Etc/GMT-9" | "Etc/GMT0" | "Etc/Greenwich" | "Etc/UCT" | "Etc/UTC" | "Etc/Universal" | "Etc/Zulu" | "Europe/Amsterdam" | "Europe/Andorra" | "Europe/Astrakhan" | "Europe/Athens" | "Europe/Belfast" | "Europe/Belgrade" | "Europe/Berlin" | "Europe/Bratislava" | "Europe/Brussels" | "Europe/Bucharest" | "Europe/Budapest" | "Europe/Busingen" | "Europe/Chisinau" | "Europe/Copenhagen" | "Europe/Dublin" | "Europe/Gibraltar" | "Europe/Guernsey" | "Europe/Helsinki" | "Europe/Isle_of_Man" | "Europe/Istanbul" | "Europe/Jersey" | "Europe/Kaliningrad" | "Europe/Kiev" | "Europe/Kirov" | "Europe/Kyiv" | "Europe/Lisbon" | "Europe/Ljubljana" | "Europe/London" | "Europe/Luxembourg" | "Europe/Madrid" | "Europe/Malta" | "Europe/Mariehamn" | "Europe/Minsk" | "Europe/Monaco" | "Europe/Moscow" | "Europe/Nicosia" | "Europe/Oslo" | "Europe/Paris" | "Europe/Podgorica" | "Europe/Prague" | "Europe/Riga" | "Europe/Rome" | "Europe/Samara" | "Europe/San_Marino" | "Europe/Sarajevo" | "Europe/Saratov" | "Europe/Simferopol" | "Europe/Skopje" | "Europe/Sofia" | "Europe/Stockholm" | "Europe/Tallinn" | "Europe/Tirane" | "Europe/Tiraspol" | "Europe/Ulyanovsk" | "Europe/Uzhgorod" | "Europe/Vaduz" | "Europe/Vatican" | "Europe/Vienna" | "Europe/Vilnius" | "Europe/Volgograd" | "Europe/Warsaw" | "Europe/Zagreb" | "Europe/Zaporozhye" | "Europe/Zurich" | "GB" | "GB-Eire" | "GMT" | "GMT+0" | "GMT-0" | "GMT0" | "Greenwich" | "HST" | "Hongkong" | "Iceland" | "Indian/Antananarivo" | "Indian/Chagos" | "Indian/Christmas" | "Indian/Cocos" | "Indian/Comoro" | "Indian/Kerguelen" | "Indian/Mahe" | "Indian/Maldives" | "Indian/Mauritius" | "Indian/Mayotte" | "Indian/Reunion" | "Iran" | "Israel" | "Jamaica" | "Japan" | "Kwajalein" | "Libya" | "MET" | "MST" | "MST7MDT" | "Mexico/BajaNorte" | "Mexico/BajaSur" | "Mexico/General" | "NZ" | "NZ-CHAT" | "Navajo" | "PRC" | "PST8PDT" | "Pacific/Apia" | "Pacific/Auckland" | "Pacific/Bougainville" | "Pacific/Chatham" | "Pacific/Chuuk" | "Pacific/Easter" | "Pacific/Efate" | "Pacific/Enderbury" | "Pacific/Fakaofo" | "Pacific/Fiji" | "Pacific/Funafuti" | "Pacific/Galapagos" | "Pacific/Gambier" | "Pacific/Guadalcanal" | "Pacific/Guam" | "Pacific/Honolulu" | "Pacific/Johnston" | "Pacific/Kanton" | "Pacific/Kiritimati" | "Pacific/Kosrae" | "Pacific/Kwajalein" | "Pacific/Majuro" | "Pacific/Marquesas" | "Pacific/Midway" | "Pacific/Nauru" | "Pacific/Niue" | "Pacific/Norfolk" | "Pacific/Noumea" | "Pacific/Pago_Pago" | "Pacific/Palau" | "Pacific/Pitcairn" | "Pacific/Pohnpei" | "Pacific/Ponape" | "Pacific/Port_Moresby" | "Pacific/Rarotonga" | "Pacific/Saipan" | "Pacific/Samoa" | "Pacific/Tahiti" | "Pacific/Tarawa" | "Pacific/Tongatapu" | "Pacific/Truk" | "Pacific/Wake" | "Pacific/Wallis" | "Pacific/Yap" | "Poland" | "Portugal" | "ROC" | "ROK" | "Singapore" | "Turkey" | "UCT" | "US/Alaska" | "US/Aleutian" | "US/Arizona" | "US/Central" | "US/East-Indiana" | "US/Eastern" | "US/Hawaii" | "US/Indiana-Starke" | "US/Michigan" | "US/Mountain" | "US/Pacific" | "US/Samoa" | "UTC" | "Universal" | "W-SU" | "WET" | "Zulu";
+        TeamUpdate: {
+            name?: string & unknown;
+            description?: string | null;
+            function?: (string & unknown) | null;
+            tier?: (string & unknown) | null;
+            escalationTeamId?: (string & unknown) | null;
+            email?: (string & unknown) | null;
+            slackChannel?: (string & unknown) | null;
+            teamsChannel?: (string & unknown) | null;
+            timezone?: components["schemas"]["TimeZone"] | null;
+        };
+        WebhookCreate: {
+            name: string;
+            /**
+             * Format: uri
+             * @description http(s) target, no credentials. Refused (400 on url) unless the deployment's allowlist names it: a host that is an address outside the unicast ranges (loopback, private, link-local and metadata, unique local, CGNAT, documentation, Teredo, NAT64 local use …) or a local name (localhost, *.local, *.internal, *.home.arpa)
+             */
+            url: string & unknown;
+            events: (string & unknown)[];
+            description?: string;
+            /**
+             * @default POST
+             * @enum {string}
+             */
+            method?: "POST" | "PUT" | "PATCH";
+            /**
+             * @default none
+             * @enum {string}
+             */
+            authType?: "none" | "basic" | "bearer" | "header";
+            /** @default {} */
+            authConfig?: {
+                username: string & unknown;
+                password: string;
+            } | {
+                token: string & unknown;
+            } | {
+                name: string & unknown;
+                value: string & unknown;
+            } | Record<string, never>;
+            /**
+             * @description Extra headers sent with every delivery (at most 20)
+             * @default {}
+             */
+            headers?: {
+                [key: string]: string & unknown;
+            };
+            /** @default {} */
+            filters?: components["schemas"]["WebhookFiltersInput"];
+            /** @default 1000 */
+            retryDelayMs?: number;
+            /** @default 30000 */
+            timeoutMs?: number;
+            /** @default 3 */
+            maxRetries?: number;
+            /** @default [] */
+            tags?: string[];
+            /** @default production */
+            environment?: string;
+        } & (unknown & unknown & unknown & unknown);
+        /** @description Conditions on the event's record, all of which must hold: a value (equals), a list (any of), or { eq, ne, gt, gte, lt, lte, in } */
+        WebhookFiltersInput: {
+            [key: string]: (string | number | boolean) | (string | number | boolean)[] | {
+                eq?: string | number | boolean;
+                ne?: string | number | boolean;
+                gt?: number;
+                gte?: number;
+                lt?: number;
+                lte?: number;
+                in?: (string | number | boolean)[];
+            };
+        };
+        WebhookUpdate: {
+            name?: string;
+            /**
+             * Format: uri
+             * @description http(s) target, no credentials. Refused (400 on url) unless the deployment's allowlist names it: a host that is an address outside the unicast ranges (loopback, private, link-local and metadata, unique local, CGNAT, documentation, Teredo, NAT64 local use …) or a local name (localhost, *.local, *.internal, *.home.arpa)
+             */
+            url?: string & unknown;
+            events?: (string & unknown)[];
+            description?: string | null;
+            /** @enum {string} */
+            method?: "POST" | "PUT" | "PATCH";
+            /** @enum {string} */
+            authType?: "none" | "basic" | "bearer" | "header";
+            authConfig?: {
+                username: string & unknown;
+                password: string;
+            } | {
+                token: string & unknown;
+            } | {
+                name: string & unknown;
+                value: string & unknown;
+            } | Record<string, never>;
+            /** @description Extra headers sent with every delivery (at most 20) */
+            headers?: {
+                [key: string]: string & unknown;
+            };
+            filters?: components["schemas"]["WebhookFiltersInput"];
+            retryDelayMs?: number;
+            timeoutMs?: number;
+            maxRetries?: number;
+            tags?: string[];
+            environment?: string;
+            /** @enum {string} */
+            status?: "active" | "disabled";
+        } & (unknown & unknown & unknown & unknown);
+        OrganizationPolicyUpdate: {
+            /** @description Highest TLP clearance any new key of the organization may be given */
+            maxKeyTlp?: number;
+            /** @description New keys must carry expiresAt */
+            requireKeyExpiry?: boolean;
+            /** @description Longest lifetime of a new key, in days; null for no limit */
+            maxKeyLifetimeDays?: number | null;
+            /** @description Tiers new keys may have (default: every tier but unlimited); a key's tier is also capped by its creator's */
+            allowedTiers?: ("basic" | "standard" | "professional" | "enterprise" | "unlimited")[];
+            /** @description Lower the deployment's rate limits for this organization's keys, per tier (never raises them; never below the floors: 10 a minute, 100 an hour, a burst of 5) */
+            rateLimits?: {
+                [key: string]: {
+                    /** @description Requests per minute; at least 10 */
+                    perMinute?: number;
+                    /** @description Requests per hour; at least 100 */
+                    perHour?: number;
+                    /** @description Requests at once (the bucket's capacity); at least 5 */
+                    burst?: number;
+                };
+            };
+            /** @description Cases may be shared with, and received from, other organizations (both sides must allow it) */
+            allowCaseSharing?: boolean;
         };
     };
     responses: {
@@ -2391,6 +2464,19 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description `unknown_reference`: The request names a record that does not exist or cannot be used here; `invalid_expiry`: The expiry is not in the future */
+        UnprocessableContent: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description `rate_limited`: Too many requests */
         TooManyRequests: {
             headers: {
@@ -2454,7 +2540,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
                 statusValue?: ("new" | "in_progress" | "on_hold" | "resolved" | "closed") | ("new" | "in_progress" | "on_hold" | "resolved" | "closed")[];
                 severity?: number | number[];
                 tlp?: number | number[];
@@ -2463,9 +2549,9 @@ export interface operations {
                 typeValue?: string | string[];
                 tag?: string | string[];
                 /** @description ISO 8601 date-time, UTC */
-                createdAfter?: string;
+                createdAfter?: string & unknown;
                 /** @description ISO 8601 date-time, UTC */
-                createdBefore?: string;
+                createdBefore?: string & unknown;
             };
             header?: never;
             path?: never;
@@ -2525,6 +2611,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2534,6 +2621,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -2565,6 +2653,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -2595,6 +2684,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2604,7 +2694,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
                 statusValue?: ("new" | "acknowledged" | "closed" | "imported") | ("new" | "acknowledged" | "closed" | "imported")[];
                 severity?: number | number[];
                 tlp?: number | number[];
@@ -2613,9 +2703,9 @@ export interface operations {
                 typeValue?: string | string[];
                 tag?: string | string[];
                 /** @description ISO 8601 date-time, UTC */
-                createdAfter?: string;
+                createdAfter?: string & unknown;
                 /** @description ISO 8601 date-time, UTC */
-                createdBefore?: string;
+                createdBefore?: string & unknown;
                 /** @description Text the title contains (case-insensitive for ASCII letters, matched literally; at most 200 characters) */
                 q?: string;
                 /** @description Soft-deleted alerts too; needs the scope org:admin */
@@ -2678,6 +2768,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2687,6 +2778,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -2718,6 +2810,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -2749,6 +2842,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -2779,6 +2873,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2788,6 +2883,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -2820,6 +2916,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -2850,6 +2947,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2859,6 +2957,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -2924,6 +3023,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2932,9 +3032,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description createdAt at or after this instant */
-                from?: string;
-                /** @description createdAt before this instant */
-                to?: string;
+                from?: string & unknown;
+                /** @description createdAt before this instant; not after `from`, the range is empty */
+                to?: string & unknown;
                 statusValue?: ("new" | "acknowledged" | "closed" | "imported") | ("new" | "acknowledged" | "closed" | "imported")[];
             };
             header?: never;
@@ -2968,18 +3068,19 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
                 status?: ("waiting" | "in_progress" | "completed" | "cancelled") | ("waiting" | "in_progress" | "completed" | "cancelled")[];
                 assigneeId?: string | string[];
                 mandatory?: boolean | ("true" | "false");
                 tlp?: number | number[];
                 /** @description Due at or after this time (tasks without a due date never match) */
-                dueAfter?: string;
+                dueAfter?: string & unknown;
                 /** @description Due before this time (tasks without a due date never match) */
-                dueBefore?: string;
+                dueBefore?: string & unknown;
             };
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 caseId: string;
             };
             cookie?: never;
@@ -3012,6 +3113,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 caseId: string;
             };
             cookie?: never;
@@ -3039,8 +3141,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3050,16 +3154,16 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
                 status?: ("waiting" | "in_progress" | "completed" | "cancelled") | ("waiting" | "in_progress" | "completed" | "cancelled")[];
                 assigneeId?: string | string[];
                 mandatory?: boolean | ("true" | "false");
                 tlp?: number | number[];
                 /** @description Due at or after this time (tasks without a due date never match) */
-                dueAfter?: string;
+                dueAfter?: string & unknown;
                 /** @description Due before this time (tasks without a due date never match) */
-                dueBefore?: string;
-                caseId?: string | string[];
+                dueBefore?: string & unknown;
+                caseId?: (string & unknown) | (string & unknown)[];
             };
             header?: never;
             path?: never;
@@ -3092,6 +3196,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -3123,6 +3228,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -3145,6 +3251,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3154,6 +3261,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -3184,6 +3292,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3219,6 +3328,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3263,21 +3373,22 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
-                dataType?: string | string[];
-                /** @description Exact value, compared after the same normalisation as on create (`EVIL.com` finds the domain `evil.com`) */
+                cursor?: string & unknown;
+                dataType?: (string & unknown) | (string & unknown)[];
+                /** @description Exact value, compared after the same normalisation as on create (`EVIL.com` finds the domain `evil.com`); repeat for any of up to 4 */
                 data?: string | string[];
                 ioc?: "true" | "false";
                 sighted?: "true" | "false";
                 tag?: string | string[];
                 tlp?: number | number[];
                 /** @description ISO 8601 date-time, UTC */
-                createdAfter?: string;
+                createdAfter?: string & unknown;
                 /** @description ISO 8601 date-time, UTC */
-                createdBefore?: string;
+                createdBefore?: string & unknown;
             };
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 caseId: string;
             };
             cookie?: never;
@@ -3310,6 +3421,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 caseId: string;
             };
             cookie?: never;
@@ -3348,21 +3460,22 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
-                dataType?: string | string[];
-                /** @description Exact value, compared after the same normalisation as on create (`EVIL.com` finds the domain `evil.com`) */
+                cursor?: string & unknown;
+                dataType?: (string & unknown) | (string & unknown)[];
+                /** @description Exact value, compared after the same normalisation as on create (`EVIL.com` finds the domain `evil.com`); repeat for any of up to 4 */
                 data?: string | string[];
                 ioc?: "true" | "false";
                 sighted?: "true" | "false";
                 tag?: string | string[];
                 tlp?: number | number[];
                 /** @description ISO 8601 date-time, UTC */
-                createdAfter?: string;
+                createdAfter?: string & unknown;
                 /** @description ISO 8601 date-time, UTC */
-                createdBefore?: string;
+                createdBefore?: string & unknown;
             };
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 alertId: string;
             };
             cookie?: never;
@@ -3395,6 +3508,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 alertId: string;
             };
             cookie?: never;
@@ -3433,20 +3547,20 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
-                dataType?: string | string[];
-                /** @description Exact value, compared after the same normalisation as on create (`EVIL.com` finds the domain `evil.com`) */
+                cursor?: string & unknown;
+                dataType?: (string & unknown) | (string & unknown)[];
+                /** @description Exact value, compared after the same normalisation as on create (`EVIL.com` finds the domain `evil.com`); repeat for any of up to 4 */
                 data?: string | string[];
                 ioc?: "true" | "false";
                 sighted?: "true" | "false";
                 tag?: string | string[];
                 tlp?: number | number[];
                 /** @description ISO 8601 date-time, UTC */
-                createdAfter?: string;
+                createdAfter?: string & unknown;
                 /** @description ISO 8601 date-time, UTC */
-                createdBefore?: string;
-                caseId?: string | string[];
-                alertId?: string | string[];
+                createdBefore?: string & unknown;
+                caseId?: (string & unknown) | (string & unknown)[];
+                alertId?: (string & unknown) | (string & unknown)[];
             };
             header?: never;
             path?: never;
@@ -3479,6 +3593,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -3510,6 +3625,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -3541,6 +3657,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -3579,10 +3696,11 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
             };
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 caseId: string;
             };
             cookie?: never;
@@ -3615,6 +3733,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 caseId: string;
             };
             cookie?: never;
@@ -3653,10 +3772,11 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
             };
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 alertId: string;
             };
             cookie?: never;
@@ -3689,6 +3809,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 alertId: string;
             };
             cookie?: never;
@@ -3727,10 +3848,11 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
             };
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 taskId: string;
             };
             cookie?: never;
@@ -3763,6 +3885,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 taskId: string;
             };
             cookie?: never;
@@ -3801,6 +3924,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -3832,6 +3956,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -3863,6 +3988,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -3901,7 +4027,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
                 status?: ("active" | "suspended" | "revoked") | ("active" | "suspended" | "revoked")[];
                 tier?: ("basic" | "standard" | "professional" | "enterprise" | "unlimited") | ("basic" | "standard" | "professional" | "enterprise" | "unlimited")[];
                 userId?: string;
@@ -3963,6 +4089,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3972,6 +4099,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4003,6 +4131,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4034,6 +4163,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4066,6 +4196,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4098,6 +4229,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4130,7 +4262,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
                 status?: ("active" | "disabled" | "locked" | "deleted") | ("active" | "disabled" | "locked" | "deleted")[];
                 role?: ("admin" | "analyst" | "read_only") | ("admin" | "analyst" | "read_only")[];
                 email?: string;
@@ -4202,6 +4334,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4233,6 +4366,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4272,7 +4406,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
                 name?: string;
                 function?: string | string[];
                 tier?: string | string[];
@@ -4336,6 +4470,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -4345,6 +4480,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4376,6 +4512,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4406,6 +4543,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -4415,7 +4553,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
             };
             header?: never;
             path?: never;
@@ -4483,6 +4621,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4514,6 +4653,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4545,6 +4685,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4583,6 +4724,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4614,6 +4756,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4646,12 +4789,13 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
                 status?: ("pending" | "delivered" | "failed") | ("pending" | "delivered" | "failed")[];
-                eventName?: string | string[];
+                eventName?: (string & unknown) | (string & unknown)[];
             };
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
             };
             cookie?: never;
@@ -4684,7 +4828,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id of this kind; any other shape names no record (404) */
                 id: string;
+                /** @description An id of this kind; any other shape names no record (404) */
                 deliveryId: string;
             };
             cookie?: never;
@@ -4779,7 +4925,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
-                cursor?: string;
+                cursor?: string & unknown;
                 resourceType?: ("case" | "alert" | "task" | "comment" | "observable" | "evidence") | ("case" | "alert" | "task" | "comment" | "observable" | "evidence")[];
                 action?: ("view" | "edit" | "delete" | "export" | "change") | ("view" | "edit" | "delete" | "export" | "change")[];
                 resourceId?: string;
@@ -4787,9 +4933,9 @@ export interface operations {
                 actorId?: string;
                 outcome?: "allowed" | "denied";
                 /** @description Entries at or after this time */
-                from?: string;
+                from?: string & unknown;
                 /** @description Entries before this time */
-                to?: string;
+                to?: string & unknown;
             };
             header?: never;
             path?: never;

@@ -23,6 +23,7 @@ export const alertRoutes = [
     method: "POST",
     path: "/alerts",
     operationId: "createAlert",
+    errors: [422],
     tag: "Alerts",
     summary: "Create an alert (idempotent per source and sourceRef)",
     description:
@@ -67,7 +68,7 @@ export const alertRoutes = [
     scope: "alerts:write",
     body: alertUpdateSchema,
     response: alertSchema,
-    errors: [409],
+    errors: [409, 422],
     handle: ({ kit, principal, params, body }) => kit.alerts.update(principal, params.id ?? "", body),
   }),
   defineApiRoute({
@@ -106,7 +107,7 @@ export const alertRoutes = [
     alsoScopes: ["cases:write"],
     body: alertPromoteSchema,
     response: alertImportResultSchema,
-    errors: [409],
+    errors: [409, 422],
     handle: ({ kit, principal, params, body }) => kit.alerts.promote(principal, params.id ?? "", body),
   }),
   defineApiRoute({
@@ -127,6 +128,7 @@ export const alertRoutes = [
     method: "POST",
     path: "/bulk/alerts/assign",
     operationId: "bulkAssignAlerts",
+    errors: [422],
     tag: "Bulk Operations",
     summary: "Assign many alerts to one user",
     description:

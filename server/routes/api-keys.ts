@@ -16,6 +16,7 @@ export const apiKeyRoutes = [
     method: "POST",
     path: "/api-keys",
     operationId: "createApiKey",
+    errors: [422],
     tag: "API Keys",
     summary: "Create an API key",
     description: [

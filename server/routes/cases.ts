@@ -12,7 +12,7 @@ export const caseRoutes = [
     scope: "cases:write",
     body: caseCreateSchema,
     response: caseSchema,
-    errors: [409],
+    errors: [409, 422],
     handle: ({ kit, principal, body }) => kit.cases.create(principal, body),
   }),
   defineApiRoute({
@@ -49,7 +49,7 @@ export const caseRoutes = [
     scope: "cases:write",
     body: caseUpdateSchema,
     response: caseSchema,
-    errors: [409],
+    errors: [409, 422],
     handle: ({ kit, principal, params, body }) => kit.cases.update(principal, params.id ?? "", body),
   }),
 ];

@@ -13,7 +13,7 @@ export const teamRoutes = [
     scope: "teams:write",
     body: teamCreateSchema,
     response: teamSchema,
-    errors: [409],
+    errors: [409, 422],
     handle: ({ kit, principal, body }) => kit.teams.create(principal, body),
   }),
   defineApiRoute({
@@ -49,7 +49,7 @@ export const teamRoutes = [
     scope: "teams:write",
     body: teamUpdateSchema,
     response: teamSchema,
-    errors: [409],
+    errors: [409, 422],
     handle: ({ kit, principal, params, body }) => kit.teams.update(principal, params.id ?? "", body),
   }),
 ];
