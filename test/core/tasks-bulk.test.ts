@@ -207,7 +207,7 @@ describe("bulk task operations", () => {
       const amber = principalFor(admin, { tlpClearance: 2 });
       expect((await failure(kit.tasks.bulkUpdate(amber, { ids: [a.id], fields: { tlp: 3 } }))).code).toBe("tlp_restricted");
       const disabled = await addUser(kit, organizationId, { status: "disabled" });
-      expect(await failure(kit.tasks.bulkUpdate(admin, { ids: [a.id], fields: { assigneeId: disabled.id } }))).toEqual({ code: "validation_failed", paths: ["fields.assigneeId"] });
+      expect(await failure(kit.tasks.bulkUpdate(admin, { ids: [a.id], fields: { assigneeId: disabled.id } }))).toEqual({ code: "unknown_reference", paths: ["fields.assigneeId"] });
       expect(await stored(a.id)).toEqual(a);
       expect((await events()).filter((e) => e.name === "task.updated")).toEqual([]);
     });

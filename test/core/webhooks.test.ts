@@ -140,7 +140,7 @@ describe("webhook subscriptions", () => {
       const cases: [unknown, string][] = [
         [{ ...hook, secret: "whsec_mine" }, "secret"],
         [{ ...hook, organizationId: "org_x" }, "organizationId"],
-        [{ ...hook, headers: { Host: "evil" } }, "headers"],
+        [{ ...hook, headers: { Host: "evil" } }, "headers.Host"], // the refused member itself
         [{ ...hook, headers: { "X-A": "a\r\nInjected: 1" } }, "headers.X-A"],
         [{ ...hook, authType: "bearer" }, "authConfig"],
         [{ ...hook, timeoutMs: 60_000 }, "timeoutMs"],

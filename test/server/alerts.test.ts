@@ -190,7 +190,8 @@ describe.each(transports)("alerts through $name", ({ open }) => {
     expect(await count(w.adminKey, "?statusValue=new&statusValue=closed")).toBe(4);
     expect(await count(w.adminKey, `?from=${encodeURIComponent(started)}&to=${encodeURIComponent(later)}`)).toBe(3);
     expect(await count(w.adminKey, `?from=${encodeURIComponent(later)}`)).toBe(1);
-    expectProblem(await admin.get(`${api}/metrics/alerts/source?from=${encodeURIComponent(later)}&to=${encodeURIComponent(started)}`), 400, "validation_failed");
+    // A reversed range is empty (as the lists' createdAfter/createdBefore are), not a refusal the document could not state.
+    expect(await count(w.adminKey, `?from=${encodeURIComponent(later)}&to=${encodeURIComponent(started)}`)).toBe(0);
     expectProblem(await admin.get(`${api}/metrics/alerts/source?bogus=1`), 400, "validation_failed");
     // Another organization sees none of them.
     expect(await count(w.other.adminKey, "")).toBe(0);
@@ -219,7 +220,7 @@ describe.each(transports)("alerts through $name", ({ open }) => {
 
     const disabled = await addUser(w.kit, w.organizationId, { status: "disabled" });
     const refused = await admin.post(bulk, { ids: [red.id], assigneeId: disabled.id });
-    expectProblem(refused, 400, "validation_failed");
+    expectProblem(refused, 422, "unknown_reference"); // a well-formed id of a user who cannot be assigned
     expect(refused.body.errors).toEqual([expect.objectContaining({ path: "assigneeId" })]);
     expectProblem(await admin.post(bulk, { ids: [red.id], assigneeId: analystId, options: { selectAll: true } }), 400, "validation_failed");
     expectProblem(await admin.post(bulk, { assigneeId: analystId, options: { selectAll: true, filters: { includeDeleted: true } } }), 400, "validation_failed");

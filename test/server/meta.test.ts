@@ -284,7 +284,10 @@ describe("OpenAPI document", () => {
     expect(parameters.map((p) => p.name)).toEqual(
       expect.arrayContaining(["limit", "cursor", "statusValue", "severity", "tlp", "assigneeId", "source", "tag", "createdAfter", "createdBefore"]),
     );
-    expect(doc.paths["/cases/{id}"].get.parameters).toEqual([{ name: "id", in: "path", required: true, schema: { type: "string" } }]);
+    // Path ids declare their kind's shape (server/path-ids.ts); the host answers any other shape 404.
+    expect(doc.paths["/cases/{id}"].get.parameters).toEqual([
+      expect.objectContaining({ name: "id", in: "path", required: true, schema: { type: "string", pattern: "^case_[0-9a-z]{26}$" } }),
+    ]);
   });
 
   it("declares both credential schemes and the scope each operation needs", () => {

@@ -434,6 +434,9 @@ describe("the OpenAPI document, walked", () => {
           answer = await send(client, op, { ...call, params: { ...call.params, [first]: neverExisting } }, bearer(w.adminKey));
         } else if (status === "413") {
           answer = await send(smallBodies, op, await sample(seed), bearer(w.adminKey), { body: oversized });
+        } else if (status === "422" && op.definition.requestBody) {
+          const call = await sample(seed);
+          answer = await send(client, op, { ...call, body: unprocessable(call.body as Json, resolve(doc, op.definition.requestBody.content["application/json"].schema) as Json) }, bearer(w.adminKey));
         } else if (status === "415") {
           answer = await send(client, op, await sample(seed), [...bearer(w.adminKey), ["Content-Type", "text/plain"]], { body: "{}" });
         } else if (status === "429") {
@@ -464,6 +467,19 @@ describe("the OpenAPI document, walked", () => {
     expect(Object.keys(provocations).filter((cell) => !cells.has(cell))).toEqual([]);
   });
 });
+
+/**
+ * The sample body with a member the server cannot act on although the schema accepts it (422): a
+ * well-formed id of no user or team (`fields.assigneeId` in a bulk change), or an expiry already past.
+ */
+function unprocessable(body: Json, schema: Json): Json {
+  const properties = (schema.properties ?? {}) as Json;
+  if ("assigneeId" in properties) return { ...body, assigneeId: "user_01kaaaaaaaaaaaaaaaaaaaaaaa" };
+  if ("fields" in properties) return { ...body, fields: { assigneeId: "user_01kaaaaaaaaaaaaaaaaaaaaaaa" } };
+  if ("escalationTeamId" in properties) return { ...body, escalationTeamId: "team_01kaaaaaaaaaaaaaaaaaaaaaaa" };
+  if ("expiresAt" in properties) return { ...body, expiresAt: "2000-01-01T00:00:00Z" };
+  throw new Error(`No way to provoke 422 for a body of ${Object.keys(properties).join(", ")}: extend unprocessable()`);
+}
 
 /** The scopes an operation's security requirements name; a key without any of them is refused. */
 function requiredScopes(operation: Json): Set<Scope> {

@@ -193,3 +193,73 @@ describe("body size limit", () => {
     expect((await client.send("POST", cases, { headers: bearer(w.adminKey), body: fits })).status).toBe(200);
   });
 });
+
+/**
+ * Issue 12 item 11: input that no schema may let through, whatever the route. The rules live in
+ * one place each (core/schema/well-formed.ts, core/schema/free-form.ts); the class is covered for
+ * every route's body in test/core/input-well-formed.test.ts and against storage in
+ * test/core/input-storage.test.ts; the real process in test/server/fuzz.test.ts.
+ */
+describe("hostile input", () => {
+  let w: World;
+  let client: Transport;
+  beforeAll(async () => {
+    w = await makeWorld();
+    client = inProcess(w.app);
+  });
+
+  const create = (body: unknown) => client.send("POST", cases, { headers: bearer(w.adminKey), body });
+  /** customFields nested `levels` deep (the field's own object included), as raw JSON text. */
+  const nested = (levels: number) => `{"title":"Deep","severity":1,"customFields":${'{"a":'.repeat(levels - 1)}{}${"}".repeat(levels - 1)}}`;
+
+  it("refuses customFields nested 10 000 deep with 400, not a crash, and keeps serving", async () => {
+    const answer = await create(nested(10_000));
+    expectProblem(answer, 400, "validation_failed");
+    expect(answer.body.errors[0].message).toMatch(/nests deeper than/);
+    expect((await create(validCase)).status).toBe(200);
+  });
+
+  it("allows free-form JSON 8 levels deep and refuses 9, at the offending path", async () => {
+    expect((await create(nested(8))).status).toBe(200);
+    expectInvalid(await create(nested(9)), `customFields${".a".repeat(8)}`);
+    expectInvalid(await create({ ...validCase, customFields: { list: [[[[[[[[1]]]]]]]] } }), "customFields.list.0.0.0.0.0.0.0");
+  });
+
+  it("answers free-form JSON over 64 KiB with 413, the size JSON Schema cannot state", async () => {
+    expectProblem(await create({ ...validCase, customFields: { big: "x".repeat(70_000) } }), 413, "payload_too_large");
+    expect((await create({ ...validCase, customFields: { big: "x".repeat(60_000) } })).status).toBe(200);
+  });
+
+  it("refuses NUL and unpaired surrogates in any string or member name, and stores nothing", async () => {
+    const before = (await client.send("GET", `${cases}?limit=500`, { headers: bearer(w.adminKey) })).body.data.length;
+    for (const [body, path] of [
+      [{ ...validCase, title: "a\u0000b" }, "title"],
+      [{ ...validCase, title: "lone \uD800 high" }, "title"],
+      [{ ...validCase, title: "lone \uDC00 low" }, "title"],
+      [{ ...validCase, tags: [{ name: "ok" }, { name: "x\u0000" }] }, "tags.1.name"],
+      [{ ...validCase, customFields: { "key\u0000": 1 } }, "customFields.key\u0000"],
+      [{ ...validCase, customFields: { deep: { deeper: ["\uDFFF"] } } }, "customFields.deep.deeper.0"],
+    ] as const) {
+      const answer = await create(body);
+      expectInvalid(answer, path);
+      expect(answer.body.errors[0].message).toMatch(/NUL|surrogate/);
+    }
+    expect((await client.send("GET", `${cases}?limit=500`, { headers: bearer(w.adminKey) })).body.data.length).toBe(before);
+    // A well-formed pair (an emoji) is text like any other.
+    expect((await create({ ...validCase, title: "phish 😀" })).body.title).toBe("phish 😀");
+  });
+
+  it("refuses NUL in a query parameter with 400 and in a path id with 404", async () => {
+    expectInvalid(await client.send("GET", `${cases}?tag=a%00b`, { headers: bearer(w.adminKey) }), "tag");
+    expectProblem(await client.send("GET", `${cases}/case_%00`, { headers: bearer(w.adminKey) }), 404, "not_found");
+    expectProblem(await client.send("GET", `${cases}/not-a-case-id`, { headers: bearer(w.adminKey) }), 404, "not_found");
+  });
+
+  it("refuses webhook URLs naming a local host with a trailing dot, or an address outside unicast", async () => {
+    const hook = (url: string) => client.send("POST", `${apiBasePath}/webhooks`, { headers: bearer(w.adminKey), body: { name: "h", url, events: ["case.created"] } });
+    for (const url of ["http://localhost./", "http://x.internal./", "http://[::ffff:0:7f00:1]/", "http://[64:ff9b:1::a9fe:a9fe]/", "http://[2001::1]/", "http://[3fff::1]/"]) {
+      expectInvalid(await hook(url), "url");
+    }
+    expect((await hook("https://hooks.example.com/in")).status).toBe(200);
+  });
+});
