@@ -3,6 +3,7 @@ import { z } from "zod";
 import { errorTitles, version } from "../core/index.js";
 import type { ErrorCode } from "../core/index.js";
 import { wellFormedTextPattern } from "../core/schema/well-formed.js";
+import { createExampleBuilder } from "./openapi-examples.js";
 import { pathIdSchema } from "./path-ids.js";
 import { httpStatusOf, problemSchema } from "./problem.js";
 import { apiBasePath } from "./route.js";
@@ -163,6 +164,7 @@ export function buildDocument(spec: DocumentSpec): OpenApiDocument {
     const path = route.path.replace(/:(\w+)/g, "{$1}");
     (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route, schemas, spec);
   }
+  addExamples(paths, schemas.components);
 
   return {
     openapi: "3.1.0",
@@ -235,6 +237,18 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
       : {}),
     responses,
   };
+}
+
+/** Every JSON request body and success answer gets an example (openapi-examples.ts). */
+function addExamples(paths: OpenApiDocument["paths"], components: Record<string, JsonObject>): void {
+  const exampleOf = createExampleBuilder(components);
+  for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
+    const bodies = [operation.requestBody, ...Object.entries(operation.responses as JsonObject).filter(([status]) => status.startsWith("2")).map(([, r]) => r)] as (JsonObject | undefined)[];
+    for (const body of bodies) {
+      const media = (body?.content as Record<string, JsonObject> | undefined)?.["application/json"];
+      if (media && media.example === undefined) media.example = exampleOf(media.schema as JsonObject);
+    }
+  }
 }
 
 /** One query parameter per property of the (object) query schema; a repeated parameter is an array. */

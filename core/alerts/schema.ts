@@ -43,7 +43,10 @@ export const alertCreateSchema = z
       .default([])
       .meta({ description: `Observables of the alert (at most ${maxInlineObservables}), saved with it and deduplicated per (dataType, data); \`tlp\` defaults to the alert's` }),
   })
-  .meta({ id: "AlertCreate" });
+  .meta({
+    id: "AlertCreate",
+    examples: [{ title: "Impossible travel for j.doe", severity: 3, source: "siem", sourceRef: "SIEM-2026-0042", observables: [{ dataType: "ip", data: "198.51.100.7", ioc: true }] }],
+  });
 
 /** Only the fields to change; `null` clears an optional field. source and sourceRef never change. */
 export const alertUpdateSchema = changeSchema({

@@ -51,8 +51,8 @@ export function bulkRequestSchema<F extends z.ZodType, E extends z.ZodRawShape>(
 /** The rules of the refinement above as JSON Schema, for the document: ids, or selectAll (with its filters). */
 const selectAllTrue = { type: "object", required: ["selectAll"], properties: { selectAll: { const: true } } };
 const selectionAlternatives = [
-  { required: ["ids"], properties: { options: { not: { anyOf: [selectAllTrue, { type: "object", required: ["filters"] }] } } } },
-  { required: ["options"], not: { required: ["ids"] }, properties: { options: selectAllTrue } },
+  { required: ["ids"], properties: { options: { not: { anyOf: [selectAllTrue, { type: "object", required: ["filters"], properties: { filters: {} } }] } } } },
+  { required: ["options"], not: { required: ["ids"], properties: { ids: {} } }, properties: { options: selectAllTrue } },
 ];
 
 /** The selection members of a bulk body. */

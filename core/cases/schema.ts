@@ -37,7 +37,10 @@ export const caseCreateSchema = z
     organizations: z.array(idSchema("org")).max(50).default([]),
     customFields: customFieldsSchema.default({}),
   })
-  .meta({ id: "CaseCreate" });
+  .meta({
+    id: "CaseCreate",
+    examples: [{ title: "Phishing wave against finance", severity: 3, tlp: 2, tags: [{ name: "phishing", color: "#d73a49" }], customFields: { reporter: "ana@acme.example" } }],
+  });
 
 /** Only the fields to change; `null` clears an optional field. */
 export const caseUpdateSchema = changeSchema({

@@ -20,7 +20,7 @@ export const apiKeyCreateSchema = z
     tlpClearance: tlpSchema.optional().meta({ description: "Defaults to the creator's clearance (capped by the organization's policy)" }),
     expiresAt: timestampSchema.optional(),
   })
-  .meta({ id: "ApiKeyCreate" });
+  .meta({ id: "ApiKeyCreate", examples: [{ name: "SIEM ingestion", scopes: ["alerts:write"], tlpClearance: 2, expiresAt: "2027-01-01T00:00:00Z" }] });
 
 export const apiKeySchema = z
   .object({

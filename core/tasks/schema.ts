@@ -23,7 +23,7 @@ export const taskCreateSchema = z
     tlp: tlpSchema.optional().meta({ description: "Defaults to the case's TLP; never above the caller's clearance" }),
     order: orderSchema.optional().meta({ description: "Defaults to after the case's last task" }),
   })
-  .meta({ id: "TaskCreate" });
+  .meta({ id: "TaskCreate", examples: [{ title: "Reset the affected accounts' passwords", mandatory: true, dueDate: "2026-03-02T09:00:00Z" }] });
 
 /** Every member a change may set; `null` clears an optional field. */
 const changeShape = {

@@ -99,7 +99,11 @@ const authDependency = {
   allOf: webhookAuthTypes.map((type) =>
     type === "none"
       ? { if: { properties: { authType: { const: type } } }, then: { properties: { authConfig: { type: "object", maxProperties: 0 } } } }
-      : { if: { properties: { authType: { const: type } }, required: ["authType"] }, then: { required: ["authConfig"], properties: { authConfig: { type: "object", required: [...authMembers[type]] } } } },
+      : {
+          if: { properties: { authType: { const: type } }, required: ["authType"] },
+          // Each required member named in properties too (any value: authConfigSchema says which).
+          then: { required: ["authConfig"], properties: { authConfig: { type: "object", required: [...authMembers[type]], properties: Object.fromEntries(authMembers[type].map((m) => [m, {}])) } } },
+        },
   ),
 };
 
@@ -121,7 +125,11 @@ export const webhookCreateSchema = z
     environment: baseShape.environment.default("production"),
   })
   .refine(authFits, authMessage)
-  .meta({ id: "WebhookCreate", ...authDependency });
+  .meta({
+    id: "WebhookCreate",
+    ...authDependency,
+    examples: [{ name: "SOAR", url: "https://hooks.example.com/casekit", events: ["case.created", "alert.*"], authType: "bearer", authConfig: { token: "s3cr3t-token" }, filters: { severity: { gte: 3 } } }],
+  });
 
 export const webhookUpdateSchema = changeSchema({
   ...baseShape,

@@ -2180,6 +2180,16 @@ export interface components {
             /** @description The text, 1 to 10000 characters once leading and trailing white space is trimmed (stored trimmed). */
             body: string & unknown;
         };
+        /**
+         * @example {
+         *       "name": "SIEM ingestion",
+         *       "scopes": [
+         *         "alerts:write"
+         *       ],
+         *       "tlpClearance": 2,
+         *       "expiresAt": "2027-01-01T00:00:00Z"
+         *     }
+         */
         ApiKeyCreate: {
             name: string & unknown;
             description?: string;
@@ -2253,6 +2263,25 @@ export interface components {
             teamsChannel?: (string & unknown) | null;
             timezone?: components["schemas"]["TimeZone"] | null;
         };
+        /**
+         * @example {
+         *       "name": "SOAR",
+         *       "url": "https://hooks.example.com/casekit",
+         *       "events": [
+         *         "case.created",
+         *         "alert.*"
+         *       ],
+         *       "authType": "bearer",
+         *       "authConfig": {
+         *         "token": "s3cr3t-token"
+         *       },
+         *       "filters": {
+         *         "severity": {
+         *           "gte": 3
+         *         }
+         *       }
+         *     }
+         */
         WebhookCreate: {
             name: string;
             /**
@@ -2569,6 +2598,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "number": 1,
+                     *           "title": "Phishing wave against finance",
+                     *           "severity": 1,
+                     *           "description": null,
+                     *           "tlp": 1,
+                     *           "pap": 1,
+                     *           "statusValue": "new",
+                     *           "typeValue": null,
+                     *           "assigneeId": null,
+                     *           "clientId": null,
+                     *           "source": null,
+                     *           "sourceRef": null,
+                     *           "tags": [
+                     *             {
+                     *               "name": "Tier 1 triage"
+                     *             }
+                     *           ],
+                     *           "teams": [
+                     *             {
+                     *               "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                     *             }
+                     *           ],
+                     *           "organizations": [],
+                     *           "customFields": {},
+                     *           "closedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["CaseList"];
                 };
             };
@@ -2588,6 +2656,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Phishing wave against finance",
+                 *       "severity": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CaseCreate"];
             };
         };
@@ -2602,6 +2676,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "number": 1,
+                     *       "title": "Phishing wave against finance",
+                     *       "severity": 1,
+                     *       "description": null,
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "statusValue": "new",
+                     *       "typeValue": null,
+                     *       "assigneeId": null,
+                     *       "clientId": null,
+                     *       "source": null,
+                     *       "sourceRef": null,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "teams": [
+                     *         {
+                     *           "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                     *         }
+                     *       ],
+                     *       "organizations": [],
+                     *       "customFields": {},
+                     *       "closedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Case"];
                 };
             };
@@ -2638,6 +2746,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "number": 1,
+                     *       "title": "Phishing wave against finance",
+                     *       "severity": 1,
+                     *       "description": null,
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "statusValue": "new",
+                     *       "typeValue": null,
+                     *       "assigneeId": null,
+                     *       "clientId": null,
+                     *       "source": null,
+                     *       "sourceRef": null,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "teams": [
+                     *         {
+                     *           "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                     *         }
+                     *       ],
+                     *       "organizations": [],
+                     *       "customFields": {},
+                     *       "closedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Case"];
                 };
             };
@@ -2660,6 +2802,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Phishing wave against finance"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CaseUpdate"];
             };
         };
@@ -2674,6 +2821,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "number": 1,
+                     *       "title": "Phishing wave against finance",
+                     *       "severity": 1,
+                     *       "description": null,
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "statusValue": "new",
+                     *       "typeValue": null,
+                     *       "assigneeId": null,
+                     *       "clientId": null,
+                     *       "source": null,
+                     *       "sourceRef": null,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "teams": [
+                     *         {
+                     *           "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                     *         }
+                     *       ],
+                     *       "organizations": [],
+                     *       "customFields": {},
+                     *       "closedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Case"];
                 };
             };
@@ -2727,6 +2908,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "alert_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "title": "Phishing wave against finance",
+                     *           "description": null,
+                     *           "severity": 1,
+                     *           "tlp": 1,
+                     *           "pap": 1,
+                     *           "typeValue": null,
+                     *           "source": "siem",
+                     *           "sourceRef": null,
+                     *           "statusValue": "new",
+                     *           "assigneeId": null,
+                     *           "tags": [
+                     *             {
+                     *               "name": "Tier 1 triage"
+                     *             }
+                     *           ],
+                     *           "customFields": {},
+                     *           "eventDate": null,
+                     *           "occurrences": 1,
+                     *           "lastSeenAt": "2026-03-01T12:00:00Z",
+                     *           "caseId": null,
+                     *           "deletedAt": null,
+                     *           "deletedBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["AlertList"];
                 };
             };
@@ -2746,6 +2963,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Phishing wave against finance",
+                 *       "severity": 1,
+                 *       "source": "siem"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertCreate"];
             };
         };
@@ -2760,6 +2984,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "alert_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "severity": 1,
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "typeValue": null,
+                     *       "source": "siem",
+                     *       "sourceRef": null,
+                     *       "statusValue": "new",
+                     *       "assigneeId": null,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "customFields": {},
+                     *       "eventDate": null,
+                     *       "occurrences": 1,
+                     *       "lastSeenAt": "2026-03-01T12:00:00Z",
+                     *       "caseId": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null,
+                     *       "deduplicated": false,
+                     *       "observables": [
+                     *         {
+                     *           "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "caseId": null,
+                     *           "alertId": null,
+                     *           "dataType": "ip",
+                     *           "data": "198.51.100.7",
+                     *           "tlp": 1,
+                     *           "pap": 1,
+                     *           "ioc": false,
+                     *           "sighted": false,
+                     *           "tags": [
+                     *             {
+                     *               "name": "Tier 1 triage"
+                     *             }
+                     *           ],
+                     *           "message": null,
+                     *           "deletedAt": null,
+                     *           "deletedBy": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AlertCreated"];
                 };
             };
@@ -2795,6 +3076,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "alert_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "severity": 1,
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "typeValue": null,
+                     *       "source": "siem",
+                     *       "sourceRef": null,
+                     *       "statusValue": "new",
+                     *       "assigneeId": null,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "customFields": {},
+                     *       "eventDate": null,
+                     *       "occurrences": 1,
+                     *       "lastSeenAt": "2026-03-01T12:00:00Z",
+                     *       "caseId": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Alert"];
                 };
             };
@@ -2827,6 +3139,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "alert_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "severity": 1,
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "typeValue": null,
+                     *       "source": "siem",
+                     *       "sourceRef": null,
+                     *       "statusValue": "new",
+                     *       "assigneeId": null,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "customFields": {},
+                     *       "eventDate": null,
+                     *       "occurrences": 1,
+                     *       "lastSeenAt": "2026-03-01T12:00:00Z",
+                     *       "caseId": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Alert"];
                 };
             };
@@ -2849,6 +3192,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Phishing wave against finance"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertUpdate"];
             };
         };
@@ -2863,6 +3211,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "alert_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "severity": 1,
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "typeValue": null,
+                     *       "source": "siem",
+                     *       "sourceRef": null,
+                     *       "statusValue": "new",
+                     *       "assigneeId": null,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "customFields": {},
+                     *       "eventDate": null,
+                     *       "occurrences": 1,
+                     *       "lastSeenAt": "2026-03-01T12:00:00Z",
+                     *       "caseId": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Alert"];
                 };
             };
@@ -2900,6 +3279,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "alert_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "severity": 1,
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "typeValue": null,
+                     *       "source": "siem",
+                     *       "sourceRef": null,
+                     *       "statusValue": "new",
+                     *       "assigneeId": null,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "customFields": {},
+                     *       "eventDate": null,
+                     *       "occurrences": 1,
+                     *       "lastSeenAt": "2026-03-01T12:00:00Z",
+                     *       "caseId": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Alert"];
                 };
             };
@@ -2923,6 +3333,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["AlertPromote"];
             };
         };
@@ -2937,6 +3348,154 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "case": {
+                     *         "id": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *         "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *         "createdAt": "2026-03-01T12:00:00Z",
+                     *         "updatedAt": "2026-03-01T12:00:00Z",
+                     *         "createdBy": null,
+                     *         "number": 1,
+                     *         "title": "Phishing wave against finance",
+                     *         "severity": 1,
+                     *         "description": null,
+                     *         "tlp": 1,
+                     *         "pap": 1,
+                     *         "statusValue": "new",
+                     *         "typeValue": null,
+                     *         "assigneeId": null,
+                     *         "clientId": null,
+                     *         "source": null,
+                     *         "sourceRef": null,
+                     *         "tags": [
+                     *           {
+                     *             "name": "Tier 1 triage"
+                     *           }
+                     *         ],
+                     *         "teams": [
+                     *           {
+                     *             "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                     *           }
+                     *         ],
+                     *         "organizations": [],
+                     *         "customFields": {},
+                     *         "closedAt": null
+                     *       },
+                     *       "alert": {
+                     *         "id": "alert_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *         "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *         "createdAt": "2026-03-01T12:00:00Z",
+                     *         "updatedAt": "2026-03-01T12:00:00Z",
+                     *         "createdBy": null,
+                     *         "title": "Phishing wave against finance",
+                     *         "description": null,
+                     *         "severity": 1,
+                     *         "tlp": 1,
+                     *         "pap": 1,
+                     *         "typeValue": null,
+                     *         "source": "siem",
+                     *         "sourceRef": null,
+                     *         "statusValue": "new",
+                     *         "assigneeId": null,
+                     *         "tags": [
+                     *           {
+                     *             "name": "Tier 1 triage"
+                     *           }
+                     *         ],
+                     *         "customFields": {},
+                     *         "eventDate": null,
+                     *         "occurrences": 1,
+                     *         "lastSeenAt": "2026-03-01T12:00:00Z",
+                     *         "caseId": null,
+                     *         "deletedAt": null,
+                     *         "deletedBy": null
+                     *       },
+                     *       "observables": {
+                     *         "created": [
+                     *           {
+                     *             "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "createdAt": "2026-03-01T12:00:00Z",
+                     *             "updatedAt": "2026-03-01T12:00:00Z",
+                     *             "createdBy": null,
+                     *             "caseId": null,
+                     *             "alertId": null,
+                     *             "dataType": "ip",
+                     *             "data": "198.51.100.7",
+                     *             "tlp": 1,
+                     *             "pap": 1,
+                     *             "ioc": false,
+                     *             "sighted": false,
+                     *             "tags": [
+                     *               {
+                     *                 "name": "Tier 1 triage"
+                     *               }
+                     *             ],
+                     *             "message": null,
+                     *             "deletedAt": null,
+                     *             "deletedBy": null
+                     *           }
+                     *         ],
+                     *         "merged": [
+                     *           {
+                     *             "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "createdAt": "2026-03-01T12:00:00Z",
+                     *             "updatedAt": "2026-03-01T12:00:00Z",
+                     *             "createdBy": null,
+                     *             "caseId": null,
+                     *             "alertId": null,
+                     *             "dataType": "ip",
+                     *             "data": "198.51.100.7",
+                     *             "tlp": 1,
+                     *             "pap": 1,
+                     *             "ioc": false,
+                     *             "sighted": false,
+                     *             "tags": [
+                     *               {
+                     *                 "name": "Tier 1 triage"
+                     *               }
+                     *             ],
+                     *             "message": null,
+                     *             "deletedAt": null,
+                     *             "deletedBy": null
+                     *           }
+                     *         ],
+                     *         "unchanged": [
+                     *           {
+                     *             "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "createdAt": "2026-03-01T12:00:00Z",
+                     *             "updatedAt": "2026-03-01T12:00:00Z",
+                     *             "createdBy": null,
+                     *             "caseId": null,
+                     *             "alertId": null,
+                     *             "dataType": "ip",
+                     *             "data": "198.51.100.7",
+                     *             "tlp": 1,
+                     *             "pap": 1,
+                     *             "ioc": false,
+                     *             "sighted": false,
+                     *             "tags": [
+                     *               {
+                     *                 "name": "Tier 1 triage"
+                     *               }
+                     *             ],
+                     *             "message": null,
+                     *             "deletedAt": null,
+                     *             "deletedBy": null
+                     *           }
+                     *         ],
+                     *         "skipped": [
+                     *           {
+                     *             "id": "example",
+                     *             "code": "tlp_restricted"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AlertImportResult"];
                 };
             };
@@ -2964,6 +3523,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertMerge"];
             };
         };
@@ -2978,6 +3542,154 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "case": {
+                     *         "id": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *         "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *         "createdAt": "2026-03-01T12:00:00Z",
+                     *         "updatedAt": "2026-03-01T12:00:00Z",
+                     *         "createdBy": null,
+                     *         "number": 1,
+                     *         "title": "Phishing wave against finance",
+                     *         "severity": 1,
+                     *         "description": null,
+                     *         "tlp": 1,
+                     *         "pap": 1,
+                     *         "statusValue": "new",
+                     *         "typeValue": null,
+                     *         "assigneeId": null,
+                     *         "clientId": null,
+                     *         "source": null,
+                     *         "sourceRef": null,
+                     *         "tags": [
+                     *           {
+                     *             "name": "Tier 1 triage"
+                     *           }
+                     *         ],
+                     *         "teams": [
+                     *           {
+                     *             "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                     *           }
+                     *         ],
+                     *         "organizations": [],
+                     *         "customFields": {},
+                     *         "closedAt": null
+                     *       },
+                     *       "alert": {
+                     *         "id": "alert_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *         "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *         "createdAt": "2026-03-01T12:00:00Z",
+                     *         "updatedAt": "2026-03-01T12:00:00Z",
+                     *         "createdBy": null,
+                     *         "title": "Phishing wave against finance",
+                     *         "description": null,
+                     *         "severity": 1,
+                     *         "tlp": 1,
+                     *         "pap": 1,
+                     *         "typeValue": null,
+                     *         "source": "siem",
+                     *         "sourceRef": null,
+                     *         "statusValue": "new",
+                     *         "assigneeId": null,
+                     *         "tags": [
+                     *           {
+                     *             "name": "Tier 1 triage"
+                     *           }
+                     *         ],
+                     *         "customFields": {},
+                     *         "eventDate": null,
+                     *         "occurrences": 1,
+                     *         "lastSeenAt": "2026-03-01T12:00:00Z",
+                     *         "caseId": null,
+                     *         "deletedAt": null,
+                     *         "deletedBy": null
+                     *       },
+                     *       "observables": {
+                     *         "created": [
+                     *           {
+                     *             "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "createdAt": "2026-03-01T12:00:00Z",
+                     *             "updatedAt": "2026-03-01T12:00:00Z",
+                     *             "createdBy": null,
+                     *             "caseId": null,
+                     *             "alertId": null,
+                     *             "dataType": "ip",
+                     *             "data": "198.51.100.7",
+                     *             "tlp": 1,
+                     *             "pap": 1,
+                     *             "ioc": false,
+                     *             "sighted": false,
+                     *             "tags": [
+                     *               {
+                     *                 "name": "Tier 1 triage"
+                     *               }
+                     *             ],
+                     *             "message": null,
+                     *             "deletedAt": null,
+                     *             "deletedBy": null
+                     *           }
+                     *         ],
+                     *         "merged": [
+                     *           {
+                     *             "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "createdAt": "2026-03-01T12:00:00Z",
+                     *             "updatedAt": "2026-03-01T12:00:00Z",
+                     *             "createdBy": null,
+                     *             "caseId": null,
+                     *             "alertId": null,
+                     *             "dataType": "ip",
+                     *             "data": "198.51.100.7",
+                     *             "tlp": 1,
+                     *             "pap": 1,
+                     *             "ioc": false,
+                     *             "sighted": false,
+                     *             "tags": [
+                     *               {
+                     *                 "name": "Tier 1 triage"
+                     *               }
+                     *             ],
+                     *             "message": null,
+                     *             "deletedAt": null,
+                     *             "deletedBy": null
+                     *           }
+                     *         ],
+                     *         "unchanged": [
+                     *           {
+                     *             "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *             "createdAt": "2026-03-01T12:00:00Z",
+                     *             "updatedAt": "2026-03-01T12:00:00Z",
+                     *             "createdBy": null,
+                     *             "caseId": null,
+                     *             "alertId": null,
+                     *             "dataType": "ip",
+                     *             "data": "198.51.100.7",
+                     *             "tlp": 1,
+                     *             "pap": 1,
+                     *             "ioc": false,
+                     *             "sighted": false,
+                     *             "tags": [
+                     *               {
+                     *                 "name": "Tier 1 triage"
+                     *               }
+                     *             ],
+                     *             "message": null,
+                     *             "deletedAt": null,
+                     *             "deletedBy": null
+                     *           }
+                     *         ],
+                     *         "skipped": [
+                     *           {
+                     *             "id": "example",
+                     *             "code": "tlp_restricted"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AlertImportResult"];
                 };
             };
@@ -3001,6 +3713,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "example"
+                 *       ],
+                 *       "assigneeId": "user_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertBulkAssign"];
             };
         };
@@ -3015,6 +3735,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "matched": 1,
+                     *       "assigned": 1,
+                     *       "skipped": [
+                     *         {
+                     *           "id": "example",
+                     *           "code": "not_found"
+                     *         }
+                     *       ],
+                     *       "bulkRequestId": "bulk_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AlertBulkAssigned"];
                 };
             };
@@ -3053,6 +3786,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "source": "siem",
+                     *           "count": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AlertsBySource"];
                 };
             };
@@ -3097,6 +3840,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "task_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "title": "Phishing wave against finance",
+                     *           "description": null,
+                     *           "status": "waiting",
+                     *           "assigneeId": null,
+                     *           "dueDate": null,
+                     *           "mandatory": false,
+                     *           "tlp": 1,
+                     *           "order": 1,
+                     *           "deletedAt": null,
+                     *           "deletedBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskList"];
                 };
             };
@@ -3120,6 +3888,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Phishing wave against finance"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TaskCreate"];
             };
         };
@@ -3134,6 +3907,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "task_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "status": "waiting",
+                     *       "assigneeId": null,
+                     *       "dueDate": null,
+                     *       "mandatory": false,
+                     *       "tlp": 1,
+                     *       "order": 1,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Task"];
                 };
             };
@@ -3181,6 +3974,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "task_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "title": "Phishing wave against finance",
+                     *           "description": null,
+                     *           "status": "waiting",
+                     *           "assigneeId": null,
+                     *           "dueDate": null,
+                     *           "mandatory": false,
+                     *           "tlp": 1,
+                     *           "order": 1,
+                     *           "deletedAt": null,
+                     *           "deletedBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskList"];
                 };
             };
@@ -3213,6 +4031,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "task_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "status": "waiting",
+                     *       "assigneeId": null,
+                     *       "dueDate": null,
+                     *       "mandatory": false,
+                     *       "tlp": 1,
+                     *       "order": 1,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Task"];
                 };
             };
@@ -3245,6 +4083,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "task_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "status": "waiting",
+                     *       "assigneeId": null,
+                     *       "dueDate": null,
+                     *       "mandatory": false,
+                     *       "tlp": 1,
+                     *       "order": 1,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Task"];
                 };
             };
@@ -3268,6 +4126,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Phishing wave against finance"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TaskUpdate"];
             };
         };
@@ -3282,6 +4145,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "task_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "status": "waiting",
+                     *       "assigneeId": null,
+                     *       "dueDate": null,
+                     *       "mandatory": false,
+                     *       "tlp": 1,
+                     *       "order": 1,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Task"];
                 };
             };
@@ -3306,6 +4189,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "example"
+                 *       ],
+                 *       "fields": {
+                 *         "title": "Phishing wave against finance"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["TaskBulkUpdate"];
             };
         };
@@ -3320,6 +4213,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "matched": 1,
+                     *       "updated": 1,
+                     *       "skipped": [
+                     *         {
+                     *           "id": "example",
+                     *           "code": "not_found"
+                     *         }
+                     *       ],
+                     *       "bulkRequestId": "bulk_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskBulkUpdated"];
                 };
             };
@@ -3342,6 +4248,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "example"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["TaskBulkDelete"];
             };
         };
@@ -3356,6 +4269,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "matched": 1,
+                     *       "deleted": 1,
+                     *       "skipped": [
+                     *         {
+                     *           "id": "example",
+                     *           "code": "not_found"
+                     *         }
+                     *       ],
+                     *       "bulkRequestId": "bulk_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskBulkDeleted"];
                 };
             };
@@ -3405,6 +4331,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "caseId": null,
+                     *           "alertId": null,
+                     *           "dataType": "ip",
+                     *           "data": "198.51.100.7",
+                     *           "tlp": 1,
+                     *           "pap": 1,
+                     *           "ioc": false,
+                     *           "sighted": false,
+                     *           "tags": [
+                     *             {
+                     *               "name": "Tier 1 triage"
+                     *             }
+                     *           ],
+                     *           "message": null,
+                     *           "deletedAt": null,
+                     *           "deletedBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ObservableList"];
                 };
             };
@@ -3428,6 +4384,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dataType": "ip",
+                 *       "data": "198.51.100.7"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ObservableCreate"];
             };
         };
@@ -3442,6 +4404,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "caseId": null,
+                     *       "alertId": null,
+                     *       "dataType": "ip",
+                     *       "data": "198.51.100.7",
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "ioc": false,
+                     *       "sighted": false,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "message": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null,
+                     *       "deduplicated": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["ObservableCreated"];
                 };
             };
@@ -3492,6 +4480,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "caseId": null,
+                     *           "alertId": null,
+                     *           "dataType": "ip",
+                     *           "data": "198.51.100.7",
+                     *           "tlp": 1,
+                     *           "pap": 1,
+                     *           "ioc": false,
+                     *           "sighted": false,
+                     *           "tags": [
+                     *             {
+                     *               "name": "Tier 1 triage"
+                     *             }
+                     *           ],
+                     *           "message": null,
+                     *           "deletedAt": null,
+                     *           "deletedBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ObservableList"];
                 };
             };
@@ -3515,6 +4533,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dataType": "ip",
+                 *       "data": "198.51.100.7"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ObservableCreate"];
             };
         };
@@ -3529,6 +4553,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "caseId": null,
+                     *       "alertId": null,
+                     *       "dataType": "ip",
+                     *       "data": "198.51.100.7",
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "ioc": false,
+                     *       "sighted": false,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "message": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null,
+                     *       "deduplicated": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["ObservableCreated"];
                 };
             };
@@ -3578,6 +4628,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "caseId": null,
+                     *           "alertId": null,
+                     *           "dataType": "ip",
+                     *           "data": "198.51.100.7",
+                     *           "tlp": 1,
+                     *           "pap": 1,
+                     *           "ioc": false,
+                     *           "sighted": false,
+                     *           "tags": [
+                     *             {
+                     *               "name": "Tier 1 triage"
+                     *             }
+                     *           ],
+                     *           "message": null,
+                     *           "deletedAt": null,
+                     *           "deletedBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ObservableList"];
                 };
             };
@@ -3610,6 +4690,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "caseId": null,
+                     *       "alertId": null,
+                     *       "dataType": "ip",
+                     *       "data": "198.51.100.7",
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "ioc": false,
+                     *       "sighted": false,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "message": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Observable"];
                 };
             };
@@ -3642,6 +4747,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "caseId": null,
+                     *       "alertId": null,
+                     *       "dataType": "ip",
+                     *       "data": "198.51.100.7",
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "ioc": false,
+                     *       "sighted": false,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "message": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Observable"];
                 };
             };
@@ -3664,6 +4794,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tlp": 0
+                 *     }
+                 */
                 "application/json": components["schemas"]["ObservableUpdate"];
             };
         };
@@ -3678,6 +4813,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "obs_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "caseId": null,
+                     *       "alertId": null,
+                     *       "dataType": "ip",
+                     *       "data": "198.51.100.7",
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "ioc": false,
+                     *       "sighted": false,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "message": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Observable"];
                 };
             };
@@ -3717,6 +4877,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "cmt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "parentType": "case",
+                     *           "parentId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "body": "Blocked the sender domain at the gateway.",
+                     *           "tlp": 1,
+                     *           "editedAt": null,
+                     *           "deletedAt": null,
+                     *           "deletedBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentList"];
                 };
             };
@@ -3740,6 +4921,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Blocked the sender domain at the gateway."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommentCreate"];
             };
         };
@@ -3754,6 +4940,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cmt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "parentType": "case",
+                     *       "parentId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "body": "Blocked the sender domain at the gateway.",
+                     *       "tlp": 1,
+                     *       "editedAt": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -3793,6 +4995,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "cmt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "parentType": "case",
+                     *           "parentId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "body": "Blocked the sender domain at the gateway.",
+                     *           "tlp": 1,
+                     *           "editedAt": null,
+                     *           "deletedAt": null,
+                     *           "deletedBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentList"];
                 };
             };
@@ -3816,6 +5039,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Blocked the sender domain at the gateway."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommentCreate"];
             };
         };
@@ -3830,6 +5058,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cmt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "parentType": "case",
+                     *       "parentId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "body": "Blocked the sender domain at the gateway.",
+                     *       "tlp": 1,
+                     *       "editedAt": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -3869,6 +5113,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "cmt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "parentType": "case",
+                     *           "parentId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "body": "Blocked the sender domain at the gateway.",
+                     *           "tlp": 1,
+                     *           "editedAt": null,
+                     *           "deletedAt": null,
+                     *           "deletedBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentList"];
                 };
             };
@@ -3892,6 +5157,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Blocked the sender domain at the gateway."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommentCreate"];
             };
         };
@@ -3906,6 +5176,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cmt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "parentType": "case",
+                     *       "parentId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "body": "Blocked the sender domain at the gateway.",
+                     *       "tlp": 1,
+                     *       "editedAt": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -3941,6 +5227,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cmt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "parentType": "case",
+                     *       "parentId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "body": "Blocked the sender domain at the gateway.",
+                     *       "tlp": 1,
+                     *       "editedAt": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -3973,6 +5275,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cmt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "parentType": "case",
+                     *       "parentId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "body": "Blocked the sender domain at the gateway.",
+                     *       "tlp": 1,
+                     *       "editedAt": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -3995,6 +5313,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Blocked the sender domain at the gateway."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommentUpdate"];
             };
         };
@@ -4009,6 +5332,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cmt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "parentType": "case",
+                     *       "parentId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "body": "Blocked the sender domain at the gateway.",
+                     *       "tlp": 1,
+                     *       "editedAt": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -4048,6 +5387,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "key_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "userId": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "name": "Tier 1 triage",
+                     *           "description": null,
+                     *           "tier": "basic",
+                     *           "scopes": [],
+                     *           "tlpClearance": 1,
+                     *           "status": "active",
+                     *           "expiresAt": null,
+                     *           "lastUsedAt": null,
+                     *           "start": "ck_live_3x4m"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
@@ -4067,6 +5430,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "SIEM ingestion",
+                 *       "scopes": [
+                 *         "alerts:write"
+                 *       ],
+                 *       "tlpClearance": 2,
+                 *       "expiresAt": "2027-01-01T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApiKeyCreate"];
             };
         };
@@ -4081,6 +5454,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "userId": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "name": "Tier 1 triage",
+                     *       "description": null,
+                     *       "tier": "basic",
+                     *       "scopes": [],
+                     *       "tlpClearance": 1,
+                     *       "status": "active",
+                     *       "expiresAt": null,
+                     *       "lastUsedAt": null,
+                     *       "start": "ck_live_3x4m",
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
@@ -4116,6 +5509,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "userId": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "name": "Tier 1 triage",
+                     *       "description": null,
+                     *       "tier": "basic",
+                     *       "scopes": [],
+                     *       "tlpClearance": 1,
+                     *       "status": "active",
+                     *       "expiresAt": null,
+                     *       "lastUsedAt": null,
+                     *       "start": "ck_live_3x4m"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
@@ -4148,6 +5560,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "userId": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "name": "Tier 1 triage",
+                     *       "description": null,
+                     *       "tier": "basic",
+                     *       "scopes": [],
+                     *       "tlpClearance": 1,
+                     *       "status": "active",
+                     *       "expiresAt": null,
+                     *       "lastUsedAt": null,
+                     *       "start": "ck_live_3x4m"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
@@ -4180,6 +5611,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "userId": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "name": "Tier 1 triage",
+                     *       "description": null,
+                     *       "tier": "basic",
+                     *       "scopes": [],
+                     *       "tlpClearance": 1,
+                     *       "status": "active",
+                     *       "expiresAt": null,
+                     *       "lastUsedAt": null,
+                     *       "start": "ck_live_3x4m"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
@@ -4213,6 +5663,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "userId": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "name": "Tier 1 triage",
+                     *       "description": null,
+                     *       "tier": "basic",
+                     *       "scopes": [],
+                     *       "tlpClearance": 1,
+                     *       "status": "active",
+                     *       "expiresAt": null,
+                     *       "lastUsedAt": null,
+                     *       "start": "ck_live_3x4m"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
@@ -4246,6 +5715,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "userId": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "name": "Tier 1 triage",
+                     *       "description": null,
+                     *       "tier": "basic",
+                     *       "scopes": [],
+                     *       "tlpClearance": 1,
+                     *       "status": "active",
+                     *       "expiresAt": null,
+                     *       "lastUsedAt": null,
+                     *       "start": "ck_live_3x4m"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
@@ -4283,6 +5771,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "email": "ana@acme.example",
+                     *           "name": "Tier 1 triage",
+                     *           "role": "admin",
+                     *           "status": "active",
+                     *           "tlpClearance": 1
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserList"];
                 };
             };
@@ -4302,6 +5809,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ana@acme.example",
+                 *       "name": "Tier 1 triage"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserCreate"];
             };
         };
@@ -4316,6 +5829,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "email": "ana@acme.example",
+                     *       "name": "Tier 1 triage",
+                     *       "role": "admin",
+                     *       "status": "active",
+                     *       "tlpClearance": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserCreated"];
                 };
             };
@@ -4351,6 +5878,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "email": "ana@acme.example",
+                     *       "name": "Tier 1 triage",
+                     *       "role": "admin",
+                     *       "status": "active",
+                     *       "tlpClearance": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -4373,6 +5914,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Tier 1 triage"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserUpdate"];
             };
         };
@@ -4387,6 +5933,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "user_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "email": "ana@acme.example",
+                     *       "name": "Tier 1 triage",
+                     *       "role": "admin",
+                     *       "status": "active",
+                     *       "tlpClearance": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -4428,6 +5988,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "name": "Tier 1 triage",
+                     *           "description": null,
+                     *           "function": null,
+                     *           "tier": null,
+                     *           "escalationTeamId": null,
+                     *           "email": null,
+                     *           "slackChannel": null,
+                     *           "teamsChannel": null,
+                     *           "timezone": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
@@ -4447,6 +6030,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Tier 1 triage"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TeamCreate"];
             };
         };
@@ -4461,6 +6049,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "description": null,
+                     *       "function": null,
+                     *       "tier": null,
+                     *       "escalationTeamId": null,
+                     *       "email": null,
+                     *       "slackChannel": null,
+                     *       "teamsChannel": null,
+                     *       "timezone": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Team"];
                 };
             };
@@ -4497,6 +6103,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "description": null,
+                     *       "function": null,
+                     *       "tier": null,
+                     *       "escalationTeamId": null,
+                     *       "email": null,
+                     *       "slackChannel": null,
+                     *       "teamsChannel": null,
+                     *       "timezone": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Team"];
                 };
             };
@@ -4519,6 +6143,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Tier 1 triage"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TeamUpdate"];
             };
         };
@@ -4533,6 +6162,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "description": null,
+                     *       "function": null,
+                     *       "tier": null,
+                     *       "escalationTeamId": null,
+                     *       "email": null,
+                     *       "slackChannel": null,
+                     *       "teamsChannel": null,
+                     *       "timezone": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Team"];
                 };
             };
@@ -4571,6 +6218,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "whk_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "name": "Tier 1 triage",
+                     *           "url": "https://hooks.example.com/casekit",
+                     *           "events": [],
+                     *           "description": null,
+                     *           "method": "POST",
+                     *           "authType": "none",
+                     *           "authConfig": {},
+                     *           "headers": {},
+                     *           "filters": {},
+                     *           "retryDelayMs": 1,
+                     *           "timeoutMs": 1,
+                     *           "maxRetries": 1,
+                     *           "tags": [],
+                     *           "environment": "production",
+                     *           "status": "active",
+                     *           "disabledReason": null,
+                     *           "secretStart": "whsec_MfKQ"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
@@ -4590,6 +6268,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "SOAR",
+                 *       "url": "https://hooks.example.com/casekit",
+                 *       "events": [
+                 *         "case.created",
+                 *         "alert.*"
+                 *       ],
+                 *       "authType": "bearer",
+                 *       "authConfig": {
+                 *         "token": "s3cr3t-token"
+                 *       },
+                 *       "filters": {
+                 *         "severity": {
+                 *           "gte": 3
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookCreate"];
             };
         };
@@ -4604,6 +6301,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "url": "https://hooks.example.com/casekit",
+                     *       "events": [],
+                     *       "description": null,
+                     *       "method": "POST",
+                     *       "authType": "none",
+                     *       "authConfig": {},
+                     *       "headers": {},
+                     *       "filters": {},
+                     *       "retryDelayMs": 1,
+                     *       "timeoutMs": 1,
+                     *       "maxRetries": 1,
+                     *       "tags": [],
+                     *       "environment": "production",
+                     *       "status": "active",
+                     *       "disabledReason": null,
+                     *       "secretStart": "whsec_MfKQ",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTw5hX1BpXzpw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
@@ -4638,6 +6362,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "url": "https://hooks.example.com/casekit",
+                     *       "events": [],
+                     *       "description": null,
+                     *       "method": "POST",
+                     *       "authType": "none",
+                     *       "authConfig": {},
+                     *       "headers": {},
+                     *       "filters": {},
+                     *       "retryDelayMs": 1,
+                     *       "timeoutMs": 1,
+                     *       "maxRetries": 1,
+                     *       "tags": [],
+                     *       "environment": "production",
+                     *       "status": "active",
+                     *       "disabledReason": null,
+                     *       "secretStart": "whsec_MfKQ"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -4670,6 +6420,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "url": "https://hooks.example.com/casekit",
+                     *       "events": [],
+                     *       "description": null,
+                     *       "method": "POST",
+                     *       "authType": "none",
+                     *       "authConfig": {},
+                     *       "headers": {},
+                     *       "filters": {},
+                     *       "retryDelayMs": 1,
+                     *       "timeoutMs": 1,
+                     *       "maxRetries": 1,
+                     *       "tags": [],
+                     *       "environment": "production",
+                     *       "status": "active",
+                     *       "disabledReason": null,
+                     *       "secretStart": "whsec_MfKQ"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -4692,6 +6468,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Tier 1 triage"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookUpdate"];
             };
         };
@@ -4706,6 +6487,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "url": "https://hooks.example.com/casekit",
+                     *       "events": [],
+                     *       "description": null,
+                     *       "method": "POST",
+                     *       "authType": "none",
+                     *       "authConfig": {},
+                     *       "headers": {},
+                     *       "filters": {},
+                     *       "retryDelayMs": 1,
+                     *       "timeoutMs": 1,
+                     *       "maxRetries": 1,
+                     *       "tags": [],
+                     *       "environment": "production",
+                     *       "status": "active",
+                     *       "disabledReason": null,
+                     *       "secretStart": "whsec_MfKQ"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -4741,6 +6548,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "url": "https://hooks.example.com/casekit",
+                     *       "events": [],
+                     *       "description": null,
+                     *       "method": "POST",
+                     *       "authType": "none",
+                     *       "authConfig": {},
+                     *       "headers": {},
+                     *       "filters": {},
+                     *       "retryDelayMs": 1,
+                     *       "timeoutMs": 1,
+                     *       "maxRetries": 1,
+                     *       "tags": [],
+                     *       "environment": "production",
+                     *       "status": "active",
+                     *       "disabledReason": null,
+                     *       "secretStart": "whsec_MfKQ",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTw5hX1BpXzpw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
@@ -4773,6 +6607,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "webhookId": "whk_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "eventId": "evt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "eventName": "case.created",
+                     *       "status": "pending",
+                     *       "attemptCount": 1,
+                     *       "nextAttemptAt": null,
+                     *       "lastResponseStatus": null,
+                     *       "lastErrorClass": "timeout",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "completedAt": null,
+                     *       "attempts": [
+                     *         {
+                     *           "id": "att_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "attempt": 1,
+                     *           "requestedAt": "2026-03-01T12:00:00Z",
+                     *           "durationMs": 1,
+                     *           "responseStatus": null,
+                     *           "responseBody": null,
+                     *           "errorClass": "timeout",
+                     *           "nextAttemptAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -4812,6 +6675,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "dlv_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "webhookId": "whk_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "eventId": "evt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "eventName": "case.created",
+                     *           "status": "pending",
+                     *           "attemptCount": 1,
+                     *           "nextAttemptAt": null,
+                     *           "lastResponseStatus": null,
+                     *           "lastErrorClass": "timeout",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "completedAt": null,
+                     *           "attempts": [
+                     *             {
+                     *               "id": "att_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *               "attempt": 1,
+                     *               "requestedAt": "2026-03-01T12:00:00Z",
+                     *               "durationMs": 1,
+                     *               "responseStatus": null,
+                     *               "responseBody": null,
+                     *               "errorClass": "timeout",
+                     *               "nextAttemptAt": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
@@ -4847,6 +6744,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "webhookId": "whk_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "eventId": "evt_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "eventName": "case.created",
+                     *       "status": "pending",
+                     *       "attemptCount": 1,
+                     *       "nextAttemptAt": null,
+                     *       "lastResponseStatus": null,
+                     *       "lastErrorClass": "timeout",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "completedAt": null,
+                     *       "attempts": [
+                     *         {
+                     *           "id": "att_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "attempt": 1,
+                     *           "requestedAt": "2026-03-01T12:00:00Z",
+                     *           "durationMs": 1,
+                     *           "responseStatus": null,
+                     *           "responseBody": null,
+                     *           "errorClass": "timeout",
+                     *           "nextAttemptAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -4877,6 +6803,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "name": "Tier 1 triage",
+                     *       "policy": {
+                     *         "maxKeyTlp": 0,
+                     *         "requireKeyExpiry": false,
+                     *         "maxKeyLifetimeDays": 1,
+                     *         "allowedTiers": [
+                     *           "basic"
+                     *         ],
+                     *         "rateLimits": {},
+                     *         "allowCaseSharing": false
+                     *       },
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Organization"];
                 };
             };
@@ -4894,6 +6838,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "maxKeyTlp": 0
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizationPolicyUpdate"];
             };
         };
@@ -4908,6 +6857,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "name": "Tier 1 triage",
+                     *       "policy": {
+                     *         "maxKeyTlp": 0,
+                     *         "requireKeyExpiry": false,
+                     *         "maxKeyLifetimeDays": 1,
+                     *         "allowedTiers": [
+                     *           "basic"
+                     *         ],
+                     *         "rateLimits": {},
+                     *         "allowCaseSharing": false
+                     *       },
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Organization"];
                 };
             };
@@ -4953,6 +6920,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "tlpa_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "seq": 1,
+                     *           "actorUserId": null,
+                     *           "actorKeyId": null,
+                     *           "resourceType": "case",
+                     *           "resourceId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "action": "view",
+                     *           "tlpBefore": null,
+                     *           "tlpAfter": null,
+                     *           "outcome": "allowed",
+                     *           "ip": null,
+                     *           "userAgent": null,
+                     *           "requestId": null,
+                     *           "at": "2026-03-01T12:00:00Z",
+                     *           "prevHash": "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752",
+                     *           "hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["TlpAuditList"];
                 };
             };
@@ -4982,6 +6975,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "checked": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TlpChainVerdict"];
                 };
             };
@@ -5010,6 +7009,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tlp": [
+                     *         {
+                     *           "level": 1,
+                     *           "label": "example",
+                     *           "description": "Reported by three users within ten minutes.",
+                     *           "color": "#d73a49",
+                     *           "policy": "example"
+                     *         }
+                     *       ],
+                     *       "pap": [
+                     *         {
+                     *           "level": 1,
+                     *           "label": "example",
+                     *           "description": "Reported by three users within ten minutes.",
+                     *           "color": "#d73a49"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TlpConstants"];
                 };
             };
@@ -5037,6 +7057,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "service": "casekit",
+                     *       "version": "0.1.0",
+                     *       "timestamp": "2026-03-01T12:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
                 };
             };
@@ -5062,6 +7090,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "example",
+                     *       "info": {
+                     *         "title": "Phishing wave against finance",
+                     *         "version": "0.1.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };

@@ -1,0 +1,54 @@
+/**
+ * Every operation of the document shows an example of its request body and of each success
+ * answer (server/openapi-examples.ts), and every example is valid for its schema: checked here
+ * with ajv, independently of Redocly's lint (test/server/openapi-lint.test.ts).
+ */
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { describe, expect, it } from "vitest";
+import { buildOpenApiDocument } from "../../server/index.js";
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the document under test
+
+describe("the OpenAPI document's examples", () => {
+  const doc = buildOpenApiDocument() as Json;
+  const ajv = new Ajv2020({ strict: true, strictRequired: false });
+  addFormats(ajv);
+  ajv.addSchema({ $id: "https://casekit.test/components", $defs: retarget(doc.components.schemas) });
+
+  const media = Object.entries(doc.paths as Record<string, Json>).flatMap(([path, methods]) =>
+    Object.entries(methods as Record<string, Json>).flatMap(([method, op]) => [
+      ...(op.requestBody ? [{ where: `${method.toUpperCase()} ${path} request`, media: op.requestBody.content["application/json"] as Json }] : []),
+      ...Object.entries(op.responses as Record<string, Json>)
+        .filter(([status]) => status.startsWith("2"))
+        .map(([status, response]) => ({ where: `${method.toUpperCase()} ${path} ${status}`, media: response.content["application/json"] as Json })),
+    ]),
+  );
+
+  it("has an example for every request body and success answer", () => {
+    expect(media.length).toBeGreaterThan(90);
+    expect(media.filter((m) => m.media.example === undefined).map((m) => m.where)).toEqual([]);
+  });
+
+  it("gives examples that their schemas accept", () => {
+    const invalid = media.flatMap(({ where, media: m }) => {
+      const validate = ajv.compile(retarget(m.schema) as Json);
+      return validate(m.example) ? [] : [`${where}: ${ajv.errorsText(validate.errors)}`];
+    });
+    expect(invalid).toEqual([]);
+  });
+});
+
+function retarget(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(retarget);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === "$ref" && typeof inner === "string" && inner.startsWith("#/components/schemas/")
+        ? `https://casekit.test/components#/$defs/${inner.slice("#/components/schemas/".length)}`
+        : retarget(inner),
+    ]),
+  );
+}
