@@ -30,6 +30,14 @@ export function isWellFormedText(text: string): boolean {
 }
 
 /**
+ * Text from outside that is kept, not judged (a webhook receiver's answer): NUL and unpaired
+ * surrogates become U+FFFD, so it stores the same on every database.
+ */
+export function storableText(text: string): string {
+  return text.replace(new RegExp(illFormed.source, "gu"), "\uFFFD");
+}
+
+/**
  * What breaks the rules in `input`: every string (object keys included) with NUL or a lone
  * surrogate, and nesting deeper than maxInputDepth. Iterative, so no input can exhaust the stack,
  * and it stops descending at the depth limit, so a cyclic object from an embedder ends too.

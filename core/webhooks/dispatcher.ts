@@ -11,6 +11,7 @@ import { nextStep } from "./schedule.js";
 import { subscribedTo } from "./schema.js";
 import { effectiveTlp } from "../tlp/effective.js";
 import { inheritedTlp } from "../tlp/lineage.js";
+import { storableText } from "../schema/well-formed.js";
 import { deliveryBody, eventData } from "./event-view.js";
 import type { GrantHolders } from "./grant.js";
 import { deliveryPrincipal, isBlocked } from "./grant.js";
@@ -184,7 +185,8 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
       requestedAt: requestedAt.toISOString(),
       durationMs,
       responseStatus: response?.status ?? null,
-      responseBody: response?.body ?? null,
+      // The receiver's text is kept as evidence, never judged: made storable on every database.
+      responseBody: response ? storableText(response.body) : null,
       errorClass,
       nextAttemptAt: outcome.kind === "retry" ? new Date(after.getTime() + outcome.delayMs).toISOString() : null,
     };

@@ -157,11 +157,16 @@ export function fuzzHarness(doc: Json, ids: Record<string, string[]>) {
   /** Answers seen per operation (FUZZ_DEBUG=1 prints them: how deep the generated requests reach). */
   const seen: Record<string, Record<string, number>> = {};
 
-  /** Sends one request and checks the answer against the document. */
-  async function check(op: Operation, generated: Generated, send: Send, key: string): Promise<void> {
+  /** Sends one generated request; the answer and the path it went to. */
+  async function sendGenerated(op: Operation, generated: Generated, send: Send, key: string): Promise<{ answer: Answer; path: string }> {
     let path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(generated.params[name] ?? ""));
     if (generated.query.length > 0) path += `?${new URLSearchParams(generated.query)}`;
-    const answer = await send(op.method, apiBasePath + path, key, generated.body);
+    return { answer: await send(op.method, apiBasePath + path, key, generated.body), path };
+  }
+
+  /** Sends one request and checks the answer against the document. */
+  async function check(op: Operation, generated: Generated, send: Send, key: string): Promise<void> {
+    const { answer, path } = await sendGenerated(op, generated, send, key);
     if (process.env.FUZZ_DEBUG) {
       const tally = (seen[op.label] ??= {});
       const cell = `${generated.kind}:${answer.status}`;
@@ -202,7 +207,7 @@ export function fuzzHarness(doc: Json, ids: Record<string, string[]>) {
     return failures;
   }
 
-  return { operations, requests, check, run };
+  return { operations, requests, sendGenerated, check, run };
 }
 
 /** Query members as form-style, exploded parameters: arrays repeat, scalars as text. */
