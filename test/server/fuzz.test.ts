@@ -43,7 +43,7 @@ describe("the API, fuzzed from its OpenAPI document", () => {
     });
 
     it("answers every operation as documented, for valid and mutated requests alike", async () => {
-      const failures = await fuzz.run(fuzz.operations, send, (op) => (ownOrganization(op) ? w.adminKey : w.other.adminKey), Number(process.env.FUZZ_RUNS) || 25);
+      const failures = await fuzz.run(fuzz.operations, send, (op) => (ownOrganization(op) ? w.adminKey : w.other.adminKey), Number(process.env.FUZZ_RUNS) || 50);
       expect(failures, failures.join("\n\n")).toEqual([]);
     }, 120_000);
   });
@@ -65,9 +65,35 @@ describe("the API, fuzzed from its OpenAPI document", () => {
     });
 
     it("answers every operation as documented over HTTP, and stays up", async () => {
-      const failures = await fuzz.run(fuzz.operations.filter(ownOrganization), send, () => server.apiKey, 4);
+      const failures = await fuzz.run(fuzz.operations.filter(ownOrganization), send, () => server.apiKey, Number(process.env.FUZZ_PROCESS_RUNS) || 8);
       expect(failures, failures.join("\n\n")).toEqual([]);
       expect(server.alive()).toBe(true);
     }, 60_000);
+
+    it("refuses hostile input (issue 12 item 11) with problem+json, and stays up", async () => {
+      const post = (path: string, body: string) =>
+        fetch(server.origin + apiBasePath + path, { method: "POST", headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" }, body }).then(toAnswer);
+      const expectCode = (answer: { status: number; contentType: string; body: Json }, status: number, code: string) => {
+        expect({ status: answer.status, type: answer.contentType, code: answer.body?.code }).toEqual({ status, type: "application/problem+json", code });
+      };
+      // customFields nested 10 000 deep: a 400 at the depth limit, not a 500.
+      expectCode(await post("/cases", `{"title":"Deep","severity":1,"customFields":${'{"a":'.repeat(9_999)}{}${"}".repeat(9_999)}}`), 400, "validation_failed");
+      // NUL and unpaired surrogates, as JSON escapes, in a value and in a member name.
+      expectCode(await post("/cases", '{"title":"a\\u0000b","severity":1}'), 400, "validation_failed");
+      expectCode(await post("/cases", '{"title":"lone \\ud800","severity":1}'), 400, "validation_failed");
+      expectCode(await post("/cases", '{"title":"t","severity":1,"customFields":{"k\\u0000":1}}'), 400, "validation_failed");
+      // Free-form JSON over 64 KiB: 413, the size the document states in words.
+      expectCode(await post("/cases", JSON.stringify({ title: "Big", severity: 1, customFields: { big: "x".repeat(70_000) } })), 413, "payload_too_large");
+      // Webhook targets: local names with a trailing dot, addresses outside unicast.
+      for (const url of ["http://localhost./", "http://x.internal./", "http://[::ffff:0:7f00:1]/", "http://[64:ff9b:1::7f00:1]/", "http://[2001::1]/", "http://[3fff::1]/"]) {
+        const answer = await post("/webhooks", JSON.stringify({ name: "h", url, events: ["case.created"] }));
+        expectCode(answer, 400, "validation_failed");
+        expect(answer.body.errors[0].path, url).toBe("url");
+      }
+      // A path id with NUL names no record.
+      expectCode(await toAnswer(await server.request(`${apiBasePath}/cases/case_%00`)), 404, "not_found");
+      expect(server.alive()).toBe(true);
+      expect((await server.request(`${apiBasePath}/health`)).status).toBe(200);
+    });
   });
 });
