@@ -36,6 +36,8 @@ describe("error codes to HTTP statuses", () => {
       conflict: 409,
       invalid_transition: 409,
       mandatory_tasks_open: 409,
+      unknown_reference: 422,
+      invalid_expiry: 422,
       rate_limited: 429,
       unavailable: 503,
       internal_error: 500,
