@@ -56,7 +56,8 @@ async function finishImport(deps: CaseKitDeps, tx: UnitOfWork, principal: Princi
  */
 export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: string, input: unknown): Promise<AlertImport> {
   requireImportScopes(principal);
-  const body = parse(alertPromoteSchema, input ?? {});
+  // No body at all means no overrides; a JSON null is a body, and not an object.
+  const body = parse(alertPromoteSchema, input === undefined ? {} : input);
   const now = deps.clock.now();
   const at = now.toISOString();
   return withTlpDenialAudit(deps, principal, () =>
