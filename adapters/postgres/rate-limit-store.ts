@@ -67,7 +67,7 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
         await client.query("INSERT INTO rate_limits (key, state, expires_at) VALUES ($1, NULL, 0) ON CONFLICT (key) DO NOTHING", [key]);
         const { rows } = await client.query<{ state: LimiterState | null }>("SELECT state FROM rate_limits WHERE key = $1 FOR UPDATE", [key]);
         const { state, result } = next(rows[0]?.state ?? null);
-        await client.query("UPDATE rate_limits SET state = $2, expires_at = $3 WHERE key = $1", [key, JSON.stringify(state), Math.max(state.tat, state.reset) + retentionMs]);
+        await client.query("UPDATE rate_limits SET state = $2, expires_at = $3 WHERE key = $1", [key, JSON.stringify(state), Math.ceil(Math.max(state.tat, state.reset) + retentionMs)]);
         return result;
       });
       if (++updates % sweepEvery === 0) {

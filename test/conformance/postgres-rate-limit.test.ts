@@ -70,6 +70,17 @@ describe.skipIf(!run)("the shared PostgreSQL rate-limit store", () => {
     for (const h of hosts) expect((await h.fetch(secret)).status).toBe(429);
   });
 
+  it("meters every tier, whose emission intervals need not be whole milliseconds (unlimited: 50 000 a minute)", async () => {
+    for (const tier of ["unlimited", "enterprise", "professional", "standard", "basic"] as const) {
+      const secret = (await addKey(hosts[0]!.kit, await addUser(hosts[0]!.kit, organizationId), { tier })).secret;
+      for (const h of hosts) {
+        const answer = await h.fetch(secret);
+        expect(answer.status, tier).toBe(200);
+        expect(answer.headers.get("x-ratelimit-limit"), tier).toMatch(/^\d+$/);
+      }
+    }
+  });
+
   it("concurrent requests through both hosts admit exactly `burst`", async () => {
     const secret = await basicKey(hosts[0]!.kit, organizationId);
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => hosts[i % 2]!.fetch(secret)));
