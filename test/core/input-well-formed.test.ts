@@ -16,6 +16,7 @@ import { buildOpenApiDocument } from "../../server/index.js";
 import { apiRoutes } from "../../server/routes/index.js";
 import { hostileCharacters, poisoned, stringPlaces } from "../helpers/hostile-text.js";
 import { schemaArbitraries } from "../helpers/json-schema-arbitrary.js";
+import { componentsResourceId, retarget } from "../helpers/openapi-refs.js";
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON under test
@@ -23,7 +24,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const doc = buildOpenApiDocument() as Json;
 const ajv = new Ajv2020({ strict: true, strictRequired: false });
 addFormats(ajv);
-ajv.addSchema({ $id: "https://casekit.test/components", $defs: retarget(doc.components.schemas) });
+ajv.addSchema({ $id: componentsResourceId, $defs: retarget(doc.components.schemas) });
 const compiled = new Map<string, (value: unknown) => boolean>();
 const accepts = (schema: Json, value: unknown): boolean => {
   const key = JSON.stringify(schema);
@@ -87,15 +88,3 @@ function catchError(run: () => unknown): unknown {
   return undefined;
 }
 
-function retarget(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(retarget);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [
-      key,
-      key === "$ref" && typeof inner === "string" && inner.startsWith("#/components/schemas/")
-        ? `https://casekit.test/components#/$defs/${inner.slice("#/components/schemas/".length)}`
-        : retarget(inner),
-    ]),
-  );
-}

@@ -13,6 +13,7 @@ import { apiBasePath } from "../../server/index.js";
 import { mutationOf } from "./json-mutation.js";
 import { schemaArbitraries } from "./json-schema-arbitrary.js";
 import type { JsonSchema } from "./json-schema-arbitrary.js";
+import { componentsResourceId, retarget } from "./openapi-refs.js";
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -58,7 +59,7 @@ export const ownOrganization = (op: Operation) => op.path !== "/organization/pol
 export function fuzzHarness(doc: Json, ids: Record<string, string[]>) {
   const ajv = new Ajv2020({ allErrors: false, strict: true, strictRequired: false });
   addFormats(ajv);
-  ajv.addSchema({ $id: "https://casekit.test/components", $defs: retarget(doc.components.schemas) });
+  ajv.addSchema({ $id: componentsResourceId, $defs: retarget(doc.components.schemas) });
   const validators = new Map<string, ValidateFunction>();
   const validatorOf = (key: string, schema: JsonSchema): ValidateFunction => {
     let validate = validators.get(key);
@@ -223,18 +224,6 @@ function resolve(document: Json, node: Json | undefined): unknown {
     .reduce<unknown>((at, key) => (at as Json | undefined)?.[key], document);
 }
 
-function retarget(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(retarget);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [
-      key,
-      key === "$ref" && typeof inner === "string" && inner.startsWith("#/components/schemas/")
-        ? `https://casekit.test/components#/$defs/${inner.slice("#/components/schemas/".length)}`
-        : retarget(inner),
-    ]),
-  );
-}
 
 export async function toAnswer(response: Response): Promise<Answer> {
   const text = await response.text();

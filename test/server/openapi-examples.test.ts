@@ -7,6 +7,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../../server/index.js";
+import { componentsResourceId, retarget } from "../helpers/openapi-refs.js";
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the document under test
@@ -15,7 +16,7 @@ describe("the OpenAPI document's examples", () => {
   const doc = buildOpenApiDocument() as Json;
   const ajv = new Ajv2020({ strict: true, strictRequired: false });
   addFormats(ajv);
-  ajv.addSchema({ $id: "https://casekit.test/components", $defs: retarget(doc.components.schemas) });
+  ajv.addSchema({ $id: componentsResourceId, $defs: retarget(doc.components.schemas) });
 
   const media = Object.entries(doc.paths as Record<string, Json>).flatMap(([path, methods]) =>
     Object.entries(methods as Record<string, Json>).flatMap(([method, op]) => [
@@ -40,15 +41,3 @@ describe("the OpenAPI document's examples", () => {
   });
 });
 
-function retarget(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(retarget);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [
-      key,
-      key === "$ref" && typeof inner === "string" && inner.startsWith("#/components/schemas/")
-        ? `https://casekit.test/components#/$defs/${inner.slice("#/components/schemas/".length)}`
-        : retarget(inner),
-    ]),
-  );
-}

@@ -26,6 +26,7 @@ import type { Answer, HeaderList, Transport } from "./http.js";
 import { makeWorld, userWithKey } from "./world.js";
 import type { World } from "./world.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
+import { componentsResourceId, retarget } from "../helpers/openapi-refs.js";
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -322,7 +323,7 @@ describe("the OpenAPI document, walked", () => {
     ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
     addFormats(ajv);
     // Components as one schema resource, so every `#/components/schemas/…` reference resolves.
-    ajv.addSchema({ $id: "https://casekit.test/components", $defs: retarget(doc.components.schemas) });
+    ajv.addSchema({ $id: componentsResourceId, $defs: retarget(doc.components.schemas) });
     validators = new Map();
 
     const admin = bearer(w.adminKey);
@@ -500,19 +501,6 @@ function resolve(document: Json, node: Json | undefined): unknown {
     .reduce<unknown>((at, key) => (at as Json | undefined)?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], document);
 }
 
-/** Points `#/components/schemas/X` references at the components resource registered with ajv. */
-function retarget(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(retarget);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [
-      key,
-      key === "$ref" && typeof inner === "string" && inner.startsWith("#/components/schemas/")
-        ? `https://casekit.test/components#/$defs/${inner.slice("#/components/schemas/".length)}`
-        : retarget(inner),
-    ]),
-  );
-}
 
 /** A storage whose reads and writes fail (or only its ping), with a message that must not leak. */
 function failingStorage(storage: Storage, what: "all" | "ping" = "all"): Storage {
