@@ -1,3 +1,4 @@
+import pRetry from "p-retry";
 import { createNodeTransport } from "../adapters/outbound/node-transport.js";
 import type { CaseKit } from "../core/index.js";
 import { parseWebhookAllowlist } from "../core/index.js";
@@ -13,7 +14,12 @@ export function startWebhookWorker(
   options: { allowlist?: string; retentionDays?: number; idleMs?: number; onError?: (error: unknown) => void } = {},
 ): DispatchLoop {
   const transport = createNodeTransport({ allowlist: parseWebhookAllowlist(options.allowlist ?? kit.deps.config.webhookAllowlist) });
-  const dispatcher = kit.createDispatcher({ transport, ...(options.retentionDays ? { retentionDays: options.retentionDays } : {}) });
+  const dispatcher = kit.createDispatcher({
+    transport,
+    // Recording an attempt survives a passing database error: 5 retries with backoff, about 3 s in all.
+    retryRecord: (write) => pRetry(write, { retries: 5, minTimeout: 50, factor: 2, randomize: true }),
+    ...(options.retentionDays ? { retentionDays: options.retentionDays } : {}),
+  });
   return startDispatchLoop(dispatcher, { ...(options.idleMs ? { idleMs: options.idleMs } : {}), ...(options.onError ? { onError: options.onError } : {}) });
 }
 

@@ -4,7 +4,6 @@ import type { DomainEvent } from "../events/types.js";
 import type { OutboundResponse, OutboundTransport } from "../ports/outbound.js";
 import { OutboundError } from "../ports/outbound.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import pRetry from "p-retry";
 import { matchesFilters } from "./filters.js";
 import type { AttemptOutcome } from "./schedule.js";
 import { nextStep } from "./schedule.js";
@@ -34,11 +33,27 @@ export interface DispatcherOptions {
   retentionDays?: number;
   /** [0, 1) for the retry jitter; Math.random by default (tests fix it). */
   random?: () => number;
+  /**
+   * Runs the write that records an attempt, retrying it through a passing database error. The
+   * core keeps no timers, so the host brings the backoff (server/worker.ts: p-retry, about 3 s in
+   * all); without one the write is tried `recordAttempts` times back to back.
+   */
+  retryRecord?: (write: () => Promise<void>) => Promise<void>;
 }
 
 const testEvent = "webhook.test";
-/** Retries of the write that records an attempt (about 3 s in all before the step fails). */
-const recordRetries = 5;
+/** Tries of the write that records an attempt when the host brings no backoff of its own. */
+const recordAttempts = 6;
+
+async function retryBackToBack(write: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= recordAttempts) throw error;
+    }
+  }
+}
 
 /**
  * The webhook dispatcher: turns committed outbox events into signed deliveries.
@@ -195,7 +210,7 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
 
   /**
    * Records an attempt's outcome. The attempt has happened, so its record must not be lost to a
-   * passing database error (the delivery would be sent again): the write is retried with p-retry.
+   * passing database error (the delivery would be sent again): the write is retried (`retryRecord`).
    * A delivery deleted meanwhile (its subscription was) has nothing left to record.
    */
   async function finish(delivery: Delivery, outcome: AttemptOutcome, now: Date, record: DeliveryAttempt | null, disabling?: { webhook: StoredWebhook; reason: string }): Promise<void> {
@@ -218,7 +233,7 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
         });
         if (disabling) await disable(tx, disabling.webhook, now, disabling.reason);
       });
-    await pRetry(write, { retries: recordRetries, minTimeout: 50, factor: 2, randomize: true });
+    await (options.retryRecord ?? retryBackToBack)(write);
   }
 
   async function disable(tx: UnitOfWork, webhook: StoredWebhook, now: Date, reason: string): Promise<void> {

@@ -28,4 +28,9 @@ describe("core/ stays framework-agnostic", () => {
     const offenders = files.filter((file) => !file.endsWith(join("ports", "clock.ts")) && /Date\.now\(|new Date\(\)/.test(readFileSync(file, "utf8")));
     expect(offenders).toEqual([]);
   });
+
+  it("keeps no timers of its own (the host brings waits and backoff: setTimeout, setInterval, p-retry)", () => {
+    const offenders = files.filter((file) => /\bset(Timeout|Interval|Immediate)\(|from\s+["']p-retry["']/.test(readFileSync(file, "utf8")));
+    expect(offenders).toEqual([]);
+  });
 });

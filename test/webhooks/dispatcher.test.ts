@@ -3,9 +3,11 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createNodeTransport } from "../../adapters/outbound/node-transport.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
-import type { CaseKit, Principal } from "../../core/index.js";
+import type { CaseKit, Principal, Storage } from "../../core/index.js";
 import { createCaseKit, ManualClock, parseWebhookAllowlist } from "../../core/index.js";
 import type { Dispatcher } from "../../core/webhooks/dispatcher.js";
+import { createDispatcher } from "../../core/webhooks/dispatcher.js";
+import { createSealer } from "../../core/webhooks/seal.js";
 import { addOrganization, addUser, keyHashSecret } from "../helpers/kit.js";
 import type { Answer, ReceivedRequest, Receiver } from "../helpers/receiver.js";
 import { startReceiver } from "../helpers/receiver.js";
@@ -224,6 +226,42 @@ describe("the webhook dispatcher, delivering to a loopback receiver", () => {
     const [delivery] = (await strict.kit.webhooks.listDeliveries(strict.admin, hook.id, {})).data;
     expect(delivery).toMatchObject({ status: "failed" });
     expect(delivery!.attempts[0]).toMatchObject({ errorClass: "blocked", responseStatus: null });
+  });
+
+  it("records an attempt through the host's retry (the core keeps no timers), and back to back without one", async () => {
+    const target = await receiver();
+    const hook = await w.kit.webhooks.create(w.admin, { name: "Recorded", url: target.url(), events: ["case.created"] });
+    // A storage whose next reading of a delivery inside a unit (the record of an attempt) fails
+    // once, as a passing database error would.
+    let failures = 0;
+    const storage = w.kit.deps.storage;
+    const flaky: Storage = {
+      ...storage,
+      transaction: (work) =>
+        storage.transaction((tx) =>
+          work({
+            ...tx,
+            deliveries: { ...tx.deliveries, findById: (...args) => (failures > 0 ? (failures--, Promise.reject(new Error("database went away"))) : tx.deliveries.findById(...args)) },
+          }),
+        ),
+    };
+    const options = { transport: createNodeTransport({ allowlist: parseWebhookAllowlist("127.0.0.1") }), unseal: createSealer(keyHashSecret).unseal };
+    let hostRetries = 0;
+    const viaHost = createDispatcher({ ...w.kit.deps, storage: flaky }, { ...options, retryRecord: async (write) => (hostRetries++, write().catch(() => write())) });
+    await w.kit.cases.create(w.admin, { title: "Recorded through the host", severity: 2 });
+    failures = 1;
+    await viaHost.step();
+    expect(hostRetries).toBe(1);
+    expect(failures).toBe(0);
+    expect((await deliveriesOf(w, hook.id)).map((d) => d.status)).toEqual(["delivered"]);
+
+    const backToBack = createDispatcher({ ...w.kit.deps, storage: flaky }, options);
+    await w.kit.cases.create(w.admin, { title: "Recorded back to back", severity: 2 });
+    failures = 2;
+    await backToBack.step();
+    expect(failures).toBe(0);
+    expect((await deliveriesOf(w, hook.id)).map((d) => d.status)).toEqual(["delivered", "delivered"]);
+    expect(target.received).toHaveLength(2);
   });
 
   it("sends the test event to that subscription only", async () => {
