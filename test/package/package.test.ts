@@ -64,6 +64,12 @@ describe("npm pack", () => {
 });
 
 describe("package checks", () => {
+  it("casekit/conformance resolves to the built suite a third-party adapter runs", async () => {
+    const conformance = (await import("casekit/conformance")) as Record<string, unknown>;
+    expect(Object.keys(conformance)).toEqual(["describeStorage"]);
+    expect(typeof conformance.describeStorage).toBe("function");
+  });
+
   it("publint reports nothing", async () => {
     const { messages, pkg } = await publint({ pkgDir: root, strict: true });
     expect(messages.map((m) => `${m.type}: ${formatMessage(m, pkg)}`)).toEqual([]);
@@ -81,8 +87,8 @@ describe("package checks", () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
-  it("drivers are optional peer dependencies, so a PostgreSQL-only embedder never builds better-sqlite3", () => {
-    for (const driver of ["better-sqlite3", "pg"]) {
+  it("drivers and the conformance suite's test libraries are optional peer dependencies, so a PostgreSQL-only embedder never builds better-sqlite3 nor installs vitest", () => {
+    for (const driver of ["better-sqlite3", "pg", "vitest", "fast-check"]) {
       expect(manifest.dependencies[driver], driver).toBeUndefined();
       expect(manifest.peerDependencies[driver], driver).toBeDefined();
       expect(manifest.peerDependenciesMeta[driver]?.optional, driver).toBe(true);

@@ -60,6 +60,7 @@ export function describeStorage(
     });
 
     const ctx: SuiteContext = {
+      passwordHasher: options.passwordHasher,
       storage() {
         if (!storage) throw new Error("no storage: used outside a test");
         return storage;

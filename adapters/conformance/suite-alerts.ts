@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Alert, AlertFilter, AlertSourceCountFilter, Observable, Organization } from "../../core/index.js";
 import { isCaseKitError } from "../../core/index.js";
-import { alertRecord as liveAlert } from "../helpers/alert-record.js";
+import { alertRecord as liveAlert } from "./alert-record.js";
 import type { Fixtures } from "./fixtures.js";
 import { shuffled } from "./fixtures.js";
 import type { SuiteContext } from "./suite-context.js";

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Alert, AlertSourceCount, AlertSourceCountFilter } from "../../core/index.js";
 import { alertStatuses } from "../../core/alerts/lifecycle.js";
-import { alertRecord } from "../helpers/alert-record.js";
+import { alertRecord } from "./alert-record.js";
 import type { SuiteContext } from "./suite-context.js";
 
 const hourMs = 3_600_000;

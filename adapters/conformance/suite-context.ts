@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { CaseKitError, Organization, PageRequest, Storage, StoredUser } from "../../core/index.js";
+import type { CaseKitError, Organization, PageRequest, PasswordHasher, Storage, StoredUser } from "../../core/index.js";
 import { isCaseKitError } from "../../core/index.js";
 import type { Fixtures } from "./fixtures.js";
 import { findUndefined } from "./fixtures.js";
@@ -35,6 +35,11 @@ export interface StorageSuiteOptions {
    * tests that need raw SQL fail, saying so: the suite has no skips.
    */
   raw?: (storage: Storage) => RawAccess;
+  /**
+   * The password hasher of the kits some sections build on the storage (scrypt, the package's
+   * default, when omitted). A test suite may pass a fast one; it never changes what is checked.
+   */
+  passwordHasher?: PasswordHasher;
 }
 
 /** What every section of the suite works with; the getters return the current test's values. */
@@ -43,6 +48,8 @@ export interface SuiteContext {
   fixtures(): Fixtures;
   /** The adapter's raw access to the current storage (StorageSuiteOptions.raw); throws without one. */
   raw(): RawAccess;
+  /** StorageSuiteOptions.passwordHasher, for the kits a section builds (undefined: scrypt). */
+  passwordHasher: PasswordHasher | undefined;
   /** Inserts an organization and one active user of it, in one unit of work. */
   seedOrganization(overrides?: Partial<Organization>): Promise<{ org: Organization; user: StoredUser }>;
 }

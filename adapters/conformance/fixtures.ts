@@ -10,7 +10,7 @@ import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
 import type { Team } from "../../core/teams/types.js";
 import { hashTlpEntry } from "../../core/tlp/chain.js";
 import type { TlpAuditEntry } from "../../core/tlp/types.js";
-import { caseRecord } from "../helpers/case-record.js";
+import { caseRecord } from "./case-record.js";
 
 /** A chain head as TlpAuditRepository.head returns it. */
 export interface ChainHead {

@@ -2,12 +2,11 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { Case, Organization, Principal, Storage, StoredUser, Task, TaskFilter, TaskStatus } from "../../core/index.js";
 import { allScopes, createCaseKit } from "../../core/index.js";
 import type { UnitOfWork } from "../../core/ports/storage.js";
-import { taskRecord } from "../helpers/task-record.js";
+import { taskRecord } from "./task-record.js";
 import type { Fixtures } from "./fixtures.js";
 import { shuffled } from "./fixtures.js";
 import type { SuiteContext } from "./suite-context.js";
 import { expectConflict, expectNoUndefined, idsOf, newestFirst, walkPages } from "./suite-context.js";
-import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 /** A complete live task of a case, created now. */
 function task(f: Fixtures, organizationId: string, caseId: string, overrides: Partial<Task> = {}): Task {
@@ -304,7 +303,7 @@ export function describeTasks(ctx: SuiteContext): void {
     });
 
     describe("bulk operations on this storage", () => {
-      const kitOn = (storage: Storage) => createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock: ctx.fixtures().clock, config: { keyHashSecret: "conformance-key-hash-secret-0123456789" } });
+      const kitOn = (storage: Storage) => createCaseKit({ ...(ctx.passwordHasher ? { passwordHasher: ctx.passwordHasher } : {}), storage, clock: ctx.fixtures().clock, config: { keyHashSecret: "conformance-key-hash-secret-0123456789" } });
 
       it("audit.appendMany and events.appendMany write a whole page intact (more rows than one statement takes); a taken id is a conflict", async () => {
         const f = ctx.fixtures();
