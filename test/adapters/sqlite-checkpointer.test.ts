@@ -8,7 +8,7 @@ import { createCaseKit } from "../../core/index.js";
 import type { Storage } from "../../core/index.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
-import { createFixtures } from "../../adapters/conformance/fixtures.js";
+import { createFixtures } from "../conformance/fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "casekit-ckpt-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

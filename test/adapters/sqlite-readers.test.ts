@@ -9,7 +9,7 @@ import type { Organization, Storage } from "../../core/index.js";
 import { createCaseKit, ManualClock } from "../../core/index.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import type { SqliteStorageOptions } from "../../adapters/sqlite/index.js";
-import { createFixtures, sleep } from "../../adapters/conformance/fixtures.js";
+import { createFixtures, sleep } from "../conformance/fixtures.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 const dir = mkdtempSync(join(tmpdir(), "casekit-readers-"));

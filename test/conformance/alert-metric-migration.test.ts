@@ -15,9 +15,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Alert, Storage } from "../../core/index.js";
 import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
 import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
-import { alertRecord } from "../../adapters/conformance/alert-record.js";
+import { alertRecord } from "./alert-record.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
-import { createFixtures } from "../../adapters/conformance/fixtures.js";
+import { createFixtures } from "./fixtures.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "casekit-metric-migration-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

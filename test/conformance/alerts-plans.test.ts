@@ -14,10 +14,10 @@ import { describe, expect, it } from "vitest";
 import type { Alert, AlertFilter, AlertSourceCountFilter } from "../../core/index.js";
 import { alertListStatement, alertSourceCountStatement } from "../../adapters/postgres/alert-repository.js";
 import { alertListQuery, alertSourceCountQuery } from "../../adapters/sqlite/alert-repository.js";
-import { alertRecord } from "../../adapters/conformance/alert-record.js";
+import { alertRecord } from "./alert-record.js";
 import { inPlanSchema, postgresPlan, sqlitePlan } from "../helpers/plans.js";
 import { postgresShouldRun } from "../helpers/postgres.js";
-import { createFixtures } from "../../adapters/conformance/fixtures.js";
+import { createFixtures } from "./fixtures.js";
 
 const deepId = "alert_01kaaaaaaaaaaaaaaaaaaaaaaa";
 

@@ -12,8 +12,8 @@ import { observableListStatement } from "../../adapters/postgres/observable-repo
 import { observableListQuery } from "../../adapters/sqlite/observable-repository.js";
 import { inPlanSchema, postgresPlan, sqlitePlan } from "../helpers/plans.js";
 import { postgresShouldRun } from "../helpers/postgres.js";
-import { createFixtures } from "../../adapters/conformance/fixtures.js";
-import { observableRecord } from "../../adapters/conformance/suite-observables.js";
+import { createFixtures } from "./fixtures.js";
+import { observableRecord } from "./suite-observables.js";
 
 describe("observable list query plans: sqlite", () => {
   const plan = (filter: ObservableFilter, beforeId?: string) => sqlitePlan(observableListQuery("org_1", filter, 50, beforeId));

@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery, DomainEvent, Storage, StoredWebhook } from "../../core/index.js";
 import { createPostgresStorage } from "../../adapters/postgres/index.js";
-import { createFixtures } from "../../adapters/conformance/fixtures.js";
+import { createFixtures } from "./fixtures.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 
 const url = postgresUrl;

@@ -16,10 +16,10 @@ import type { Storage } from "../../core/index.js";
 import { isCaseKitError } from "../../core/index.js";
 import { createPostgresStorage } from "../../adapters/postgres/index.js";
 import { resolveMigrationsFolder } from "../../adapters/shared/migrations-folder.js";
-import { createFixtures, sleep } from "../../adapters/conformance/fixtures.js";
-import type { RawAccess } from "../../adapters/conformance/index.js";
+import { createFixtures, sleep } from "./fixtures.js";
+import type { RawAccess } from "./index.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
-import { describeStorage } from "../../adapters/conformance/index.js";
+import { describeStorage } from "./index.js";
 
 const url = process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const inCi = process.env.CI === "true";

@@ -6,7 +6,7 @@
  * the migrations created them), and enabling creates them again from those definitions.
  */
 import type Database from "better-sqlite3";
-import type { RawAccess } from "../../adapters/conformance/suite-context.js";
+import type { RawAccess } from "./suite-context.js";
 
 /** The append-only triggers migration 0001 creates on tlp_audit_log. */
 export const auditGuardTriggers = ["tlp_audit_log_no_delete", "tlp_audit_log_no_update"] as const;

@@ -37,11 +37,11 @@ import { sql as statements } from "../../adapters/sqlite/statements.js";
 import { eventDispatchColumns } from "../../adapters/shared/webhook-rows.js";
 import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
 import { verifyTlpChain } from "../../core/tlp/chain.js";
-import { createFixtures, sleep } from "../../adapters/conformance/fixtures.js";
+import { createFixtures, sleep } from "./fixtures.js";
 import { auditGuards, auditGuardTriggers, sqliteRawAccess } from "./sqlite-raw.js";
-import type { RawAccess } from "../../adapters/conformance/index.js";
+import type { RawAccess } from "./index.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
-import { describeStorage } from "../../adapters/conformance/index.js";
+import { describeStorage } from "./index.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "casekit-sqlite-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -13,8 +13,8 @@ import { taskListStatement } from "../../adapters/postgres/task-repository.js";
 import { taskListQuery } from "../../adapters/sqlite/task-repository.js";
 import { inPlanSchema, postgresPlan, sqlitePlan } from "../helpers/plans.js";
 import { postgresShouldRun } from "../helpers/postgres.js";
-import { taskRecord } from "../../adapters/conformance/task-record.js";
-import { createFixtures } from "../../adapters/conformance/fixtures.js";
+import { taskRecord } from "./task-record.js";
+import { createFixtures } from "./fixtures.js";
 
 const deepId = "task_01kjzzzzzzzzzzzzzzzzzzzzzz";
 

@@ -19,7 +19,7 @@ import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } 
 import { webhookToRow } from "../../adapters/shared/webhook-rows.js";
 import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
-import { createFixtures } from "../../adapters/conformance/fixtures.js";
+import { createFixtures } from "./fixtures.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "casekit-grant-migration-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -8,10 +8,10 @@ import { describe, expect, it } from "vitest";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import type { CaseKit, Principal } from "../../core/index.js";
 import { createCaseKit, isCaseKitError, ManualClock } from "../../core/index.js";
-import { alertRecord } from "../../adapters/conformance/alert-record.js";
+import { alertRecord } from "../conformance/alert-record.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 import { keyHashSecret } from "../helpers/kit.js";
-import { taskRecord } from "../../adapters/conformance/task-record.js";
+import { taskRecord } from "../conformance/task-record.js";
 
 interface World {
   kit: CaseKit;

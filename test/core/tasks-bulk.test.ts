@@ -9,7 +9,7 @@ import type { CaseKit, ErrorCode, Principal, Storage, Task } from "../../core/in
 import { createCaseKit, ManualClock, maxBulkIds } from "../../core/index.js";
 import type { UnitOfWork } from "../../core/ports/storage.js";
 import { addOrganization, addUser, keyHashSecret, principalFor } from "../helpers/kit.js";
-import { taskRecord } from "../../adapters/conformance/task-record.js";
+import { taskRecord } from "../conformance/task-record.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; paths: string[] }> {

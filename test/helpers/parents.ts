@@ -3,7 +3,7 @@
  * hanging off them (comments): they do not depend on the alert or task services.
  */
 import type { Alert } from "../../core/alerts/types.js";
-import { alertRecord } from "../../adapters/conformance/alert-record.js";
+import { alertRecord } from "../conformance/alert-record.js";
 import type { TestKit } from "./kit.js";
 
 /** A live alert written through the port (the alert service is not this test's subject). */

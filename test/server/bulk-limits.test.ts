@@ -8,10 +8,10 @@ import type { CaseKit, Principal } from "../../core/index.js";
 import { createCaseKit, ManualClock } from "../../core/index.js";
 import { createCaseKitApp } from "../../server/index.js";
 import { apiRoutes } from "../../server/routes/index.js";
-import { alertRecord } from "../../adapters/conformance/alert-record.js";
+import { alertRecord } from "../conformance/alert-record.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 import { keyHashSecret } from "../helpers/kit.js";
-import { taskRecord } from "../../adapters/conformance/task-record.js";
+import { taskRecord } from "../conformance/task-record.js";
 import { bearer, expectProblem, inProcess, withLength } from "./http.js";
 import type { Transport } from "./http.js";
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { rowCost, tierLimits } from "../../core/index.js";
 import { apiBasePath } from "../../server/index.js";
 import { addKey, addUser } from "../helpers/kit.js";
-import { taskRecord } from "../../adapters/conformance/task-record.js";
+import { taskRecord } from "../conformance/task-record.js";
 import { bearer, inProcess, withLength } from "./http.js";
 import { makeWorld } from "./world.js";
 import type { World } from "./world.js";

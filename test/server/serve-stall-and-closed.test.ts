@@ -12,7 +12,7 @@ import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { createIdGenerator, systemClock } from "../../core/index.js";
 import { startServeProcess } from "../helpers/serve-process.js";
 import type { ServeProcess } from "../helpers/serve-process.js";
-import { taskRecord } from "../../adapters/conformance/task-record.js";
+import { taskRecord } from "../conformance/task-record.js";
 
 const bin = join(fileURLToPath(new URL("../..", import.meta.url)), "bin", "casekit.mjs");
 /** The deployment's maximum here; the stalling bulk touches exactly this many tasks. */

@@ -9,7 +9,7 @@ import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { recordChange } from "../../core/audit/record-change.js";
 import { createCaseKit, parseWebhookAllowlist } from "../../core/index.js";
 import { startDispatchLoop } from "../../server/worker.js";
-import { caseRecord } from "../../adapters/conformance/case-record.js";
+import { caseRecord } from "../conformance/case-record.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
 const env = (name: string): string => {
