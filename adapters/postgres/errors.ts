@@ -1,9 +1,7 @@
 import { DrizzleQueryError } from "drizzle-orm";
 import pg from "pg";
 import { uniqueViolation } from "../shared/conflicts.js";
-
-/** SQLSTATE unique_violation. */
-const uniqueViolationCode = "23505";
+import { uniqueViolationCode } from "./dialect.js";
 
 /**
  * The port's error rule: a unique violation becomes `CaseKitError("conflict")` (worded by the

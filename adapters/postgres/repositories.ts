@@ -50,7 +50,10 @@ import { guard } from "./errors.js";
 import { createObservableRepository } from "./observable-repository.js";
 import { createTaskRepository } from "./task-repository.js";
 import { createAlertRepository } from "./alert-repository.js";
-import { createCommentRepository } from "./comment-repository.js";
+import { createRepository } from "../declare/repository.js";
+import type { Executor } from "../declare/dialect.js";
+import { commentRepository, commentResource } from "../resources/comments.js";
+import { postgresDialect } from "./dialect.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
 import { createWebhookRepository } from "./webhook-repository.js";
 import { rowSelection, rowValues } from "./rows.js";
@@ -66,7 +69,7 @@ export type { UnitState } from "../shared/unit-state.js";
  * connection, inside or outside a transaction). Rows travel keyed by column name and are turned
  * into records by the shared mappers, the same ones the SQLite adapter uses.
  */
-export function createUnitOfWork(db: NodePgDatabase, unit: UnitState): UnitOfWork {
+export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: UnitState): UnitOfWork {
   // The same refusals as the SQLite adapter's: a `tx` kept past its unit would run its statements
   // on a connection already back in the pool, and a write inside `read` would commit on its own.
   const { reading, writing } = unitGuards(unit);
@@ -685,7 +688,7 @@ export function createUnitOfWork(db: NodePgDatabase, unit: UnitState): UnitOfWor
     alerts: createAlertRepository(db, unit),
     observables: createObservableRepository(db, unit),
     tasks: createTaskRepository(db, unit),
-    comments: createCommentRepository(db, unit),
+    comments: commentRepository(createRepository(commentResource, postgresDialect, executor, unit)),
     webhooks: createWebhookRepository(db, unit),
     deliveries: createDeliveryRepository(db, unit),
   };

@@ -4,55 +4,15 @@
  * resolve through `search_path`, so one database can hold several isolated casekit schemas.
  */
 import { sql } from "drizzle-orm";
-import { bigint, boolean, customType, doublePrecision, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { CaseTag } from "../../core/cases/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
 import type { Scope } from "../../core/access/scopes.js";
 import type { WebhookFilters } from "../../core/webhooks/filters.js";
 import type { JsonValue } from "../shared/values.js";
-import { toIsoTimestamp } from "../shared/values.js";
-
-/**
- * `timestamptz(3)` carried as an ISO 8601 UTC string both ways. PostgreSQL prints timestamps in
- * its own format and in the session's time zone; normalising on the way out keeps the records'
- * promise (ISO with milliseconds) whatever the connection's `TimeZone` is.
- */
-const isoTimestamp = customType<{ data: string; driverData: string | Date }>({
-  dataType() {
-    return "timestamp(3) with time zone";
-  },
-  toDriver(value) {
-    return value;
-  },
-  fromDriver(value) {
-    return toIsoTimestamp(value);
-  },
-});
-
-/**
- * `jsonb` that takes JSON text as well as values: the shared row mappers write JSON text, which
- * drizzle's own `jsonb` would stringify a second time. node-postgres reads it back parsed. (None
- * of casekit's JSON columns holds a bare string, so text always means "already JSON".)
- */
-const jsonb = customType<{ data: JsonValue<unknown>; driverData: string }>({
-  dataType() {
-    return "jsonb";
-  },
-  toDriver(value) {
-    return typeof value === "string" ? value : JSON.stringify(value);
-  },
-});
-
-/**
- * Ids of the tables listed newest first. Keyset pagination compares ids, and the SQLite adapter
- * compares them byte by byte; the "C" collation gives PostgreSQL the same order whatever the
- * database's locale, and cheaper comparisons.
- */
-const sortableId = customType<{ data: string; driverData: string }>({
-  dataType() {
-    return 'text COLLATE "C"';
-  },
-});
+import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
+import { commentResource } from "../resources/comments.js";
+import { pgTableOf } from "./declared-table.js";
 
 export const organizations = pgTable("organizations", {
   id: text("id").primaryKey(),
@@ -447,28 +407,8 @@ export const observables = pgTable(
   ],
 );
 
-export const comments = pgTable(
-  "comments",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    /** case, alert or task. */
-    parentType: text("parent_type").notNull(),
-    parentId: text("parent_id").notNull(),
-    body: text("body").notNull(),
-    createdAt: isoTimestamp("created_at").notNull(),
-    updatedAt: isoTimestamp("updated_at").notNull(),
-    /** The author. */
-    createdBy: text("created_by"),
-    editedAt: isoTimestamp("edited_at"),
-    deletedAt: isoTimestamp("deleted_at"),
-    deletedBy: text("deleted_by"),
-  },
-  (t) => [
-    foreignKey({ name: "comments_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    index("comments_organization_id_parent_idx").on(t.organizationId, t.parentType, t.parentId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/comments.ts. */
+export const comments = pgTableOf(commentResource, { organizations });
 
 // ---------------------------------------------------------------------------------------------
 // Webhooks (issue: webhooks). Secrets and authConfig values are sealed by the core before they

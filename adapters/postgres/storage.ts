@@ -4,6 +4,7 @@ import pg from "pg";
 import { CaseKitError } from "../../core/errors.js";
 import type { Storage, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
+import { postgresExecutor } from "./dialect.js";
 import { translateError } from "./errors.js";
 import { migrateSchema } from "./migrate.js";
 import type { UnitState } from "./repositories.js";
@@ -123,7 +124,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
 
   async function runUnit<T>(client: pg.PoolClient, unit: UnitState, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
     try {
-      return await work(createUnitOfWork(databaseOf(client), unit));
+      return await work(createUnitOfWork(databaseOf(client), postgresExecutor(client), unit));
     } finally {
       unit.open = false;
     }

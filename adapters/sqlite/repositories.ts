@@ -42,7 +42,9 @@ import { caseListQuery } from "./case-list.js";
 import { createObservableRepository } from "./observable-repository.js";
 import { createTaskRepository } from "./task-repository.js";
 import { createAlertRepository } from "./alert-repository.js";
-import { createCommentRepository } from "./comment-repository.js";
+import { createRepository } from "../declare/repository.js";
+import { commentRepository, commentResource } from "../resources/comments.js";
+import { sqliteDialect, sqliteExecutor } from "./dialect.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
 import { createWebhookRepository } from "./webhook-repository.js";
 import { apiKeyListQuery, teamListQuery, tlpAuditListQuery, userListQuery } from "./record-lists.js";
@@ -384,7 +386,7 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
     alerts: createAlertRepository(statements, unit),
     observables: createObservableRepository(statements, unit),
     tasks: createTaskRepository(statements, unit),
-    comments: createCommentRepository(statements, unit),
+    comments: commentRepository(createRepository(commentResource, sqliteDialect, sqliteExecutor(statements), unit)),
     webhooks: createWebhookRepository(statements, unit),
     deliveries: createDeliveryRepository(statements, unit),
   };

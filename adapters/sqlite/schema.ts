@@ -12,6 +12,8 @@ import type { Scope } from "../../core/access/scopes.js";
 import type { CaseTag } from "../../core/cases/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
 import type { WebhookFilters } from "../../core/webhooks/filters.js";
+import { commentResource } from "../resources/comments.js";
+import { sqliteTableOf } from "./declared-table.js";
 
 const timestamp = (name: string) => text(name);
 const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>();
@@ -403,28 +405,8 @@ export const observables = sqliteTable(
   ],
 );
 
-export const comments = sqliteTable(
-  "comments",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    /** case, alert or task. */
-    parentType: text("parent_type").notNull(),
-    parentId: text("parent_id").notNull(),
-    body: text("body").notNull(),
-    createdAt: timestamp("created_at").notNull(),
-    updatedAt: timestamp("updated_at").notNull(),
-    /** The author. */
-    createdBy: text("created_by"),
-    editedAt: timestamp("edited_at"),
-    deletedAt: timestamp("deleted_at"),
-    deletedBy: text("deleted_by"),
-  },
-  (t) => [
-    foreignKey({ name: "comments_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    index("comments_organization_id_parent_idx").on(t.organizationId, t.parentType, t.parentId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/comments.ts. */
+export const comments = sqliteTableOf(commentResource, { organizations });
 
 // ---------------------------------------------------------------------------------------------
 // Webhooks (issue: webhooks). Secrets and authConfig values are sealed by the core before they

@@ -1,0 +1,40 @@
+/**
+ * What a database dialect tells the generic SQL (sql.ts) and repository (repository.ts): how it
+ * writes what SQL spells differently, how it recognises a unique violation, and how a unit of
+ * work runs statements. A dialect knows SQL, never a resource.
+ */
+
+/** A unique key a failed statement clashed on, as much of it as the driver reports. */
+export interface ViolatedKey {
+  /** The constraint's or index's name (PostgreSQL). */
+  constraint?: string | undefined;
+  /** The key's columns (SQLite). */
+  columns?: readonly string[] | undefined;
+}
+
+export interface Dialect {
+  /** The placeholder of the `n`th parameter (from 1): `?` or `$n`. */
+  param(n: number): string;
+  /** `column` is one of the list bound at `param` (bound as `list(values)`). */
+  anyOf(column: string, param: string): string;
+  /** A list bound as one parameter. */
+  list(values: readonly unknown[]): unknown;
+  /** The JSON array `column` holds any of the names bound at `param` (as `list`); `key` reads objects' members. */
+  jsonHasAny(column: string, param: string, key: string | undefined): string;
+  /** `column` contains the text bound at `param`, ignoring case (bound as a LIKE pattern, `\` escaping). */
+  containsText(column: string, param: string): string;
+  /** The key a unique violation clashed on, or undefined when `error` is anything else. */
+  uniqueViolation(error: unknown): ViolatedKey | undefined;
+}
+
+/** How a unit of work runs statements; one executor per unit, on the unit's connection. */
+export interface Executor {
+  all(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /** Runs a write; resolves to the number of rows it changed. */
+  run(sql: string, params: readonly unknown[]): Promise<number>;
+  /**
+   * Runs a write that may fail on a unique key and leaves the unit usable if it does (SQLite
+   * undoes only the failed statement; PostgreSQL needs a SAVEPOINT around it).
+   */
+  guarded(sql: string, params: readonly unknown[]): Promise<number>;
+}

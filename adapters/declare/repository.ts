@@ -1,0 +1,99 @@
+/**
+ * The generic repository of a declared resource, created per unit of work from the unit's
+ * executor: every statement is tenant-scoped, soft-deleted rows are invisible to every read and
+ * untouchable by update, and a clash on a unique key raises the conflict the declaration words.
+ */
+import { CaseKitError } from "../../core/errors.js";
+import type { UnitState } from "../shared/unit-state.js";
+import { unitGuards } from "../shared/unit-state.js";
+import type { Dialect, Executor, ViolatedKey } from "./dialect.js";
+import type { FilterValues, RecordOf, Resource } from "./resource.js";
+import { paramsOf, recordOf } from "./rows.js";
+import type { ListPage } from "./sql.js";
+import { listQuery, resourceSql } from "./sql.js";
+
+export interface DeclaredRepository<T, F> {
+  /** Throws conflict (worded by the declaration) when the id or another unique key is taken. */
+  insert(record: T): Promise<void>;
+  /** The tenant's live record, or null. */
+  findById(tenantId: string, id: string): Promise<T | null>;
+  /** The tenant's live records among `ids`, in id order. */
+  findMany(tenantId: string, ids: readonly string[]): Promise<T[]>;
+  /** Writes the mutable columns of the tenant's live record; false when there is none. */
+  update(record: T): Promise<boolean>;
+  /** One keyset page of the tenant's live records matching `filters`, in id order. */
+  list(tenantId: string, filters: F, page: ListPage): Promise<T[]>;
+}
+
+export function createRepository<R extends Resource>(resource: R, dialect: Dialect, executor: Executor, unit: UnitState): DeclaredRepository<RecordOf<R>, FilterValues<R>> {
+  type T = RecordOf<R>;
+  const { reading, writing } = unitGuards(unit);
+  const sql = resourceSql(resource, dialect);
+  const unique = resource.spec.unique ?? [];
+  // A unique key an update can change makes a clash possible mid-unit: guard those updates only.
+  const updateMayClash = unique.some((key) => key.columns.some((column) => resource.mutable.some((f) => f.key === column)));
+  const mutableAndKey = [...resource.mutable, resource.tenant, resource.id];
+  const rows = (found: Record<string, unknown>[]): T[] => found.map((row) => recordOf<T>(resource, row));
+
+  const conflict = (key: ViolatedKey): CaseKitError => {
+    const named = unique.find(
+      (u) =>
+        u.name === key.constraint ||
+        (key.columns !== undefined && key.columns.join(",") === u.columns.map((c) => resource.byKey.get(c)!.name).join(",")),
+    );
+    if (named) return new CaseKitError("conflict", named.conflict);
+    const isId = key.constraint === `${resource.table}_pkey` || (key.columns?.length === 1 && key.columns[0] === resource.id.name);
+    return new CaseKitError("conflict", `${resource.spec.noun} with ${isId ? "this id" : "these values"} already exists`);
+  };
+  const translated = (error: unknown): unknown => {
+    const key = dialect.uniqueViolation(error);
+    return key ? conflict(key) : error;
+  };
+
+  return {
+    async insert(record) {
+      writing();
+      const written = await executor.all(sql.insert, paramsOf(resource.fields, record)).catch((error: unknown) => {
+        throw translated(error);
+      });
+      if (written.length > 0) return;
+      // Nothing written: some unique key is taken. Probing costs only on this path, and
+      // DO NOTHING left the unit usable on both dialects, as a refused statement would on SQLite.
+      for (const [i, key] of unique.entries()) {
+        const values = paramsOf(key.columns.map((c) => resource.byKey.get(c)!), record);
+        if ((await executor.all(sql.uniqueProbes[i]!, values)).length > 0) throw new CaseKitError("conflict", key.conflict);
+      }
+      throw conflict({ columns: [resource.id.name] });
+    },
+
+    async findById(tenantId, id) {
+      reading();
+      const found = await executor.all(sql.byId, [tenantId, id]);
+      return found[0] ? recordOf<T>(resource, found[0]) : null;
+    },
+
+    async findMany(tenantId, ids) {
+      reading();
+      if (ids.length === 0) return [];
+      const query = listQuery(resource, dialect, tenantId, {}, { limit: ids.length, order: "asc" }, ids);
+      return query ? rows(await executor.all(query.text, query.params)) : [];
+    },
+
+    async update(record) {
+      writing();
+      const params = paramsOf(mutableAndKey, record);
+      try {
+        return (await (updateMayClash ? executor.guarded(sql.update, params) : executor.run(sql.update, params))) > 0;
+      } catch (error) {
+        throw translated(error);
+      }
+    },
+
+    async list(tenantId, filters, page) {
+      reading();
+      if (!(page.limit > 0)) return [];
+      const query = listQuery(resource, dialect, tenantId, filters as Record<string, unknown>, page);
+      return query ? rows(await executor.all(query.text, query.params)) : [];
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * `defineResource`: one stored resource declared once. Both dialects' drizzle tables, the row
+ * mapping, the SQL and the repository are derived from it; nothing about a resource is written
+ * per dialect.
+ */
+import type { Column, ValueOf } from "./columns.js";
+
+/** A unique key, and the conflict a clash on it raises (worded for people: no SQL, no values). */
+export interface UniqueSpec<K extends string> {
+  name: string;
+  columns: readonly K[];
+  conflict: string;
+}
+
+export interface IndexSpec<K extends string> {
+  name: string;
+  columns: readonly K[];
+}
+
+/**
+ * A list filter: `equals` one value, `anyOf` a list, a `range` (`after` / `before`, both
+ * exclusive), `jsonTags` (a JSON array column holding any of the names, read from `key` of each
+ * element when the elements are objects) or `contains` (case-insensitive text).
+ */
+export type FilterSpec<K extends string> =
+  | { kind: "equals" | "anyOf" | "range" | "contains"; column: K }
+  | { kind: "jsonTags"; column: K; key?: string };
+
+export interface ResourceSpec<C extends Record<string, Column>, F extends Record<string, FilterSpec<keyof C & string>>> {
+  table: string;
+  /** How conflicts name one record: "A comment". */
+  noun: string;
+  columns: C;
+  /** The column every statement is scoped by (default `organizationId`). */
+  tenant?: keyof C & string;
+  /** Set on soft delete; no read ever returns a row where it is set. */
+  softDelete?: keyof C & string;
+  /** Columns an update never writes (besides the id and the tenant, which it never writes either). */
+  fixed?: readonly (keyof C & string)[];
+  unique?: readonly UniqueSpec<keyof C & string>[];
+  indexes?: readonly IndexSpec<keyof C & string>[];
+  filters?: F;
+}
+
+/** One column with its record field and its SQL name. */
+export interface Field {
+  key: string;
+  name: string;
+  column: Column;
+}
+
+export interface Resource<C extends Record<string, Column> = Record<string, Column>, F extends Record<string, FilterSpec<string>> = Record<string, FilterSpec<string>>> {
+  /** The declaration as written (typed loosely: derivations read it column by column). */
+  readonly spec: ResourceSpec<Record<string, Column>, Record<string, FilterSpec<string>>>;
+  readonly table: string;
+  /** Every column, in declaration order (the order of the tables and of every select list). */
+  readonly fields: readonly Field[];
+  readonly byKey: ReadonlyMap<string, Field>;
+  readonly id: Field;
+  readonly tenant: Field;
+  readonly softDelete: Field | undefined;
+  /** The columns an update writes. */
+  readonly mutable: readonly Field[];
+  readonly filters: F;
+  /** Type carrier only: never set. */
+  readonly _columns?: C;
+}
+
+/** The record type a resource stores. */
+export type RecordOf<R> = R extends Resource<infer C> ? { -readonly [K in keyof C]: ValueOf<C[K]> } : never;
+
+/** What a list may filter on: each declared filter's value, all optional. */
+export type FilterValues<R> =
+  R extends Resource<infer C, infer F>
+    ? { [N in keyof F]?: FilterValue<F[N], ValueOf<C[F[N]["column"] & keyof C]>> }
+    : never;
+
+type FilterValue<S, V> = S extends { kind: "equals" }
+  ? NonNullable<V>
+  : S extends { kind: "anyOf" }
+    ? readonly NonNullable<V>[]
+    : S extends { kind: "range" }
+      ? { after?: NonNullable<V>; before?: NonNullable<V> }
+      : S extends { kind: "jsonTags" }
+        ? readonly string[]
+        : string;
+
+export const snakeCase = (key: string): string => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+export function defineResource<const C extends Record<string, Column>, const F extends Record<string, FilterSpec<keyof C & string>> = Record<never, never>>(
+  spec: ResourceSpec<C, F>,
+): Resource<C, F> {
+  const fields = Object.entries(spec.columns).map(([key, column]) => ({ key, name: column.name ?? snakeCase(key), column }));
+  const byKey = new Map(fields.map((field) => [field.key, field]));
+  const field = (key: string, what: string): Field => {
+    const found = byKey.get(key);
+    if (!found) throw new Error(`casekit: ${spec.table} declares ${what} ${key}, which is not one of its columns`);
+    return found;
+  };
+  const ids = fields.filter((f) => f.column.kind === "id");
+  if (ids.length !== 1) throw new Error(`casekit: ${spec.table} must declare exactly one id column`);
+  const id = ids[0]!;
+  const tenant = field(spec.tenant ?? "organizationId", "the tenant");
+  const fixed = new Set<string>([id.key, tenant.key, ...(spec.fixed ?? [])]);
+  for (const key of fixed) field(key, "a fixed column");
+  for (const key of [...(spec.unique ?? []), ...(spec.indexes ?? [])].flatMap((k) => k.columns)) field(key, "an indexed column");
+  const filters = (spec.filters ?? {}) as F;
+  for (const filter of Object.values(filters)) field(filter.column, "a filter on");
+  return {
+    spec: spec as unknown as Resource["spec"],
+    table: spec.table,
+    fields,
+    byKey,
+    id,
+    tenant,
+    softDelete: spec.softDelete === undefined ? undefined : field(spec.softDelete, "the soft-delete column"),
+    mutable: fields.filter((f) => !fixed.has(f.key)),
+    filters,
+  };
+}

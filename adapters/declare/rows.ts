@@ -1,0 +1,54 @@
+/**
+ * Rows ↔ records, derived from a declaration: record fields in camelCase, columns in snake_case,
+ * the same conventions for both dialects. Timestamps leave and come back as ISO 8601 UTC text
+ * with milliseconds (PostgreSQL hands back a Date), JSON as text (jsonb comes back parsed),
+ * booleans as 1 / 0 (SQLite has no boolean; PostgreSQL's boolean takes '1' and '0'), 64-bit
+ * integers as numbers (pg hands them back as text), and a missing value is always null.
+ */
+import type { Column } from "./columns.js";
+import type { Field, Resource } from "./resource.js";
+import { fromJson, toIsoTimestamp } from "../shared/values.js";
+
+export function encodeValue(column: Column, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  switch (column.kind) {
+    case "timestamp":
+      return toIsoTimestamp(value as string);
+    case "json":
+      return JSON.stringify(value);
+    case "bool":
+      return value ? 1 : 0;
+    default:
+      return value;
+  }
+}
+
+export function decodeValue(column: Column, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  switch (column.kind) {
+    case "timestamp":
+      return toIsoTimestamp(value as string | Date);
+    case "json":
+      // None of casekit's JSON columns holds a bare string, so text always means JSON text.
+      return fromJson(value);
+    case "bool":
+      return Boolean(value);
+    case "int":
+      return typeof value === "number" ? value : Number(value);
+    default:
+      return value;
+  }
+}
+
+/** The values of `fields` of a record, in that order: the parameters of a statement. */
+export function paramsOf(fields: readonly Field[], record: object): unknown[] {
+  const source = record as Record<string, unknown>;
+  return fields.map((field) => encodeValue(field.column, source[field.key]));
+}
+
+/** A row keyed by column name as the resource's record. */
+export function recordOf<T>(resource: Resource, row: Record<string, unknown>): T {
+  const record: Record<string, unknown> = {};
+  for (const field of resource.fields) record[field.key] = decodeValue(field.column, row[field.name]);
+  return record as T;
+}

@@ -1,0 +1,158 @@
+/**
+ * The SQL of a declared resource, written once for every dialect. Texts are built once per
+ * resource and dialect (lists: once per filter shape) and kept, so a request only binds values;
+ * SQLite's executor then prepares each text once per connection, PostgreSQL's names it so the
+ * server does the same.
+ */
+import type { Dialect } from "./dialect.js";
+import type { FilterSpec, Resource } from "./resource.js";
+import { encodeValue } from "./rows.js";
+import { likePattern } from "../shared/alert-rows.js";
+
+export interface ResourceSql {
+  /** Writes nothing on a clash with any unique key (see repository.ts), returning the id otherwise. */
+  insert: string;
+  /** The live row of a tenant by id. */
+  byId: string;
+  /** Sets the mutable columns of a tenant's live row by id. */
+  update: string;
+  /** Per declared unique key: is it held by a row (live or not: the index covers them all)? */
+  uniqueProbes: string[];
+}
+
+/** A keyset page: rows past `after` (an id) in `order`, at most `limit`. */
+export interface ListPage {
+  limit: number;
+  order: "asc" | "desc";
+  after?: string | undefined;
+}
+
+export interface Query {
+  text: string;
+  params: unknown[];
+}
+
+const built = new WeakMap<Dialect, WeakMap<Resource, ResourceSql>>();
+const lists = new WeakMap<Dialect, WeakMap<Resource, Map<string, string>>>();
+
+const perDialect = <T>(cache: WeakMap<Dialect, WeakMap<Resource, T>>, dialect: Dialect): WeakMap<Resource, T> => {
+  let byResource = cache.get(dialect);
+  if (!byResource) cache.set(dialect, (byResource = new WeakMap()));
+  return byResource;
+};
+
+export function resourceSql(resource: Resource, dialect: Dialect): ResourceSql {
+  const cache = perDialect(built, dialect);
+  let statements = cache.get(resource);
+  if (!statements) cache.set(resource, (statements = build(resource, dialect)));
+  return statements;
+}
+
+function build(resource: Resource, dialect: Dialect): ResourceSql {
+  const { table, fields, id, tenant, mutable } = resource;
+  const p = dialect.param;
+  const columns = fields.map((f) => f.name).join(", ");
+  const live = liveCondition(resource);
+  const scoped = (first: number) => `${tenant.name} = ${p(first)} AND ${id.name} = ${p(first + 1)}${live}`;
+  const probes = (resource.spec.unique ?? []).map((unique) => {
+    const names = unique.columns.map((key) => resource.byKey.get(key)!.name);
+    return `SELECT 1 AS taken FROM ${table} WHERE ${names.map((name, i) => `${name} = ${p(i + 1)}`).join(" AND ")} LIMIT 1`;
+  });
+  return {
+    insert: `INSERT INTO ${table} (${columns}) VALUES (${fields.map((_, i) => p(i + 1)).join(", ")}) ON CONFLICT DO NOTHING RETURNING ${id.name}`,
+    byId: `SELECT ${columns} FROM ${table} WHERE ${scoped(1)}`,
+    update: `UPDATE ${table} SET ${mutable.map((f, i) => `${f.name} = ${p(i + 1)}`).join(", ")} WHERE ${scoped(mutable.length + 1)}`,
+    uniqueProbes: probes,
+  };
+}
+
+const liveCondition = (resource: Resource): string => (resource.softDelete ? ` AND ${resource.softDelete.name} IS NULL` : "");
+
+/**
+ * A tenant's live rows matching `filters`, one keyset page in id order. The text depends only on
+ * which filters are given (and which bounds of a range), so it is built once per shape; values
+ * are bound. An empty any-of list matches nothing: the caller gets null and runs no query.
+ * `ids`, when given, restricts the rows to those ids.
+ */
+export function listQuery(
+  resource: Resource,
+  dialect: Dialect,
+  tenantId: string,
+  filters: Record<string, unknown>,
+  page: ListPage,
+  ids?: readonly string[],
+): Query | null {
+  const shape: string[] = [];
+  const params: unknown[] = [tenantId];
+  for (const [name, spec] of Object.entries(resource.filters)) {
+    const value = filters[name];
+    if (value === undefined) continue;
+    if (spec.kind === "range") {
+      const { after, before } = value as { after?: unknown; before?: unknown };
+      const column = resource.byKey.get(spec.column)!.column;
+      if (after !== undefined) params.push(encodeValue(column, after));
+      if (before !== undefined) params.push(encodeValue(column, before));
+      shape.push(`${name}:${after !== undefined ? "a" : ""}${before !== undefined ? "b" : ""}`);
+      continue;
+    }
+    if (spec.kind === "anyOf" || spec.kind === "jsonTags") {
+      const values = value as readonly unknown[];
+      if (values.length === 0) return null;
+      params.push(dialect.list(values));
+    } else params.push(spec.kind === "contains" ? likePattern(value as string) : encodeValue(resource.byKey.get(spec.column)!.column, value));
+    shape.push(name);
+  }
+  if (ids !== undefined) {
+    params.push(dialect.list(ids));
+    shape.push(idsShape);
+  }
+  if (page.after !== undefined) params.push(page.after);
+  params.push(page.limit);
+  const key = `${shape.join(",")}|${page.order}${page.after === undefined ? "" : ">"}`;
+  const cache = perDialect(lists, dialect);
+  let texts = cache.get(resource);
+  if (!texts) cache.set(resource, (texts = new Map()));
+  let text = texts.get(key);
+  if (text === undefined) texts.set(key, (text = listText(resource, dialect, shape, page)));
+  return { text, params };
+}
+
+/** The shape entry of a list restricted to some ids (no filter can be named so: it has a colon). */
+const idsShape = ":ids";
+
+function listText(resource: Resource, dialect: Dialect, shape: readonly string[], page: ListPage): string {
+  const { table, fields, id, tenant } = resource;
+  let n = 1;
+  const next = () => dialect.param(++n);
+  const where = [`${tenant.name} = ${dialect.param(1)}`];
+  for (const entry of shape) {
+    if (entry === idsShape) {
+      where.push(dialect.anyOf(id.name, next()));
+      continue;
+    }
+    const [name, bounds] = entry.split(":") as [string, string | undefined];
+    const spec = resource.filters[name] as FilterSpec<string>;
+    const column = resource.byKey.get(spec.column)!.name;
+    switch (spec.kind) {
+      case "equals":
+        where.push(`${column} = ${next()}`);
+        break;
+      case "anyOf":
+        where.push(dialect.anyOf(column, next()));
+        break;
+      case "jsonTags":
+        where.push(dialect.jsonHasAny(column, next(), spec.key));
+        break;
+      case "contains":
+        where.push(dialect.containsText(column, next()));
+        break;
+      case "range":
+        if (bounds!.includes("a")) where.push(`${column} > ${next()}`);
+        if (bounds!.includes("b")) where.push(`${column} < ${next()}`);
+        break;
+    }
+  }
+  if (page.after !== undefined) where.push(`${id.name} ${page.order === "asc" ? ">" : "<"} ${next()}`);
+  const columns = fields.map((f) => f.name).join(", ");
+  return `SELECT ${columns} FROM ${table} WHERE ${where.join(" AND ")}${liveCondition(resource)} ORDER BY ${id.name} ${page.order.toUpperCase()} LIMIT ${next()}`;
+}

@@ -1,0 +1,51 @@
+/** PostgreSQL's side of the generic SQL (adapters/declare/dialect.ts). */
+import pg from "pg";
+import type { Dialect, Executor } from "../declare/dialect.js";
+
+/** SQLSTATE unique_violation. */
+export const uniqueViolationCode = "23505";
+
+export const postgresDialect: Dialect = {
+  param: (n) => `$${n}`,
+  anyOf: (column, param) => `${column} = ANY(${param})`,
+  list: (values) => values,
+  // `?|` on the array itself, which a GIN index on the column serves; objects need a scan of elements.
+  jsonHasAny: (column, param, key) =>
+    key === undefined ? `${column} ?| ${param}` : `EXISTS (SELECT 1 FROM jsonb_array_elements(${column}) AS element WHERE element ->> '${key}' = ANY(${param}))`,
+  // likePattern escapes with `\`, PostgreSQL's default LIKE escape.
+  containsText: (column, param) => `${column} ILIKE ${param}`,
+  uniqueViolation: (error) =>
+    error instanceof pg.DatabaseError && error.code === uniqueViolationCode ? { constraint: error.constraint } : undefined,
+};
+
+/**
+ * Statement names by text, the same in every connection: a named query is parsed and planned
+ * once per connection (node-postgres remembers which names each connection has prepared).
+ */
+const names = new Map<string, string>();
+const nameOf = (text: string): string => {
+  let name = names.get(text);
+  if (name === undefined) names.set(text, (name = `casekit_${names.size + 1}`));
+  return name;
+};
+
+/** The executor of one unit on its pooled connection. */
+export function postgresExecutor(client: pg.ClientBase): Executor {
+  const query = (text: string, params: readonly unknown[]) => client.query<Record<string, unknown>>({ name: nameOf(text), text, values: params as unknown[] });
+  return {
+    all: async (text, params) => (await query(text, params)).rows,
+    run: async (text, params) => (await query(text, params)).rowCount ?? 0,
+    // A failed statement aborts a PostgreSQL transaction; rolling back to the savepoint undoes only it.
+    async guarded(text, params) {
+      await client.query("SAVEPOINT casekit_guarded");
+      try {
+        const changed = (await query(text, params)).rowCount ?? 0;
+        await client.query("RELEASE SAVEPOINT casekit_guarded");
+        return changed;
+      } catch (error) {
+        await client.query("ROLLBACK TO SAVEPOINT casekit_guarded");
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/** SQLite's side of the generic SQL (adapters/declare/dialect.ts). */
+import Database from "better-sqlite3";
+import type { Dialect, Executor, ViolatedKey } from "../declare/dialect.js";
+import type { Statements } from "./statements.js";
+
+const uniqueCodes = new Set(["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"]);
+
+/**
+ * The table and columns of a unique violation. SQLite reports the key as
+ * `UNIQUE constraint failed: cases.organization_id, cases.number`; only the names are read.
+ */
+export function violatedKey(error: unknown): (ViolatedKey & { table?: string | undefined }) | undefined {
+  if (!(error instanceof Database.SqliteError) || !uniqueCodes.has(error.code)) return undefined;
+  const at = error.message.indexOf(": ");
+  const qualified = at < 0 ? [] : error.message.slice(at + 2).split(", ");
+  return { table: qualified[0]?.split(".")[0], columns: qualified.map((name) => name.slice(name.indexOf(".") + 1)) };
+}
+
+export const sqliteDialect: Dialect = {
+  param: () => "?",
+  // One bound JSON array, so the statement is prepared once whatever the number of values.
+  anyOf: (column, param) => `${column} IN (SELECT value FROM json_each(${param}))`,
+  list: (values) => JSON.stringify(values),
+  jsonHasAny: (column, param, key) =>
+    `EXISTS (SELECT 1 FROM json_each(${column}) AS element WHERE ${key === undefined ? "element.value" : `json_extract(element.value, '$.${key}')`} IN (SELECT value FROM json_each(${param})))`,
+  // SQLite's LIKE ignores the case of ASCII letters.
+  containsText: (column, param) => `${column} LIKE ${param} ESCAPE '\\'`,
+  uniqueViolation: violatedKey,
+};
+
+/**
+ * The executor of one unit on one connection. Statements are prepared on first use and kept for
+ * the connection's life, keyed by their text (a declared resource has a bounded set of texts).
+ * A failed statement is undone alone and leaves the transaction usable, so `guarded` is `run`.
+ */
+export function sqliteExecutor(statements: Statements): Executor {
+  const run = async (sql: string, params: readonly unknown[]) => statements.get(sql).run(...params).changes;
+  return {
+    all: async (sql, params) => statements.get(sql).all(...params) as Record<string, unknown>[],
+    run,
+    guarded: run,
+  };
+}
