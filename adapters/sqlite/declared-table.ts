@@ -8,6 +8,7 @@ import { getTableColumns, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteColumnBuilderBase, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { foreignKey, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Field, Resource } from "../declare/resource.js";
+import { foreignKeysOf, indexesOf, jsonLiteral, referencedColumn } from "../declare/table-parts.js";
 
 function columnOf({ name, column }: Field): SQLiteColumnBuilderBase {
   const builders = {
@@ -22,33 +23,22 @@ function columnOf({ name, column }: Field): SQLiteColumnBuilderBase {
   let built = builders[column.kind]() as ReturnType<typeof text>;
   if (!column.nullable && column.kind !== "id") built = built.notNull() as typeof built;
   if (column.default !== undefined) {
-    const value: unknown = column.kind === "json" ? sql.raw(`'${JSON.stringify(column.default).replace(/'/g, "''")}'`) : column.default;
+    const value = column.kind === "json" ? sql.raw(jsonLiteral(column.default)) : column.default;
     built = built.default(value as string | SQL) as typeof built;
   }
   return built;
 }
 
-/** The referenced column, found by SQL name in one of `tables`. */
-function target(tables: Readonly<Record<string, SQLiteTable>>, table: string, column: string): SQLiteColumn {
-  const found = tables[table] && Object.values(getTableColumns(tables[table])).find((c) => c.name === column);
-  if (!found) throw new Error(`casekit: the declared reference ${table}.${column} is not among the tables given`);
-  return found;
-}
-
 /** `references`: the tables the resource's foreign keys point at, by table name. */
 export function sqliteTableOf(resource: Resource, references: Readonly<Record<string, SQLiteTable>> = {}) {
   const columns = Object.fromEntries(resource.fields.map((field) => [field.key, columnOf(field)]));
-  const { unique = [], indexes = [] } = resource.spec;
   return sqliteTable(resource.table, columns, (t) => {
     const on = (keys: readonly string[]) => keys.map((key) => t[key]!) as unknown as [SQLiteColumn, ...SQLiteColumn[]];
     return [
-      ...resource.fields.flatMap(({ key, name, column }) =>
-        column.references
-          ? [foreignKey({ name: column.references.name ?? `${resource.table}_${name}_fk`, columns: on([key]), foreignColumns: [target(references, column.references.table, column.references.column)] })]
-          : [],
+      ...foreignKeysOf(resource).map((fk) =>
+        foreignKey({ name: fk.name, columns: on([fk.key]), foreignColumns: [referencedColumn(references, fk, (table) => getTableColumns(table))] }),
       ),
-      ...unique.map((key) => uniqueIndex(key.name).on(...on(key.columns))),
-      ...indexes.map((key) => index(key.name).on(...on(key.columns))),
+      ...indexesOf(resource).map((ix) => (ix.unique ? uniqueIndex(ix.name) : index(ix.name)).on(...on(ix.keys))),
     ];
   });
 }

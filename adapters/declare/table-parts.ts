@@ -1,0 +1,42 @@
+/**
+ * The parts of a declared table both dialects' drizzle builders derive alike (foreign keys with
+ * their names, unique and plain indexes, JSON defaults as SQL literals), so each builder only
+ * maps them onto its own drizzle functions.
+ */
+import type { Resource } from "./resource.js";
+
+export interface ForeignKeyPart {
+  name: string;
+  /** The record field holding the reference. */
+  key: string;
+  table: string;
+  column: string;
+}
+
+export interface IndexPart {
+  name: string;
+  keys: readonly string[];
+  unique: boolean;
+}
+
+export function foreignKeysOf(resource: Resource): ForeignKeyPart[] {
+  return resource.fields.flatMap(({ key, name, column }) =>
+    column.references ? [{ name: column.references.name ?? `${resource.table}_${name}_fk`, key, table: column.references.table, column: column.references.column }] : [],
+  );
+}
+
+export function indexesOf(resource: Resource): IndexPart[] {
+  const { unique = [], indexes = [] } = resource.spec;
+  return [...unique.map((u) => ({ name: u.name, keys: u.columns, unique: true })), ...indexes.map((i) => ({ name: i.name, keys: i.columns, unique: false }))];
+}
+
+/** A JSON default as the SQL string literal both dialects start from (`'[]'`). */
+export const jsonLiteral = (value: unknown): string => `'${JSON.stringify(value).replace(/'/g, "''")}'`;
+
+/** The column the foreign key points at, found by SQL name among `tables` (drizzle tables by name). */
+export function referencedColumn<T, C extends { name: string }>(tables: Readonly<Record<string, T>>, part: ForeignKeyPart, columnsOf: (table: T) => Record<string, C>): C {
+  const table = tables[part.table];
+  const found = table && Object.values(columnsOf(table)).find((c) => c.name === part.column);
+  if (!found) throw new Error(`casekit: the declared reference ${part.table}.${part.column} is not among the tables given`);
+  return found;
+}
