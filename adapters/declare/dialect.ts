@@ -34,7 +34,8 @@ export interface Executor {
   run(sql: string, params: readonly unknown[]): Promise<number>;
   /**
    * Runs a write that may fail on a unique key and leaves the unit usable if it does (SQLite
-   * undoes only the failed statement; PostgreSQL needs a SAVEPOINT around it).
+   * undoes only the failed statement; PostgreSQL needs a SAVEPOINT around it). Only inside a
+   * transaction, where every write of a unit runs.
    */
   guarded(sql: string, params: readonly unknown[]): Promise<number>;
 }

@@ -1,0 +1,266 @@
+/**
+ * The declaration mechanism on both dialects, with a resource that uses every column kind and
+ * every filter kind: its table is created from the derived drizzle table (through drizzle-kit's
+ * own DDL), and the generic repository must round-trip records, scope by tenant, hide soft-deleted
+ * rows, word each conflict and leave the unit usable after it, filter and walk keyset pages, and
+ * build each statement's text once.
+ */
+import Database from "better-sqlite3";
+import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson, generateSQLiteMigration } from "drizzle-kit/api";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { isCaseKitError } from "../../core/index.js";
+import { bool, enumOf, id, int, json, nullableJson, text, timestamp } from "../../adapters/declare/columns.js";
+import type { Dialect, Executor } from "../../adapters/declare/dialect.js";
+import { createRepository } from "../../adapters/declare/repository.js";
+import type { RecordOf } from "../../adapters/declare/resource.js";
+import { defineResource } from "../../adapters/declare/resource.js";
+import { listQuery } from "../../adapters/declare/sql.js";
+import { postgresDialect, postgresExecutor } from "../../adapters/postgres/dialect.js";
+import { pgTableOf } from "../../adapters/postgres/declared-table.js";
+import { sqliteDialect, sqliteExecutor } from "../../adapters/sqlite/dialect.js";
+import { sqliteTableOf } from "../../adapters/sqlite/declared-table.js";
+import { Statements } from "../../adapters/sqlite/statements.js";
+import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+
+const widgets = defineResource({
+  table: "widgets",
+  noun: "A widget",
+  columns: {
+    id: id(),
+    organizationId: text(),
+    code: text(),
+    name: text(),
+    shape: enumOf(["round", "square"]),
+    size: int(),
+    weight: int({ nullable: true, big: true }),
+    active: bool(),
+    tags: json<string[]>({ default: [] }),
+    labels: json<{ name: string; colour: string }[]>(),
+    meta: nullableJson<{ note: string }>(),
+    madeAt: timestamp(),
+    seenAt: timestamp({ nullable: true }),
+    deletedAt: timestamp({ nullable: true }),
+  },
+  softDelete: "deletedAt",
+  fixed: ["madeAt"],
+  unique: [{ name: "widgets_code_unique", columns: ["organizationId", "code"], conflict: "The organization already has a widget with this code" }],
+  indexes: [{ name: "widgets_organization_id_idx", columns: ["organizationId", "id"] }],
+  filters: {
+    shape: { kind: "equals", column: "shape" },
+    size: { kind: "anyOf", column: "size" },
+    madeAt: { kind: "range", column: "madeAt" },
+    tags: { kind: "jsonTags", column: "tags" },
+    labels: { kind: "jsonTags", column: "labels", key: "name" },
+    name: { kind: "contains", column: "name" },
+  },
+});
+type Widget = RecordOf<typeof widgets>;
+
+interface Setup {
+  dialect: Dialect;
+  executor: Executor;
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function sqliteSetup(): Promise<Setup> {
+  const db = new Database(":memory:");
+  const ddl = await generateSQLiteMigration(await generateSQLiteDrizzleJson({}), await generateSQLiteDrizzleJson({ widgets: sqliteTableOf(widgets) }));
+  for (const statement of ddl) db.exec(statement);
+  return { dialect: sqliteDialect, executor: sqliteExecutor(new Statements(db)), exec: async (sql) => void db.exec(sql), close: async () => void db.close() };
+}
+
+async function postgresSetup(): Promise<Setup> {
+  const schema = freshSchemaName("casekit_declared");
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  await client.query(`set search_path = ${schema}`);
+  const ddl = await generateMigration(generateDrizzleJson({}), generateDrizzleJson({ widgets: pgTableOf(widgets) }));
+  for (const statement of ddl) await client.query(statement);
+  return {
+    dialect: postgresDialect,
+    executor: postgresExecutor(client),
+    exec: async (sql) => void (await client.query(sql)),
+    close: async () => {
+      await client.query(`drop schema ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+const dialects: [string, () => Promise<Setup>][] = [["sqlite", sqliteSetup]];
+if (await postgresShouldRun("declared resource")) dialects.push(["postgres", postgresSetup]);
+
+const org = "org_1";
+let serial = 0;
+function widget(overrides: Partial<Widget> = {}): Widget {
+  serial += 1;
+  const n = String(serial).padStart(4, "0");
+  return {
+    id: `wdg_${n}`,
+    organizationId: org,
+    code: `W-${n}`,
+    name: `Widget ${n}`,
+    shape: "round",
+    size: 1,
+    weight: null,
+    active: true,
+    tags: [],
+    labels: [],
+    meta: null,
+    madeAt: `2026-01-01T00:00:${String(serial % 60).padStart(2, "0")}.123Z`,
+    seenAt: null,
+    deletedAt: null,
+    ...overrides,
+  };
+}
+
+async function conflictMessage(promise: Promise<unknown>): Promise<string> {
+  const error: unknown = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(isCaseKitError(error), `expected a conflict, got ${String(error)}`).toBe(true);
+  expect((error as { code: string }).code).toBe("conflict");
+  return (error as Error).message;
+}
+
+describe.each(dialects)("a declared resource on %s", (_name, open) => {
+  let setup: Setup;
+  let repo: ReturnType<typeof createRepository<typeof widgets>>;
+
+  beforeAll(async () => {
+    setup = await open();
+    repo = createRepository(widgets, setup.dialect, setup.executor, { open: true, writable: true });
+  });
+  afterAll(() => setup.close());
+  // Every write of a unit runs inside its transaction, as the storages run them.
+  beforeEach(async () => {
+    await setup.exec("DELETE FROM widgets");
+    await setup.exec("BEGIN");
+  });
+  afterEach(() => setup.exec("COMMIT"));
+
+  it("round-trips every column kind, with null for absent values and never undefined", async () => {
+    const bare = widget();
+    const full = widget({
+      shape: "square",
+      size: 7,
+      weight: 2 ** 40,
+      active: false,
+      tags: ["a", "b"],
+      labels: [{ name: "red", colour: "#f00" }],
+      meta: { note: "it's “quoted”" },
+      seenAt: "2026-02-03T04:05:06.789Z",
+    });
+    await repo.insert(bare);
+    await repo.insert(full);
+    expect(await repo.findById(org, bare.id)).toStrictEqual(bare);
+    expect(await repo.findById(org, full.id)).toStrictEqual(full);
+    expect(await repo.findById("org_other", full.id)).toBeNull();
+  });
+
+  it("soft-deleted rows are invisible to every read and untouchable by update", async () => {
+    const record = widget();
+    await repo.insert(record);
+    expect(await repo.update({ ...record, deletedAt: "2026-03-01T00:00:00.000Z" })).toBe(true);
+    expect(await repo.findById(org, record.id)).toBeNull();
+    expect(await repo.findMany(org, [record.id])).toEqual([]);
+    expect(await repo.list(org, {}, { limit: 10, order: "asc" })).toEqual([]);
+    expect(await repo.update({ ...record, name: "back", deletedAt: null })).toBe(false);
+  });
+
+  it("update writes the mutable columns of the tenant's row only", async () => {
+    const record = widget();
+    await repo.insert(record);
+    expect(await repo.update({ ...record, organizationId: "org_other", name: "hijacked" })).toBe(false);
+    const changed = { ...record, name: "renamed", active: false, tags: ["x"] };
+    expect(await repo.update({ ...changed, madeAt: "2030-01-01T00:00:00.000Z" })).toBe(true);
+    expect(await repo.findById(org, record.id)).toStrictEqual(changed);
+  });
+
+  it("each conflict is worded by the declaration, and the unit stays usable after it", async () => {
+    const first = widget();
+    const second = widget();
+    await repo.insert(first);
+    await repo.insert(second);
+    expect(await conflictMessage(repo.insert({ ...widget(), id: first.id }))).toBe("A widget with this id already exists");
+    expect(await conflictMessage(repo.insert({ ...widget(), code: first.code }))).toBe("The organization already has a widget with this code");
+    expect(await conflictMessage(repo.update({ ...second, code: first.code }))).toBe("The organization already has a widget with this code");
+    const third = widget();
+    await repo.insert(third);
+    expect((await repo.findMany(org, [first.id, second.id, third.id, "wdg_none"])).map((w) => w.id)).toEqual([first.id, second.id, third.id]);
+    expect(await repo.findById(org, second.id)).toStrictEqual(second);
+  });
+
+  it("each filter kind selects what it says, and an empty any-of list selects nothing", async () => {
+    const a = widget({ shape: "square", size: 3, tags: ["phishing", "mail"], labels: [{ name: "urgent", colour: "red" }], name: "Big_Blue 100%" });
+    const b = widget({ size: 5, tags: ["malware"], labels: [{ name: "later", colour: "grey" }], name: "small green" });
+    const c = widget({ size: 3, name: "BIG red" });
+    for (const w of [a, b, c]) await repo.insert(w);
+    const ids = async (filters: Parameters<typeof repo.list>[1]) => (await repo.list(org, filters, { limit: 50, order: "asc" })).map((w) => w.id);
+    expect(await ids({ shape: "square" })).toEqual([a.id]);
+    expect(await ids({ size: [3] })).toEqual([a.id, c.id]);
+    expect(await ids({ size: [] })).toEqual([]);
+    expect(await ids({ madeAt: { after: a.madeAt } })).toEqual([b.id, c.id]);
+    expect(await ids({ madeAt: { after: a.madeAt, before: c.madeAt } })).toEqual([b.id]);
+    expect(await ids({ tags: ["mail", "malware"] })).toEqual([a.id, b.id]);
+    expect(await ids({ labels: ["urgent"] })).toEqual([a.id]);
+    expect(await ids({ name: "big" })).toEqual([a.id, c.id]);
+    expect(await ids({ name: "g_b" })).toEqual([a.id]);
+    expect(await ids({ name: "0%" })).toEqual([a.id]);
+    expect(await ids({ name: "%" })).toEqual([a.id]);
+    expect(await ids({ size: [3], name: "red" })).toEqual([c.id]);
+  });
+
+  it("keyset pages walk the tenant's rows exactly once in either order", async () => {
+    const records = Array.from({ length: 11 }, () => widget());
+    for (const w of [...records].reverse()) await repo.insert(w);
+    await repo.insert(widget({ organizationId: "org_other" }));
+    for (const order of ["asc", "desc"] as const) {
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await repo.list(org, {}, { limit: 4, order, after });
+        seen.push(...page.map((w) => w.id));
+        if (page.length < 4) break;
+        after = page.at(-1)!.id;
+      }
+      const expected = records.map((w) => w.id);
+      expect(seen).toEqual(order === "asc" ? expected : expected.reverse());
+    }
+    expect(await repo.list(org, {}, { limit: 0, order: "asc" })).toEqual([]);
+  });
+
+  it("builds a list's text once per filter shape, whatever the values", () => {
+    const one = listQuery(widgets, setup.dialect, org, { size: [1], name: "x" }, { limit: 5, order: "asc" });
+    const two = listQuery(widgets, setup.dialect, "org_2", { size: [2, 3], name: "y" }, { limit: 9, order: "asc" });
+    const other = listQuery(widgets, setup.dialect, org, { size: [1] }, { limit: 5, order: "asc" });
+    expect(two!.text).toBe(one!.text);
+    expect(other!.text).not.toBe(one!.text);
+  });
+});
+
+describe("statements on SQLite", () => {
+  it("are prepared once per connection and reused", async () => {
+    const db = new Database(":memory:");
+    for (const statement of await generateSQLiteMigration(await generateSQLiteDrizzleJson({}), await generateSQLiteDrizzleJson({ widgets: sqliteTableOf(widgets) }))) db.exec(statement);
+    const prepared: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      prepared.push(sql);
+      return prepare(sql);
+    }) as typeof db.prepare;
+    const repo = createRepository(widgets, sqliteDialect, sqliteExecutor(new Statements(db)), { open: true, writable: true });
+    for (let i = 0; i < 3; i++) {
+      const record = widget();
+      await repo.insert(record);
+      await repo.findById(org, record.id);
+      await repo.list(org, { size: [i] }, { limit: 5, order: "asc", after: "" });
+    }
+    expect(prepared).toHaveLength(3);
+    db.close();
+  });
+});
