@@ -7,7 +7,7 @@
 import type { Dialect } from "./dialect.js";
 import type { FilterSpec, Resource } from "./resource.js";
 import { encodeValue } from "./rows.js";
-import { likePattern } from "../shared/alert-rows.js";
+import { likePattern } from "../shared/values.js";
 
 export interface ResourceSql {
   /** Writes nothing on a clash with any unique key (see repository.ts), returning the id otherwise. */
@@ -87,9 +87,9 @@ export function listQuery(
   for (const [name, spec] of Object.entries(resource.filters)) {
     const value = filters[name];
     if (value === undefined) continue;
+    const column = resource.byKey.get(spec.column)!.column;
     if (spec.kind === "range") {
       const { after, before } = value as { after?: unknown; before?: unknown };
-      const column = resource.byKey.get(spec.column)!.column;
       if (after !== undefined) params.push(encodeValue(column, after));
       if (before !== undefined) params.push(encodeValue(column, before));
       shape.push(`${name}:${after !== undefined ? "a" : ""}${before !== undefined ? "b" : ""}`);
@@ -98,8 +98,8 @@ export function listQuery(
     if (spec.kind === "anyOf" || spec.kind === "jsonTags") {
       const values = value as readonly unknown[];
       if (values.length === 0) return null;
-      params.push(dialect.list(values));
-    } else params.push(spec.kind === "contains" ? likePattern(value as string) : encodeValue(resource.byKey.get(spec.column)!.column, value));
+      params.push(dialect.list(spec.kind === "anyOf" ? values.map((v) => encodeValue(column, v)) : values));
+    } else params.push(spec.kind === "contains" ? likePattern(value as string) : encodeValue(column, value));
     shape.push(name);
   }
   if (ids !== undefined) {

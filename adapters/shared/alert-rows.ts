@@ -142,8 +142,3 @@ export function normalizeAlertSourceCountFilter(filter: AlertSourceCountFilter):
   if (filter.statusValue !== undefined && filter.statusValue.length === 0) return null;
   return { ...filter, from: isoBound("from", filter.from), to: isoBound("to", filter.to) };
 }
-
-/** `q` as a LIKE pattern matched literally: `%`, `_` and the escape character `\` escaped. */
-export function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}

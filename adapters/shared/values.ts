@@ -52,3 +52,8 @@ export function toJsonOrNull(value: unknown): string | null {
 export function orNull<T>(value: T | null | undefined): T | null {
   return value === undefined ? null : value;
 }
+
+/** `q` as a LIKE pattern matched literally: `%`, `_` and the escape character `\` escaped. */
+export function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

@@ -6,13 +6,12 @@ import {
   alertFromRow,
   alertMutableColumns,
   alertToRow,
-  likePattern,
   normalizeAlertFilter,
   normalizeAlertSourceCountFilter,
 } from "../shared/alert-rows.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { sourceCountRanges } from "../shared/source-count-ranges.js";
-import { toIsoTimestamp } from "../shared/values.js";
+import { likePattern, toIsoTimestamp } from "../shared/values.js";
 import { translateError } from "./errors.js";
 import { Conditions } from "./list-query.js";
 import type { UnitState } from "./repositories.js";
