@@ -30,9 +30,6 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
   const { reading, writing } = unitGuards(unit);
   const sql = resourceSql(resource, dialect);
   const unique = resource.spec.unique ?? [];
-  // A unique key an update can change makes a clash possible mid-unit: guard those updates only.
-  const updateMayClash = unique.some((key) => key.columns.some((column) => resource.mutable.some((f) => f.key === column)));
-  const mutableAndKey = [...resource.mutable, resource.tenant, resource.id];
   const rows = (found: Record<string, unknown>[]): T[] => found.map((row) => recordOf<T>(resource, row));
 
   const conflict = (key: ViolatedKey): CaseKitError => {
@@ -53,15 +50,15 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
   return {
     async insert(record) {
       writing();
-      const written = await executor.all(sql.insert, paramsOf(resource.fields, record)).catch((error: unknown) => {
+      const written = await executor.run(sql.insert, paramsOf(resource.fields, record)).catch((error: unknown) => {
         throw translated(error);
       });
-      if (written.length > 0) return;
+      if (written > 0) return;
       // Nothing written: some unique key is taken. Probing costs only on this path, and
       // DO NOTHING left the unit usable on both dialects, as a refused statement would on SQLite.
       for (const [i, key] of unique.entries()) {
-        const values = paramsOf(key.columns.map((c) => resource.byKey.get(c)!), record);
-        if ((await executor.all(sql.uniqueProbes[i]!, values)).length > 0) throw new CaseKitError("conflict", key.conflict);
+        const taken = await executor.all(sql.uniqueProbes[i]!, paramsOf(sql.uniqueFields[i]!, record));
+        if (taken.length > 0) throw new CaseKitError("conflict", key.conflict);
       }
       throw conflict({ columns: [resource.id.name] });
     },
@@ -81,9 +78,9 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
 
     async update(record) {
       writing();
-      const params = paramsOf(mutableAndKey, record);
+      const params = paramsOf(sql.updateFields, record);
       try {
-        return (await (updateMayClash ? executor.guarded(sql.update, params) : executor.run(sql.update, params))) > 0;
+        return (await (sql.updateMayClash ? executor.guarded(sql.update, params) : executor.run(sql.update, params))) > 0;
       } catch (error) {
         throw translated(error);
       }

@@ -5,19 +5,23 @@
  * server does the same.
  */
 import type { Dialect } from "./dialect.js";
-import type { FilterSpec, Resource } from "./resource.js";
+import type { Field, FilterSpec, Resource } from "./resource.js";
 import { encodeValue } from "./rows.js";
 import { likePattern } from "../shared/values.js";
 
 export interface ResourceSql {
-  /** Writes nothing on a clash with any unique key (see repository.ts), returning the id otherwise. */
+  /** Writes nothing on a clash with any unique key (see repository.ts). Binds every field. */
   insert: string;
   /** The live row of a tenant by id. */
   byId: string;
-  /** Sets the mutable columns of a tenant's live row by id. */
+  /** Sets the mutable columns of a tenant's live row by id; binds `updateFields`. */
   update: string;
-  /** Per declared unique key: is it held by a row (live or not: the index covers them all)? */
+  updateFields: Field[];
+  /** An update can clash on a unique key (one of its columns is mutable): run it guarded. */
+  updateMayClash: boolean;
+  /** Per declared unique key: is it held by a row (live or not: the index covers them all)? Binds `uniqueFields[i]`. */
   uniqueProbes: string[];
+  uniqueFields: Field[][];
 }
 
 /** A keyset page: rows past `after` (an id) in `order`, at most `limit`. */
@@ -54,15 +58,16 @@ function build(resource: Resource, dialect: Dialect): ResourceSql {
   const columns = fields.map((f) => f.name).join(", ");
   const live = liveCondition(resource);
   const scoped = (first: number) => `${tenant.name} = ${p(first)} AND ${id.name} = ${p(first + 1)}${live}`;
-  const probes = (resource.spec.unique ?? []).map((unique) => {
-    const names = unique.columns.map((key) => resource.byKey.get(key)!.name);
-    return `SELECT 1 AS taken FROM ${table} WHERE ${names.map((name, i) => `${name} = ${p(i + 1)}`).join(" AND ")} LIMIT 1`;
-  });
+  const uniqueFields = (resource.spec.unique ?? []).map((unique) => unique.columns.map((key) => resource.byKey.get(key)!));
+  const probes = uniqueFields.map((keyFields) => `SELECT 1 AS taken FROM ${table} WHERE ${keyFields.map((f, i) => `${f.name} = ${p(i + 1)}`).join(" AND ")} LIMIT 1`);
   return {
-    insert: `INSERT INTO ${table} (${columns}) VALUES (${fields.map((_, i) => p(i + 1)).join(", ")}) ON CONFLICT DO NOTHING RETURNING ${id.name}`,
+    insert: `INSERT INTO ${table} (${columns}) VALUES (${fields.map((_, i) => p(i + 1)).join(", ")}) ON CONFLICT DO NOTHING`,
     byId: `SELECT ${columns} FROM ${table} WHERE ${scoped(1)}`,
     update: `UPDATE ${table} SET ${mutable.map((f, i) => `${f.name} = ${p(i + 1)}`).join(", ")} WHERE ${scoped(mutable.length + 1)}`,
+    updateFields: [...mutable, tenant, id],
+    updateMayClash: uniqueFields.some((keyFields) => keyFields.some((f) => mutable.includes(f))),
     uniqueProbes: probes,
+    uniqueFields,
   };
 }
 
