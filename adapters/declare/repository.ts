@@ -25,34 +25,36 @@ export interface DeclaredRepository<T, F> {
   list(tenantId: string, filters: F, page: ListPage): Promise<T[]>;
 }
 
+/** The conflict a violated key raises: the declared wording of that key, else the id's or a generic one. */
+function conflictOf(resource: Resource, key: ViolatedKey): CaseKitError {
+  const named = (resource.spec.unique ?? []).find(
+    (u) => u.name === key.constraint || (key.columns !== undefined && key.columns.join(",") === u.columns.map((c) => resource.byKey.get(c)!.name).join(",")),
+  );
+  if (named) return new CaseKitError("conflict", named.conflict);
+  const isId = key.constraint === `${resource.table}_pkey` || (key.columns?.length === 1 && key.columns[0] === resource.id.name);
+  return new CaseKitError("conflict", `${resource.spec.noun} with ${isId ? "this id" : "these values"} already exists`);
+}
+
 export function createRepository<R extends Resource>(resource: R, dialect: Dialect, executor: Executor, unit: UnitState): DeclaredRepository<RecordOf<R>, FilterValues<R>> {
   type T = RecordOf<R>;
   const { reading, writing } = unitGuards(unit);
   const sql = resourceSql(resource, dialect);
   const unique = resource.spec.unique ?? [];
-  const rows = (found: Record<string, unknown>[]): T[] => found.map((row) => recordOf<T>(resource, row));
-
-  const conflict = (key: ViolatedKey): CaseKitError => {
-    const named = unique.find(
-      (u) =>
-        u.name === key.constraint ||
-        (key.columns !== undefined && key.columns.join(",") === u.columns.map((c) => resource.byKey.get(c)!.name).join(",")),
-    );
-    if (named) return new CaseKitError("conflict", named.conflict);
-    const isId = key.constraint === `${resource.table}_pkey` || (key.columns?.length === 1 && key.columns[0] === resource.id.name);
-    return new CaseKitError("conflict", `${resource.spec.noun} with ${isId ? "this id" : "these values"} already exists`);
-  };
   const translated = (error: unknown): unknown => {
     const key = dialect.uniqueViolation(error);
-    return key ? conflict(key) : error;
+    return key ? conflictOf(resource, key) : error;
   };
+  const rows = (found: Record<string, unknown>[]): T[] => found.map((row) => recordOf<T>(resource, row));
 
   return {
     async insert(record) {
       writing();
-      const written = await executor.run(sql.insert, paramsOf(resource.fields, record)).catch((error: unknown) => {
+      let written: number;
+      try {
+        written = await executor.run(sql.insert, paramsOf(resource.fields, record));
+      } catch (error) {
         throw translated(error);
-      });
+      }
       if (written > 0) return;
       // Nothing written: some unique key is taken. Probing costs only on this path, and
       // DO NOTHING left the unit usable on both dialects, as a refused statement would on SQLite.
@@ -60,7 +62,7 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
         const taken = await executor.all(sql.uniqueProbes[i]!, paramsOf(sql.uniqueFields[i]!, record));
         if (taken.length > 0) throw new CaseKitError("conflict", key.conflict);
       }
-      throw conflict({ columns: [resource.id.name] });
+      throw conflictOf(resource, { columns: [resource.id.name] });
     },
 
     async findById(tenantId, id) {
