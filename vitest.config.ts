@@ -14,6 +14,7 @@ const integration = [
   "test/conformance/copy-sqlite-to-postgres.test.ts",
   "test/adapters/sqlite-checkpointer.test.ts",
   "test/adapters/sqlite-readers.test.ts",
+  "test/adapters/declared-resource.test.ts",
   "test/core/input-storage.test.ts",
   "test/examples/postgres-cluster.test.ts",
   "test/package/**/*.test.ts",
