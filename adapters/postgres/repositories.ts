@@ -15,7 +15,6 @@ import type {
   OrganizationRow,
   SessionRow,
   SignInThrottleRow,
-  TeamRow,
   TlpAuditEntryRow,
   UserRow,
 } from "../shared/rows.js";
@@ -35,8 +34,6 @@ import {
   sessionToRow,
   signInThrottleFromRow,
   signInThrottleToRow,
-  teamFromRow,
-  teamToRow,
   tlpAuditEntryFromRow,
   tlpAuditEntryToRow,
   userFromRow,
@@ -44,7 +41,7 @@ import {
 } from "../shared/rows.js";
 import { normalizeCaseFilter, pageLimit } from "../shared/case-filter.js";
 import { uniqueViolation } from "../shared/conflicts.js";
-import { normalizeApiKeyFilter, normalizeTeamFilter, normalizeTlpAuditFilter, normalizeUserFilter } from "../shared/list-filters.js";
+import { normalizeApiKeyFilter, normalizeTlpAuditFilter, normalizeUserFilter } from "../shared/list-filters.js";
 import { toIsoTimestamp } from "../shared/values.js";
 import { guard } from "./errors.js";
 import { createObservableRepository } from "./observable-repository.js";
@@ -53,11 +50,12 @@ import { createAlertRepository } from "./alert-repository.js";
 import { createRepository } from "../declare/repository.js";
 import type { Executor } from "../declare/dialect.js";
 import { commentRepository, commentResource } from "../resources/comments.js";
+import { teamRepository, teamResource } from "../resources/teams.js";
 import { postgresDialect } from "./dialect.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
 import { createWebhookRepository } from "./webhook-repository.js";
 import { rowSelection, rowValues } from "./rows.js";
-import { apiKeys, auditLog, cases, events, organizations, sessions, signInThrottles, teams, tlpAuditLog, users } from "./schema.js";
+import { apiKeys, auditLog, cases, events, organizations, sessions, signInThrottles, tlpAuditLog, users } from "./schema.js";
 import { unitGuards } from "../shared/unit-state.js";
 import type { UnitState } from "../shared/unit-state.js";
 
@@ -456,66 +454,7 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
       },
     },
 
-    teams: {
-      async insert(team) {
-        writing();
-        await insertOrConflict(
-          db.insert(teams).values(rowValues(teams, teamToRow(team))).onConflictDoNothing().returning({ id: teams.id }),
-          "teams",
-          [
-            [
-              "teams_organization_id_name_unique",
-              () => taken(teams, and(eq(teams.organizationId, team.organizationId), eq(teams.name, team.name))),
-            ],
-          ],
-        );
-      },
-      async findById(organizationId, id) {
-        reading();
-        const rows = await guard(
-          db.select(teamRow).from(teams).where(and(eq(teams.organizationId, organizationId), eq(teams.id, id))).limit(1),
-        );
-        return rows[0] ? teamFromRow(rows[0] as unknown as TeamRow) : null;
-      },
-      async update(team) {
-        writing();
-        const { id: _id, organization_id: _organizationId, ...row } = teamToRow(team);
-        const other = alias(teams, "other");
-        const nameElsewhere = db
-          .select({ one: sql`1` })
-          .from(other)
-          .where(and(eq(other.organizationId, team.organizationId), eq(other.name, team.name), ne(other.id, team.id)));
-        await updateOrConflict(
-          db
-            .update(teams)
-            .set(rowValues(teams, row))
-            .where(and(eq(teams.organizationId, team.organizationId), eq(teams.id, team.id), sql`not exists ${nameElsewhere}`))
-            .returning({ id: teams.id }),
-          "teams",
-          [["teams_organization_id_name_unique", sql`${nameElsewhere}`]],
-        );
-      },
-      async list(organizationId, filter, page) {
-        reading();
-        const limit = pageLimit(page);
-        const normalized = normalizeTeamFilter(filter);
-        if (limit === 0 || normalized === null) return [];
-        const conditions: SQL[] = [];
-        if (normalized.name !== undefined) conditions.push(eq(teams.name, normalized.name));
-        if (normalized.function) conditions.push(inArray(teams.function, normalized.function));
-        if (normalized.tier) conditions.push(inArray(teams.tier, normalized.tier));
-        if (normalized.escalationTeamId !== undefined) conditions.push(eq(teams.escalationTeamId, normalized.escalationTeamId));
-        const rows = await guard(
-          db
-            .select(teamRow)
-            .from(teams)
-            .where(and(eq(teams.organizationId, organizationId), ...conditions, ...keyset(teams.id, page)))
-            .orderBy(desc(teams.id))
-            .limit(limit),
-        );
-        return rows.map((row) => teamFromRow(row as unknown as TeamRow));
-      },
-    },
+    teams: teamRepository(createRepository(teamResource, postgresDialect, executor, unit)),
 
     tlpAudit: {
       /**
@@ -700,7 +639,6 @@ const apiKeyRow = rowSelection(apiKeys);
 const caseRow = rowSelection(cases);
 const auditEntryRow = rowSelection(auditLog);
 const eventRow = rowSelection(events);
-const teamRow = rowSelection(teams);
 const tlpAuditEntryRow = rowSelection(tlpAuditLog);
 const sessionRow = rowSelection(sessions);
 const signInThrottleRow = rowSelection(signInThrottles);

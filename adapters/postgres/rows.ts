@@ -13,12 +13,11 @@ import type {
   organizationCounterColumns,
   SessionRow,
   SignInThrottleRow,
-  TeamRow,
   TlpAuditEntryRow,
   UserRow,
 } from "../shared/rows.js";
 import type { eventDispatchColumns } from "../shared/webhook-rows.js";
-import type { apiKeys, auditLog, cases, events, organizations, sessions, signInThrottles, teams, tlpAuditLog, users } from "./schema.js";
+import type { apiKeys, auditLog, cases, events, organizations, sessions, signInThrottles, tlpAuditLog, users } from "./schema.js";
 
 /** A table's column SQL names. */
 type ColumnNames<T extends PgTable> = { [K in keyof T["_"]["columns"]]: T["_"]["columns"][K]["_"]["name"] }[keyof T["_"]["columns"]];
@@ -56,8 +55,7 @@ export const _columnsMatchSharedRows: [
   Same<ColumnNames<typeof cases>, keyof CaseRow>,
   Same<ColumnNames<typeof auditLog>, keyof AuditEntryRow>,
   Same<Exclude<ColumnNames<typeof events>, (typeof eventDispatchColumns)[number]>, keyof EventRow>,
-  Same<ColumnNames<typeof teams>, keyof TeamRow>,
   Same<ColumnNames<typeof tlpAuditLog>, keyof TlpAuditEntryRow>,
   Same<ColumnNames<typeof sessions>, keyof SessionRow>,
   Same<ColumnNames<typeof signInThrottles>, keyof SignInThrottleRow>,
-] = [true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true];

@@ -12,6 +12,7 @@ import type { WebhookFilters } from "../../core/webhooks/filters.js";
 import type { JsonValue } from "../shared/values.js";
 import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
 import { commentResource } from "../resources/comments.js";
+import { teamResource } from "../resources/teams.js";
 import { pgTableOf } from "./declared-table.js";
 
 export const organizations = pgTable("organizations", {
@@ -166,30 +167,8 @@ export const events = pgTable(
   ],
 );
 
-export const teams = pgTable(
-  "teams",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    name: text("name").notNull(),
-    description: text("description"),
-    function: text("function"),
-    tier: text("tier"),
-    escalationTeamId: text("escalation_team_id"),
-    email: text("email"),
-    slackChannel: text("slack_channel"),
-    teamsChannel: text("teams_channel"),
-    timezone: text("timezone"),
-    createdAt: isoTimestamp("created_at").notNull(),
-    updatedAt: isoTimestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-  },
-  (t) => [
-    foreignKey({ name: "teams_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    uniqueIndex("teams_organization_id_name_unique").on(t.organizationId, t.name),
-    index("teams_organization_id_idx").on(t.organizationId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/teams.ts. */
+export const teams = pgTableOf(teamResource, { organizations });
 
 /**
  * The TLP audit log: append-only (migration 0001 installs triggers refusing UPDATE, DELETE and

@@ -1,11 +1,10 @@
 import type { ApiKeyFilter, UserFilter } from "../../core/ports/storage.js";
 import { invalidField } from "../../core/errors.js";
-import type { TeamFilter } from "../../core/teams/types.js";
 import type { TlpAuditFilter } from "../../core/tlp/types.js";
 import { toIsoTimestamp } from "./values.js";
 
 /**
- * The list filters of users, API keys, teams and the TLP audit log, ready for SQL in either
+ * The list filters of users, API keys and the TLP audit log, ready for SQL in either
  * dialect, or `null` when nothing can match. The rules are the case list's
  * (adapters/shared/case-filter.ts): every member narrows (AND), a list means "any of", an empty
  * list matches no record, and time bounds are compared in canonical ISO form.
@@ -19,10 +18,6 @@ export function normalizeUserFilter(filter: UserFilter): UserFilter | null {
 
 export function normalizeApiKeyFilter(filter: ApiKeyFilter): ApiKeyFilter | null {
   return anyEmpty([filter.status, filter.tier]) ? null : filter;
-}
-
-export function normalizeTeamFilter(filter: TeamFilter): TeamFilter | null {
-  return anyEmpty([filter.function, filter.tier]) ? null : filter;
 }
 
 /** `from` (inclusive) and `to` (exclusive) in canonical ISO form; an invalid one is invalid_request. */

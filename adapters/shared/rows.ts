@@ -15,7 +15,6 @@ import type { Session, SignInThrottle } from "../../core/account/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
 import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
 import type { Organization } from "../../core/organizations/types.js";
-import type { Team } from "../../core/teams/types.js";
 import type { TlpAction, TlpAuditEntry, TlpOutcome, TlpResourceType } from "../../core/tlp/types.js";
 import type { StoredUser, UserRole, UserStatus } from "../../core/users/types.js";
 import type { JsonValue, TimestampValue } from "./values.js";
@@ -464,82 +463,6 @@ export function eventFromRow(row: EventRow): DomainEvent {
     tlp: orNull(row.tlp),
     bulkRequestId: orNull(row.bulk_request_id),
     occurredAt: toIsoTimestamp(row.occurred_at),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// teams
-
-export interface TeamRow<M extends RowMode = "read"> {
-  id: string;
-  organization_id: string;
-  name: string;
-  description: Opt<M, string>;
-  function: Opt<M, string>;
-  tier: Opt<M, string>;
-  escalation_team_id: Opt<M, string>;
-  email: Opt<M, string>;
-  slack_channel: Opt<M, string>;
-  teams_channel: Opt<M, string>;
-  timezone: Opt<M, string>;
-  created_at: Ts<M>;
-  updated_at: Ts<M>;
-  created_by: Opt<M, string>;
-}
-
-export const teamColumns = [
-  "id",
-  "organization_id",
-  "name",
-  "description",
-  "function",
-  "tier",
-  "escalation_team_id",
-  "email",
-  "slack_channel",
-  "teams_channel",
-  "timezone",
-  "created_at",
-  "updated_at",
-  "created_by",
-] as const satisfies readonly (keyof TeamRow)[];
-type _TeamColumnsComplete = Complete<Exclude<keyof TeamRow, (typeof teamColumns)[number]>>;
-
-export function teamToRow(team: Team): TeamRow<"write"> {
-  return {
-    id: team.id,
-    organization_id: team.organizationId,
-    name: team.name,
-    description: orNull(team.description),
-    function: orNull(team.function),
-    tier: orNull(team.tier),
-    escalation_team_id: orNull(team.escalationTeamId),
-    email: orNull(team.email),
-    slack_channel: orNull(team.slackChannel),
-    teams_channel: orNull(team.teamsChannel),
-    timezone: orNull(team.timezone),
-    created_at: toIsoTimestamp(team.createdAt),
-    updated_at: toIsoTimestamp(team.updatedAt),
-    created_by: orNull(team.createdBy),
-  };
-}
-
-export function teamFromRow(row: TeamRow): Team {
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    name: row.name,
-    description: orNull(row.description),
-    function: orNull(row.function),
-    tier: orNull(row.tier),
-    escalationTeamId: orNull(row.escalation_team_id),
-    email: orNull(row.email),
-    slackChannel: orNull(row.slack_channel),
-    teamsChannel: orNull(row.teams_channel),
-    timezone: orNull(row.timezone),
-    createdAt: toIsoTimestamp(row.created_at),
-    updatedAt: toIsoTimestamp(row.updated_at),
-    createdBy: orNull(row.created_by),
   };
 }
 

@@ -1,11 +1,10 @@
 import type { ApiKeyFilter, UserFilter } from "../../core/ports/storage.js";
-import type { TeamFilter } from "../../core/teams/types.js";
 import type { TlpAuditFilter } from "../../core/tlp/types.js";
 import { Conditions } from "./list-query.js";
 import { sql } from "./statements.js";
 
 /**
- * The SQL and parameters of the user, API key, team and TLP audit lists. Filters arrive
+ * The SQL and parameters of the user, API key and TLP audit lists. Filters arrive
  * normalised (adapters/shared/list-filters.ts: no empty lists, canonical time bounds); each
  * member narrows (AND), a list means "any of"; newest first, keyset by id, scoped by
  * organization_id.
@@ -26,15 +25,6 @@ export function apiKeyListQuery(organizationId: string, filter: ApiKeyFilter, li
     .anyOf("tier", filter.tier)
     .equals("user_id", filter.userId)
     .page(sql.apiKeySelect, limit, beforeId);
-}
-
-export function teamListQuery(organizationId: string, filter: TeamFilter, limit: number, beforeId: string | undefined): Query {
-  return new Conditions(organizationId)
-    .equals("name", filter.name)
-    .anyOf("function", filter.function)
-    .anyOf("tier", filter.tier)
-    .equals("escalation_team_id", filter.escalationTeamId)
-    .page(sql.teamSelect, limit, beforeId);
 }
 
 /** `actorId` matches the acting user or the acting key; `from` is inclusive, `to` exclusive. */

@@ -2,7 +2,7 @@ import type { CaseFilter } from "../../core/cases/types.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { PageRequest, UnitOfWork } from "../../core/ports/storage.js";
 import { normalizeCaseFilter, pageLimit } from "../shared/case-filter.js";
-import { normalizeApiKeyFilter, normalizeTeamFilter, normalizeTlpAuditFilter, normalizeUserFilter } from "../shared/list-filters.js";
+import { normalizeApiKeyFilter, normalizeTlpAuditFilter, normalizeUserFilter } from "../shared/list-filters.js";
 import type {
   ApiKeyRow,
   AuditEntryRow,
@@ -11,7 +11,6 @@ import type {
   OrganizationRow,
   SessionRow,
   SignInThrottleRow,
-  TeamRow,
   TlpAuditEntryRow,
   UserRow,
 } from "../shared/rows.js";
@@ -30,8 +29,6 @@ import {
   sessionToRow,
   signInThrottleFromRow,
   signInThrottleToRow,
-  teamFromRow,
-  teamToRow,
   tlpAuditEntryFromRow,
   tlpAuditEntryToRow,
   userFromRow,
@@ -44,10 +41,11 @@ import { createTaskRepository } from "./task-repository.js";
 import { createAlertRepository } from "./alert-repository.js";
 import { createRepository } from "../declare/repository.js";
 import { commentRepository, commentResource } from "../resources/comments.js";
+import { teamRepository, teamResource } from "../resources/teams.js";
 import { sqliteDialect, sqliteExecutor } from "./dialect.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
 import { createWebhookRepository } from "./webhook-repository.js";
-import { apiKeyListQuery, teamListQuery, tlpAuditListQuery, userListQuery } from "./record-lists.js";
+import { apiKeyListQuery, tlpAuditListQuery, userListQuery } from "./record-lists.js";
 import { translateError } from "./errors.js";
 import type { Statement, Statements } from "./statements.js";
 import { auditEntryColumns, eventColumns, tlpAuditEntryColumns } from "../shared/rows.js";
@@ -70,6 +68,7 @@ const rowsPerInsert = 100;
  */
 export function createUnitOfWork(statements: Statements, unit: UnitState): UnitOfWork {
   const { reading, writing } = unitGuards(unit);
+  const executor = sqliteExecutor(statements);
   const get = <Row>(text: string, ...params: unknown[]) => statements.get(text).get(...params) as Row | undefined;
   const all = <Row>(statement: Statement, ...params: unknown[]) => statement.all(...params) as Row[];
   /** Rows of a list statement built for one filter shape (see record-lists.ts). */
@@ -276,28 +275,7 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
       },
     },
 
-    teams: {
-      async insert(team) {
-        writing();
-        write(sql.teamInsert, teamToRow(team));
-      },
-      async findById(organizationId, id) {
-        reading();
-        const row = get<TeamRow>(sql.teamById, organizationId, id);
-        return row ? teamFromRow(row) : null;
-      },
-      async update(team) {
-        writing();
-        write(sql.teamUpdate, teamToRow(team));
-      },
-      async list(organizationId, filter, page) {
-        reading();
-        const limit = pageLimit(page);
-        const normalized = normalizeTeamFilter(filter);
-        if (limit === 0 || normalized === null) return [];
-        return listed<TeamRow>(teamListQuery(organizationId, normalized, limit, page.beforeId)).map(teamFromRow);
-      },
-    },
+    teams: teamRepository(createRepository(teamResource, sqliteDialect, executor, unit)),
 
     tlpAudit: {
       // Units of work are serialised (storage.ts), so the head read here cannot move before the
@@ -386,7 +364,7 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
     alerts: createAlertRepository(statements, unit),
     observables: createObservableRepository(statements, unit),
     tasks: createTaskRepository(statements, unit),
-    comments: commentRepository(createRepository(commentResource, sqliteDialect, sqliteExecutor(statements), unit)),
+    comments: commentRepository(createRepository(commentResource, sqliteDialect, executor, unit)),
     webhooks: createWebhookRepository(statements, unit),
     deliveries: createDeliveryRepository(statements, unit),
   };

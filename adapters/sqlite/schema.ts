@@ -13,6 +13,7 @@ import type { CaseTag } from "../../core/cases/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
 import type { WebhookFilters } from "../../core/webhooks/filters.js";
 import { commentResource } from "../resources/comments.js";
+import { teamResource } from "../resources/teams.js";
 import { sqliteTableOf } from "./declared-table.js";
 
 const timestamp = (name: string) => text(name);
@@ -171,31 +172,8 @@ export const events = sqliteTable(
   ],
 );
 
-export const teams = sqliteTable(
-  "teams",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    name: text("name").notNull(),
-    description: text("description"),
-    function: text("function"),
-    tier: text("tier"),
-    /** Another team of the same organization; the core checks it and refuses cycles. */
-    escalationTeamId: text("escalation_team_id"),
-    email: text("email"),
-    slackChannel: text("slack_channel"),
-    teamsChannel: text("teams_channel"),
-    timezone: text("timezone"),
-    createdAt: timestamp("created_at").notNull(),
-    updatedAt: timestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-  },
-  (t) => [
-    foreignKey({ name: "teams_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    uniqueIndex("teams_organization_id_name_unique").on(t.organizationId, t.name),
-    index("teams_organization_id_idx").on(t.organizationId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/teams.ts. */
+export const teams = sqliteTableOf(teamResource, { organizations });
 
 /**
  * The TLP audit log: hash-chained per organization (seq 1, 2, 3 …; the head lives in

@@ -7,7 +7,6 @@ import {
   organizationColumns,
   sessionColumns,
   signInThrottleColumns,
-  teamColumns,
   tlpAuditEntryColumns,
   userColumns,
 } from "../shared/rows.js";
@@ -128,10 +127,6 @@ export const sql = {
   eventList: `${select("events", eventColumns)} WHERE organization_id = ? ORDER BY id DESC LIMIT ?`,
   eventListBefore: `${select("events", eventColumns)} WHERE organization_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
 
-  teamInsert: insert("teams", teamColumns),
-  teamById: `${select("teams", teamColumns)} WHERE organization_id = ? AND id = ?`,
-  teamUpdate: replace("teams", teamColumns),
-  teamSelect: select("teams", teamColumns),
 
   tlpAuditHead: "SELECT tlp_audit_seq AS seq, tlp_audit_hash AS hash FROM organizations WHERE id = ?",
   tlpAuditMoveHead: "UPDATE organizations SET tlp_audit_seq = ?, tlp_audit_hash = ? WHERE id = ?",

@@ -28,11 +28,13 @@ import {
   organizationCounterColumns,
   sessionColumns,
   signInThrottleColumns,
-  teamColumns,
   tlpAuditEntryColumns,
   userColumns,
 } from "../../adapters/shared/rows.js";
-import { apiKeyListQuery, teamListQuery, tlpAuditListQuery, userListQuery } from "../../adapters/sqlite/record-lists.js";
+import { apiKeyListQuery, tlpAuditListQuery, userListQuery } from "../../adapters/sqlite/record-lists.js";
+import { listQuery } from "../../adapters/declare/sql.js";
+import { sqliteDialect } from "../../adapters/sqlite/dialect.js";
+import { teamResource } from "../../adapters/resources/teams.js";
 import { sql as statements } from "../../adapters/sqlite/statements.js";
 import { eventDispatchColumns } from "../../adapters/shared/webhook-rows.js";
 import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
@@ -195,7 +197,7 @@ describe("sqlite adapter", () => {
       expect(names(schema.cases)).toEqual([...caseColumns].sort());
       expect(names(schema.auditLog)).toEqual([...auditEntryColumns].sort());
       expect(names(schema.events)).toEqual([...eventColumns, ...eventDispatchColumns].sort());
-      expect(names(schema.teams)).toEqual([...teamColumns].sort());
+      expect(names(schema.teams)).toEqual(teamResource.fields.map((f) => f.name).sort());
       expect(names(schema.tlpAuditLog)).toEqual([...tlpAuditEntryColumns].sort());
       expect(names(schema.sessions)).toEqual([...sessionColumns].sort());
       expect(names(schema.signInThrottles)).toEqual([...signInThrottleColumns].sort());
@@ -430,7 +432,7 @@ describe("sqlite adapter", () => {
       ["users by status", userListQuery("org_1", { status: ["active"] }, 50, undefined), "users_organization_id_idx"],
       ["API keys", apiKeyListQuery("org_1", {}, 50, before), "api_keys_organization_id_idx"],
       ["API keys of several tiers", apiKeyListQuery("org_1", { tier: ["basic", "standard"] }, 50, undefined), "api_keys_organization_id_idx"],
-      ["teams", teamListQuery("org_1", {}, 50, before), "teams_organization_id_idx"],
+      ["teams", listQuery(teamResource, sqliteDialect, "org_1", {}, { limit: 50, order: "desc", after: before })!, "teams_organization_id_idx"],
       ["TLP audit entries", tlpAuditListQuery("org_1", {}, 50, before), "tlp_audit_log_organization_id_idx"],
       ["TLP audit entries of one resource", tlpAuditListQuery("org_1", { resourceId: "case_1" }, 50, before), "tlp_audit_log_organization_id_resource_id_idx"],
       [
