@@ -21,6 +21,8 @@ export interface DeclaredRepository<T, F> {
   findMany(tenantId: string, ids: readonly string[]): Promise<T[]>;
   /** Writes the mutable columns of the tenant's live record; false when there is none. */
   update(record: T): Promise<boolean>;
+  /** `update` for each record, one prepared statement for them all; how many were written. */
+  updateMany(records: readonly T[]): Promise<number>;
   /** One keyset page of the tenant's live records matching `filters`, in id order. */
   list(tenantId: string, filters: F, page: ListPage): Promise<T[]>;
 }
@@ -43,6 +45,14 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
   const translated = (error: unknown): unknown => {
     const key = dialect.uniqueViolation(error);
     return key ? conflictOf(resource, key) : error;
+  };
+  const updated = async (record: T): Promise<number> => {
+    const params = paramsOf(sql.updateFields, record);
+    try {
+      return await (sql.updateMayClash ? executor.guarded(sql.update, params) : executor.run(sql.update, params));
+    } catch (error) {
+      throw translated(error);
+    }
   };
   const rows = (found: Record<string, unknown>[]): T[] => found.map((row) => recordOf<T>(resource, row));
 
@@ -80,12 +90,14 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
 
     async update(record) {
       writing();
-      const params = paramsOf(sql.updateFields, record);
-      try {
-        return (await (sql.updateMayClash ? executor.guarded(sql.update, params) : executor.run(sql.update, params))) > 0;
-      } catch (error) {
-        throw translated(error);
-      }
+      return (await updated(record)) > 0;
+    },
+
+    async updateMany(records) {
+      writing();
+      let written = 0;
+      for (const record of records) written += await updated(record);
+      return written;
     },
 
     async list(tenantId, filters, page) {

@@ -18,13 +18,17 @@ export interface IndexSpec<K extends string> {
 }
 
 /**
- * A list filter: `equals` one value, `anyOf` a list, a `range` (`after` / `before`, both
- * exclusive), `jsonTags` (a JSON array column holding any of the names, read from `key` of each
- * element when the elements are objects) or `contains` (case-insensitive text).
+ * A list filter: `equals` one value, `anyOf` a list (one value is `=`, so an index on the column
+ * yields rows in order), a `range` (`after` / `before`, both exclusive), one bound (`atLeast`
+ * inclusive, `below` exclusive), `jsonTags` (a JSON array column holding any of the names, read
+ * from `key` of each element when the elements are objects), `contains` (case-insensitive text),
+ * or a `condition`: SQL both dialects share, each `?` in it bound to the value (encoded as
+ * `column`'s kind), for the rare rule no other kind says.
  */
 export type FilterSpec<K extends string> =
-  | { kind: "equals" | "anyOf" | "range" | "contains"; column: K }
-  | { kind: "jsonTags"; column: K; key?: string };
+  | { kind: "equals" | "anyOf" | "range" | "atLeast" | "below" | "contains"; column: K }
+  | { kind: "jsonTags"; column: K; key?: string }
+  | { kind: "condition"; column: K; sql: string };
 
 export interface ResourceSpec<C extends Record<string, Column>, F extends Record<string, FilterSpec<keyof C & string>>> {
   table: string;
@@ -83,7 +87,9 @@ type FilterValue<S, V> = S extends { kind: "equals" }
       ? { after?: NonNullable<V>; before?: NonNullable<V> }
       : S extends { kind: "jsonTags" }
         ? readonly string[]
-        : string;
+        : S extends { kind: "contains" }
+          ? string
+          : NonNullable<V>;
 
 export const snakeCase = (key: string): string => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 

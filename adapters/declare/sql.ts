@@ -83,14 +83,14 @@ export function listQuery(
   resource: Resource,
   dialect: Dialect,
   tenantId: string,
-  filters: Record<string, unknown>,
+  filters: object,
   page: ListPage,
   ids?: readonly string[],
 ): Query | null {
   const shape: string[] = [];
   const params: unknown[] = [tenantId];
   for (const [name, spec] of Object.entries(resource.filters)) {
-    const value = filters[name];
+    const value = (filters as Record<string, unknown>)[name];
     if (value === undefined) continue;
     const column = resource.byKey.get(spec.column)!.column;
     if (spec.kind === "range") {
@@ -103,7 +103,15 @@ export function listQuery(
     if (spec.kind === "anyOf" || spec.kind === "jsonTags") {
       const values = value as readonly unknown[];
       if (values.length === 0) return null;
+      if (spec.kind === "anyOf" && values.length === 1) {
+        params.push(encodeValue(column, values[0]));
+        shape.push(`${name}:1`);
+        continue;
+      }
       params.push(dialect.list(spec.kind === "anyOf" ? values.map((v) => encodeValue(column, v)) : values));
+    } else if (spec.kind === "condition") {
+      const encoded = encodeValue(column, value);
+      for (let mark = 0; mark < marksOf(spec.sql); mark++) params.push(encoded);
     } else params.push(spec.kind === "contains" ? likePattern(value as string) : encodeValue(column, value));
     shape.push(name);
   }
@@ -121,6 +129,9 @@ export function listQuery(
   if (text === undefined) texts.set(key, (text = listText(resource, dialect, shape, page)));
   return { text, params };
 }
+
+/** The `?` marks of a declared condition, each bound to the filter's value. */
+const marksOf = (sql: string): number => sql.split("?").length - 1;
 
 /** The shape entry of a list restricted to some ids (no filter can be named so: it has a colon). */
 const idsShape = ":ids";
@@ -143,7 +154,16 @@ function listText(resource: Resource, dialect: Dialect, shape: readonly string[]
         where.push(`${column} = ${next()}`);
         break;
       case "anyOf":
-        where.push(dialect.anyOf(column, next()));
+        where.push(bounds === "1" ? `${column} = ${next()}` : dialect.anyOf(column, next()));
+        break;
+      case "atLeast":
+        where.push(`${column} >= ${next()}`);
+        break;
+      case "below":
+        where.push(`${column} < ${next()}`);
+        break;
+      case "condition":
+        where.push(`(${spec.sql.replace(/\?/g, () => next())})`);
         break;
       case "jsonTags":
         where.push(dialect.jsonHasAny(column, next(), spec.key));

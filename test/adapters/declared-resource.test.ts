@@ -53,6 +53,10 @@ const widgets = defineResource({
     tags: { kind: "jsonTags", column: "tags" },
     labels: { kind: "jsonTags", column: "labels", key: "name" },
     name: { kind: "contains", column: "name" },
+    madeFrom: { kind: "atLeast", column: "madeAt" },
+    madeBefore: { kind: "below", column: "madeAt" },
+    // Two marks, both bound to the one value.
+    small: { kind: "condition", column: "size", sql: "size <= ? OR weight <= ?" },
   },
 });
 type Widget = RecordOf<typeof widgets>;
@@ -235,11 +239,46 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
   });
 
   it("builds a list's text once per filter shape, whatever the values", () => {
-    const one = listQuery(widgets, setup.dialect, org, { size: [1], name: "x" }, { limit: 5, order: "asc" });
+    const one = listQuery(widgets, setup.dialect, org, { size: [1, 4], name: "x" }, { limit: 5, order: "asc" });
     const two = listQuery(widgets, setup.dialect, "org_2", { size: [2, 3], name: "y" }, { limit: 9, order: "asc" });
     const other = listQuery(widgets, setup.dialect, org, { size: [1] }, { limit: 5, order: "asc" });
     expect(two!.text).toBe(one!.text);
     expect(other!.text).not.toBe(one!.text);
+  });
+
+  it("a one-value any-of is `=` (an index on the column yields rows in order), one text for every single value", () => {
+    const one = listQuery(widgets, setup.dialect, org, { size: [1] }, { limit: 5, order: "desc" })!;
+    const another = listQuery(widgets, setup.dialect, org, { size: [7] }, { limit: 5, order: "desc" })!;
+    const several = listQuery(widgets, setup.dialect, org, { size: [1, 7] }, { limit: 5, order: "desc" })!;
+    expect(one.text).toMatch(/ size = (\?|\$2) /);
+    expect(one.params).toEqual([org, 1, 5]);
+    expect(another.text).toBe(one.text);
+    expect(several.text).not.toMatch(/ size = (\?|\$2) /);
+  });
+
+  it("atLeast is inclusive, below exclusive, and a condition binds its value at each mark", async () => {
+    const a = widget({ size: 1, madeAt: "2026-01-02T00:00:01.000Z" });
+    const b = widget({ size: 4, weight: 2, madeAt: "2026-01-02T00:00:02.000Z" });
+    const c = widget({ size: 9, madeAt: "2026-01-02T00:00:03.000Z" });
+    for (const w of [a, b, c]) await repo.insert(w);
+    const ids = async (filters: Parameters<typeof repo.list>[1]) => (await repo.list(org, filters, { limit: 50, order: "asc" })).map((w) => w.id);
+    expect(await ids({ madeFrom: b.madeAt })).toEqual([b.id, c.id]);
+    expect(await ids({ madeBefore: b.madeAt })).toEqual([a.id]);
+    expect(await ids({ madeFrom: a.madeAt, madeBefore: c.madeAt })).toEqual([a.id, b.id]);
+    expect(await ids({ small: 2 })).toEqual([a.id, b.id]);
+    expect(await ids({ small: 0 })).toEqual([]);
+    expect(listQuery(widgets, setup.dialect, org, { small: 2 }, { limit: 5, order: "asc" })!.params).toEqual([org, 2, 2, 5]);
+  });
+
+  it("updateMany writes each live record of the tenant, counts them, and words a clash", async () => {
+    const [a, b, gone] = [widget(), widget(), widget({ deletedAt: "2026-03-01T00:00:00.000Z" })];
+    for (const w of [a, b, gone]) await repo.insert(w);
+    const renamed = [a, b].map((w) => ({ ...w, name: `${w.name} renamed` }));
+    expect(await repo.updateMany([...renamed, { ...gone, name: "x" }, { ...a, organizationId: "org_other" }])).toBe(2);
+    expect(await repo.findMany(org, [a.id, b.id])).toStrictEqual(renamed);
+    expect(await repo.updateMany([])).toBe(0);
+    expect(await conflictMessage(repo.updateMany([{ ...b, code: a.code }]))).toBe("The organization already has a widget with this code");
+    expect(await repo.findById(org, b.id)).toStrictEqual(renamed[1]);
   });
 });
 
