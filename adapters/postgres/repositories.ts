@@ -45,11 +45,11 @@ import { normalizeApiKeyFilter, normalizeTlpAuditFilter, normalizeUserFilter } f
 import { toIsoTimestamp } from "../shared/values.js";
 import { guard } from "./errors.js";
 import { createObservableRepository } from "./observable-repository.js";
-import { createTaskRepository } from "./task-repository.js";
 import { createAlertRepository } from "./alert-repository.js";
 import { createRepository } from "../declare/repository.js";
 import type { Executor } from "../declare/dialect.js";
 import { commentRepository, commentResource } from "../resources/comments.js";
+import { taskRepository, taskResource } from "../resources/tasks.js";
 import { teamRepository, teamResource } from "../resources/teams.js";
 import { postgresDialect } from "./dialect.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
@@ -626,7 +626,7 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
 
     alerts: createAlertRepository(db, unit),
     observables: createObservableRepository(db, unit),
-    tasks: createTaskRepository(db, unit),
+    tasks: taskRepository(createRepository(taskResource, postgresDialect, executor, unit), postgresDialect, executor, unit),
     comments: commentRepository(createRepository(commentResource, postgresDialect, executor, unit)),
     webhooks: createWebhookRepository(db, unit),
     deliveries: createDeliveryRepository(db, unit),

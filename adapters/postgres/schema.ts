@@ -12,6 +12,7 @@ import type { WebhookFilters } from "../../core/webhooks/filters.js";
 import type { JsonValue } from "../shared/values.js";
 import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
 import { commentResource } from "../resources/comments.js";
+import { taskResource } from "../resources/tasks.js";
 import { teamResource } from "../resources/teams.js";
 import { pgTableOf } from "./declared-table.js";
 
@@ -318,35 +319,8 @@ export const alertSourceCounts = pgTable(
   (t) => [primaryKey({ name: "alert_source_counts_pk", columns: [t.organizationId, t.source, t.statusValue, t.tlp, t.bucket] })],
 );
 
-export const tasks = pgTable(
-  "tasks",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    caseId: text("case_id").notNull(),
-    title: text("title").notNull(),
-    description: text("description"),
-    status: text("status").notNull(),
-    assigneeId: text("assignee_id"),
-    dueDate: isoTimestamp("due_date"),
-    mandatory: boolean("mandatory").notNull(),
-    tlp: integer("tlp").notNull(),
-    order: integer("sort_order").notNull(),
-    createdAt: isoTimestamp("created_at").notNull(),
-    updatedAt: isoTimestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-    deletedAt: isoTimestamp("deleted_at"),
-    deletedBy: text("deleted_by"),
-  },
-  (t) => [
-    foreignKey({ name: "tasks_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "tasks_case_id_fk", columns: [t.caseId], foreignColumns: [cases.id] }),
-    index("tasks_organization_id_idx").on(t.organizationId, t.id),
-    index("tasks_organization_id_case_id_idx").on(t.organizationId, t.caseId, t.id),
-    index("tasks_organization_id_status_idx").on(t.organizationId, t.status, t.id),
-    index("tasks_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/tasks.ts. */
+export const tasks = pgTableOf(taskResource, { organizations, cases });
 
 export const observables = pgTable(
   "observables",

@@ -37,10 +37,10 @@ import {
 import { toIsoTimestamp } from "../shared/values.js";
 import { caseListQuery } from "./case-list.js";
 import { createObservableRepository } from "./observable-repository.js";
-import { createTaskRepository } from "./task-repository.js";
 import { createAlertRepository } from "./alert-repository.js";
 import { createRepository } from "../declare/repository.js";
 import { commentRepository, commentResource } from "../resources/comments.js";
+import { taskRepository, taskResource } from "../resources/tasks.js";
 import { teamRepository, teamResource } from "../resources/teams.js";
 import { sqliteDialect, sqliteExecutor } from "./dialect.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
@@ -363,7 +363,7 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
 
     alerts: createAlertRepository(statements, unit),
     observables: createObservableRepository(statements, unit),
-    tasks: createTaskRepository(statements, unit),
+    tasks: taskRepository(createRepository(taskResource, sqliteDialect, executor, unit), sqliteDialect, executor, unit),
     comments: commentRepository(createRepository(commentResource, sqliteDialect, executor, unit)),
     webhooks: createWebhookRepository(statements, unit),
     deliveries: createDeliveryRepository(statements, unit),

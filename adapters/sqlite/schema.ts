@@ -13,6 +13,7 @@ import type { CaseTag } from "../../core/cases/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
 import type { WebhookFilters } from "../../core/webhooks/filters.js";
 import { commentResource } from "../resources/comments.js";
+import { taskResource } from "../resources/tasks.js";
 import { teamResource } from "../resources/teams.js";
 import { sqliteTableOf } from "./declared-table.js";
 
@@ -315,35 +316,8 @@ export const alertSourceCounts = sqliteTable(
   (t) => [primaryKey({ name: "alert_source_counts_pk", columns: [t.organizationId, t.source, t.statusValue, t.tlp, t.bucket] })],
 );
 
-export const tasks = sqliteTable(
-  "tasks",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    caseId: text("case_id").notNull(),
-    title: text("title").notNull(),
-    description: text("description"),
-    status: text("status").notNull(),
-    assigneeId: text("assignee_id"),
-    dueDate: timestamp("due_date"),
-    mandatory: integer("mandatory", { mode: "boolean" }).notNull(),
-    tlp: integer("tlp").notNull(),
-    order: integer("sort_order").notNull(),
-    createdAt: timestamp("created_at").notNull(),
-    updatedAt: timestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-    deletedAt: timestamp("deleted_at"),
-    deletedBy: text("deleted_by"),
-  },
-  (t) => [
-    foreignKey({ name: "tasks_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "tasks_case_id_fk", columns: [t.caseId], foreignColumns: [cases.id] }),
-    index("tasks_organization_id_idx").on(t.organizationId, t.id),
-    index("tasks_organization_id_case_id_idx").on(t.organizationId, t.caseId, t.id),
-    index("tasks_organization_id_status_idx").on(t.organizationId, t.status, t.id),
-    index("tasks_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/tasks.ts. */
+export const tasks = sqliteTableOf(taskResource, { organizations, cases });
 
 export const observables = sqliteTable(
   "observables",

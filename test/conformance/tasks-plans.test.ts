@@ -6,11 +6,12 @@
  * EXPLAIN over a few thousand rows, after ANALYZE. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped
  * with a printed reason outside CI when no server answers (as postgres.test.ts).
  */
-import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { describe, expect, it } from "vitest";
 import type { Task, TaskFilter } from "../../core/index.js";
-import { taskListStatement } from "../../adapters/postgres/task-repository.js";
-import { taskListQuery } from "../../adapters/sqlite/task-repository.js";
+import { listQuery } from "../../adapters/declare/sql.js";
+import { postgresDialect } from "../../adapters/postgres/dialect.js";
+import { taskResource } from "../../adapters/resources/tasks.js";
+import { sqliteDialect } from "../../adapters/sqlite/dialect.js";
 import { inPlanSchema, postgresPlan, sqlitePlan } from "../helpers/plans.js";
 import { postgresShouldRun } from "../helpers/postgres.js";
 import { taskRecord } from "./task-record.js";
@@ -19,7 +20,7 @@ import { createFixtures } from "./fixtures.js";
 const deepId = "task_01kjzzzzzzzzzzzzzzzzzzzzzz";
 
 describe("task list query plans: sqlite", () => {
-  const plan = (filter: TaskFilter, beforeId?: string) => sqlitePlan(taskListQuery("org_1", filter, 51, beforeId));
+  const plan = (filter: TaskFilter, beforeId?: string) => sqlitePlan(listQuery(taskResource, sqliteDialect, "org_1", filter, { limit: 51, order: "desc", after: beforeId })!);
 
   it.each([
     ["no filter", { maxTlp: 4 }, "tasks_organization_id_idx"],
@@ -59,8 +60,10 @@ describe.skipIf(!run)("task list query plans: postgres", () => {
         for (const t of tasks) await tx.tasks.insert(t);
       });
       await pool.query("analyze");
-      const explain = (beforeId: string | undefined) =>
-        postgresPlan(pool, taskListStatement(drizzlePg({ client: pool }), org.id, { maxTlp: 4, caseId: [parents[3]!.id] }, 51, beforeId).toSQL());
+      const explain = (beforeId: string | undefined) => {
+        const query = listQuery(taskResource, postgresDialect, org.id, { maxTlp: 4, caseId: [parents[3]!.id] }, { limit: 51, order: "desc", after: beforeId })!;
+        return postgresPlan(pool, { sql: query.text, params: query.params });
+      };
       const mid = tasks.filter((t) => t.caseId === parents[3]!.id)[2000]!.id;
       for (const detail of [await explain(undefined), await explain(mid)]) {
         expect(detail).toMatch(/Index Scan Backward using tasks_organization_id_case_id_idx on tasks/);
