@@ -3,6 +3,7 @@
  * writes what SQL spells differently, how it recognises a unique violation, and how a unit of
  * work runs statements. A dialect knows SQL, never a resource.
  */
+import type { Field } from "./resource.js";
 
 /** A unique key a failed statement clashed on, as much of it as the driver reports. */
 export interface ViolatedKey {
@@ -23,6 +24,12 @@ export interface Dialect {
   jsonHasAny(column: string, param: string, key: string | undefined): string;
   /** `column` contains the text bound at `param`, ignoring case (bound as a LIKE pattern, `\` escaping). */
   containsText(column: string, param: string): string;
+  /**
+   * Rows bound as one parameter at `param` (a JSON array of objects keyed by column name, values
+   * as `recordsetValue` gives them) read as a table `r` with `columns`, so one statement writes a
+   * whole page. Undefined where one prepared statement per row costs no more (SQLite, in process).
+   */
+  recordset?(param: string, columns: readonly Field[]): string;
   /** The key a unique violation clashed on, or undefined when `error` is anything else. */
   uniqueViolation(error: unknown): ViolatedKey | undefined;
 }

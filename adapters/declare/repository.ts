@@ -8,7 +8,7 @@ import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
 import type { Dialect, Executor, ViolatedKey } from "./dialect.js";
 import type { FilterValues, RecordOf, Resource } from "./resource.js";
-import { paramsOf, recordOf } from "./rows.js";
+import { paramsOf, recordOf, recordsetRow } from "./rows.js";
 import type { ListPage } from "./sql.js";
 import { listQuery, resourceSql } from "./sql.js";
 
@@ -95,6 +95,13 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
 
     async updateMany(records) {
       writing();
+      if (records.length === 0) return 0;
+      // One statement for the page where the dialect binds a recordset; a clash on a unique key
+      // then needs the per-row path, which words it.
+      if (sql.updateMany !== undefined && !sql.updateMayClash) {
+        const rows = records.map((record) => recordsetRow(sql.updateManyFields, record));
+        return executor.run(sql.updateMany, [JSON.stringify(rows)]);
+      }
       let written = 0;
       for (const record of records) written += await updated(record);
       return written;

@@ -40,6 +40,21 @@ export function decodeValue(column: Column, value: unknown): unknown {
   }
 }
 
+/**
+ * A value as a recordset row holds it (dialect.ts): JSON and booleans stay as they are, since the
+ * whole row travels as JSON; everything else as `encodeValue` gives it.
+ */
+export function recordsetValue(column: Column, value: unknown): unknown {
+  if (value === undefined) return null;
+  return column.kind === "json" || column.kind === "bool" ? value : encodeValue(column, value);
+}
+
+/** One recordset row: `fields` of a record keyed by column name. */
+export function recordsetRow(fields: readonly Field[], record: object): Record<string, unknown> {
+  const source = record as Record<string, unknown>;
+  return Object.fromEntries(fields.map((field) => [field.name, recordsetValue(field.column, source[field.key])]));
+}
+
 /** The values of `fields` of a record, in that order: the parameters of a statement. */
 export function paramsOf(fields: readonly Field[], record: object): unknown[] {
   const source = record as Record<string, unknown>;

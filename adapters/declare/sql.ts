@@ -19,6 +19,9 @@ export interface ResourceSql {
   updateFields: Field[];
   /** An update can clash on a unique key (one of its columns is mutable): run it guarded. */
   updateMayClash: boolean;
+  /** Many updates in one statement, rows bound as one recordset (`updateManyFields` of each); undefined when the dialect has no recordset. */
+  updateMany: string | undefined;
+  updateManyFields: Field[];
   /** Per declared unique key: is it held by a row (live or not: the index covers them all)? Binds `uniqueFields[i]`. */
   uniqueProbes: string[];
   uniqueFields: Field[][];
@@ -66,12 +69,16 @@ function build(resource: Resource, dialect: Dialect): ResourceSql {
     update: `UPDATE ${table} SET ${mutable.map((f, i) => `${f.name} = ${p(i + 1)}`).join(", ")} WHERE ${scoped(mutable.length + 1)}`,
     updateFields: [...mutable, tenant, id],
     updateMayClash: uniqueFields.some((keyFields) => keyFields.some((f) => mutable.includes(f))),
+    updateMany: dialect.recordset
+      ? `UPDATE ${table} SET ${mutable.map((f) => `${f.name} = r.${f.name}`).join(", ")} FROM ${dialect.recordset(p(1), [tenant, id, ...mutable])} WHERE ${table}.${tenant.name} = r.${tenant.name} AND ${table}.${id.name} = r.${id.name}${liveCondition(resource, `${table}.`)}`
+      : undefined,
+    updateManyFields: [tenant, id, ...mutable],
     uniqueProbes: probes,
     uniqueFields,
   };
 }
 
-const liveCondition = (resource: Resource): string => (resource.softDelete ? ` AND ${resource.softDelete.name} IS NULL` : "");
+const liveCondition = (resource: Resource, qualifier = ""): string => (resource.softDelete ? ` AND ${qualifier}${resource.softDelete.name} IS NULL` : "");
 
 /**
  * A tenant's live rows matching `filters`, one keyset page in id order. The text depends only on

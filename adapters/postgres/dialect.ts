@@ -1,9 +1,21 @@
 /** PostgreSQL's side of the generic SQL (adapters/declare/dialect.ts). */
 import pg from "pg";
+import type { Column, ColumnKind } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 
 /** SQLSTATE unique_violation. */
 export const uniqueViolationCode = "23505";
+
+/** Each column kind's SQL type in a recordset (the types declared-table.ts gives the columns). */
+const recordsetTypes: Record<ColumnKind, (column: Column) => string> = {
+  id: () => "text",
+  text: () => "text",
+  enum: () => "text",
+  timestamp: () => "timestamptz",
+  int: (column) => (column.big ? "bigint" : "integer"),
+  bool: () => "boolean",
+  json: () => "jsonb",
+};
 
 export const postgresDialect: Dialect = {
   param: (n) => `$${n}`,
@@ -14,6 +26,7 @@ export const postgresDialect: Dialect = {
     key === undefined ? `${column} ?| ${param}` : `EXISTS (SELECT 1 FROM jsonb_array_elements(${column}) AS element WHERE element ->> '${key}' = ANY(${param}))`,
   // likePattern escapes with `\`, PostgreSQL's default LIKE escape.
   containsText: (column, param) => `${column} ILIKE ${param}`,
+  recordset: (param, columns) => `jsonb_to_recordset(${param}::jsonb) AS r(${columns.map((c) => `${c.name} ${recordsetTypes[c.column.kind](c.column)}`).join(", ")})`,
   uniqueViolation: (error) =>
     error instanceof pg.DatabaseError && error.code === uniqueViolationCode ? { constraint: error.constraint } : undefined,
 };

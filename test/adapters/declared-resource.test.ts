@@ -61,6 +61,24 @@ const widgets = defineResource({
 });
 type Widget = RecordOf<typeof widgets>;
 
+/** No unique key an update could clash on: updateMany writes a page in one statement where the dialect binds a recordset. */
+const gadgets = defineResource({
+  table: "gadgets",
+  noun: "A gadget",
+  columns: {
+    id: id(),
+    organizationId: text(),
+    name: text(),
+    count: int({ big: true }),
+    enabled: bool(),
+    tags: json<string[]>(),
+    seenAt: timestamp({ nullable: true }),
+    deletedAt: timestamp({ nullable: true }),
+  },
+  softDelete: "deletedAt",
+});
+type Gadget = RecordOf<typeof gadgets>;
+
 interface Setup {
   dialect: Dialect;
   executor: Executor;
@@ -70,7 +88,7 @@ interface Setup {
 
 async function sqliteSetup(): Promise<Setup> {
   const db = new Database(":memory:");
-  const ddl = await generateSQLiteMigration(await generateSQLiteDrizzleJson({}), await generateSQLiteDrizzleJson({ widgets: sqliteTableOf(widgets) }));
+  const ddl = await generateSQLiteMigration(await generateSQLiteDrizzleJson({}), await generateSQLiteDrizzleJson({ widgets: sqliteTableOf(widgets), gadgets: sqliteTableOf(gadgets) }));
   for (const statement of ddl) db.exec(statement);
   return { dialect: sqliteDialect, executor: sqliteExecutor(new Statements(db)), exec: async (sql) => void db.exec(sql), close: async () => void db.close() };
 }
@@ -81,7 +99,7 @@ async function postgresSetup(): Promise<Setup> {
   await client.connect();
   await client.query(`create schema ${schema}`);
   await client.query(`set search_path = ${schema}`);
-  const ddl = await generateMigration(generateDrizzleJson({}), generateDrizzleJson({ widgets: pgTableOf(widgets) }));
+  const ddl = await generateMigration(generateDrizzleJson({}), generateDrizzleJson({ widgets: pgTableOf(widgets), gadgets: pgTableOf(gadgets) }));
   for (const statement of ddl) await client.query(statement);
   return {
     dialect: postgresDialect,
@@ -143,6 +161,7 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
   // Every write of a unit runs inside its transaction, as the storages run them.
   beforeEach(async () => {
     await setup.exec("DELETE FROM widgets");
+    await setup.exec("DELETE FROM gadgets");
     await setup.exec("BEGIN");
   });
   afterEach(() => setup.exec("COMMIT"));
@@ -279,6 +298,31 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
     expect(await repo.updateMany([])).toBe(0);
     expect(await conflictMessage(repo.updateMany([{ ...b, code: a.code }]))).toBe("The organization already has a widget with this code");
     expect(await repo.findById(org, b.id)).toStrictEqual(renamed[1]);
+  });
+
+  it("updateMany without a clashable key writes every column kind of each live record of the tenant", async () => {
+    const gadgetRepo = createRepository(gadgets, setup.dialect, setup.executor, { open: true, writable: true });
+    const gadget = (n: number, overrides: Partial<Gadget> = {}): Gadget => ({
+      id: `gdg_${n}`,
+      organizationId: org,
+      name: `Gadget ${n}`,
+      count: n,
+      enabled: false,
+      tags: [],
+      seenAt: null,
+      deletedAt: null,
+      ...overrides,
+    });
+    const [a, b, gone] = [gadget(1), gadget(2), gadget(3, { deletedAt: "2026-03-01T00:00:00.000Z" })];
+    for (const g of [a, b, gone]) await gadgetRepo.insert(g);
+    const changed = [
+      { ...a, name: "it's “a”", count: 2 ** 40, enabled: true, tags: ["x", "y"], seenAt: "2026-04-05T06:07:08.009Z" },
+      { ...b, deletedAt: "2026-05-01T00:00:00.000Z" },
+    ];
+    expect(await gadgetRepo.updateMany([...changed, { ...gone, name: "x" }, { ...a, organizationId: "org_other", name: "hijacked" }])).toBe(2);
+    expect(await gadgetRepo.findById(org, a.id)).toStrictEqual(changed[0]);
+    expect(await gadgetRepo.findById(org, b.id)).toBeNull();
+    expect(await gadgetRepo.updateMany([])).toBe(0);
   });
 });
 
