@@ -7,7 +7,7 @@ import { CaseKitError } from "../../core/errors.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
 import type { Dialect, Executor, ViolatedKey } from "./dialect.js";
-import type { FilterValues, RecordOf, Resource } from "./resource.js";
+import type { FilterValues, RecordOf, Resource, UniqueSpec } from "./resource.js";
 import { paramsOf, recordOf, recordsetRow } from "./rows.js";
 import type { ListPage } from "./sql.js";
 import { listQuery, resourceSql } from "./sql.js";
@@ -27,12 +27,16 @@ export interface DeclaredRepository<T, F> {
   list(tenantId: string, filters: F, page: ListPage): Promise<T[]>;
 }
 
+/** A key's declared wording, for the record that clashed on it. */
+const worded = (key: UniqueSpec<string>, record: object): CaseKitError =>
+  new CaseKitError("conflict", typeof key.conflict === "string" ? key.conflict : key.conflict(record as Record<string, unknown>));
+
 /** The conflict a violated key raises: the declared wording of that key, else the id's or a generic one. */
-function conflictOf(resource: Resource, key: ViolatedKey): CaseKitError {
+function conflictOf(resource: Resource, key: ViolatedKey, record: object): CaseKitError {
   const named = (resource.spec.unique ?? []).find(
     (u) => u.name === key.constraint || (key.columns !== undefined && key.columns.join(",") === u.columns.map((c) => resource.byKey.get(c)!.name).join(",")),
   );
-  if (named) return new CaseKitError("conflict", named.conflict);
+  if (named) return worded(named, record);
   const isId = key.constraint === `${resource.table}_pkey` || (key.columns?.length === 1 && key.columns[0] === resource.id.name);
   return new CaseKitError("conflict", `${resource.spec.noun} with ${isId ? "this id" : "these values"} already exists`);
 }
@@ -42,16 +46,16 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
   const { reading, writing } = unitGuards(unit);
   const sql = resourceSql(resource, dialect);
   const unique = resource.spec.unique ?? [];
-  const translated = (error: unknown): unknown => {
+  const translated = (error: unknown, record: T): unknown => {
     const key = dialect.uniqueViolation(error);
-    return key ? conflictOf(resource, key) : error;
+    return key ? conflictOf(resource, key, record) : error;
   };
   const updated = async (record: T): Promise<number> => {
     const params = paramsOf(sql.updateFields, record);
     try {
       return await (sql.updateMayClash ? executor.guarded(sql.update, params) : executor.run(sql.update, params));
     } catch (error) {
-      throw translated(error);
+      throw translated(error, record);
     }
   };
   const rows = (found: Record<string, unknown>[]): T[] => found.map((row) => recordOf<T>(resource, row));
@@ -63,16 +67,16 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
       try {
         written = await executor.run(sql.insert, paramsOf(resource.fields, record));
       } catch (error) {
-        throw translated(error);
+        throw translated(error, record);
       }
       if (written > 0) return;
       // Nothing written: some unique key is taken. Probing costs only on this path, and
       // DO NOTHING left the unit usable on both dialects, as a refused statement would on SQLite.
       for (const [i, key] of unique.entries()) {
         const taken = await executor.all(sql.uniqueProbes[i]!, paramsOf(sql.uniqueFields[i]!, record));
-        if (taken.length > 0) throw new CaseKitError("conflict", key.conflict);
+        if (taken.length > 0) throw worded(key, record);
       }
-      throw conflictOf(resource, { columns: [resource.id.name] });
+      throw conflictOf(resource, { columns: [resource.id.name] }, record);
     },
 
     async findById(tenantId, id) {

@@ -5,11 +5,16 @@
  */
 import type { Column, ValueOf } from "./columns.js";
 
-/** A unique key, and the conflict a clash on it raises (worded for people: no SQL, no values). */
+/**
+ * A unique key, and the conflict a clash on it raises (worded for people: no SQL, no values; a
+ * function words it from the clashing record). `where` makes it a partial unique index: SQL both
+ * dialects share, naming columns by their SQL names.
+ */
 export interface UniqueSpec<K extends string> {
   name: string;
   columns: readonly K[];
-  conflict: string;
+  conflict: string | ((record: Readonly<Record<string, unknown>>) => string);
+  where?: string;
 }
 
 export interface IndexSpec<K extends string> {

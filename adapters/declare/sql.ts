@@ -22,7 +22,7 @@ export interface ResourceSql {
   /** Many updates in one statement, rows bound as one recordset (`updateManyFields` of each); undefined when the dialect has no recordset. */
   updateMany: string | undefined;
   updateManyFields: Field[];
-  /** Per declared unique key: is it held by a row (live or not: the index covers them all)? Binds `uniqueFields[i]`. */
+  /** Per declared unique key: is it held by a row the index covers (all of them, or those its `where` admits)? Binds `uniqueFields[i]`. */
   uniqueProbes: string[];
   uniqueFields: Field[][];
 }
@@ -62,7 +62,8 @@ function build(resource: Resource, dialect: Dialect): ResourceSql {
   const live = liveCondition(resource);
   const scoped = (first: number) => `${tenant.name} = ${p(first)} AND ${id.name} = ${p(first + 1)}${live}`;
   const uniqueFields = (resource.spec.unique ?? []).map((unique) => unique.columns.map((key) => resource.byKey.get(key)!));
-  const probes = uniqueFields.map((keyFields) => `SELECT 1 AS taken FROM ${table} WHERE ${keyFields.map((f, i) => `${f.name} = ${p(i + 1)}`).join(" AND ")} LIMIT 1`);
+  const partial = (resource.spec.unique ?? []).map((unique) => (unique.where === undefined ? "" : ` AND (${unique.where})`));
+  const probes = uniqueFields.map((keyFields, k) => `SELECT 1 AS taken FROM ${table} WHERE ${keyFields.map((f, i) => `${f.name} = ${p(i + 1)}`).join(" AND ")}${partial[k]} LIMIT 1`);
   return {
     insert: `INSERT INTO ${table} (${columns}) VALUES (${fields.map((_, i) => p(i + 1)).join(", ")}) ON CONFLICT DO NOTHING`,
     byId: `SELECT ${columns} FROM ${table} WHERE ${scoped(1)}`,

@@ -17,6 +17,8 @@ export interface IndexPart {
   name: string;
   keys: readonly string[];
   unique: boolean;
+  /** A partial index's condition, SQL both dialects share. */
+  where: string | undefined;
 }
 
 export function foreignKeysOf(resource: Resource): ForeignKeyPart[] {
@@ -27,7 +29,10 @@ export function foreignKeysOf(resource: Resource): ForeignKeyPart[] {
 
 export function indexesOf(resource: Resource): IndexPart[] {
   const { unique = [], indexes = [] } = resource.spec;
-  return [...unique.map((u) => ({ name: u.name, keys: u.columns, unique: true })), ...indexes.map((i) => ({ name: i.name, keys: i.columns, unique: false }))];
+  return [
+    ...unique.map((u) => ({ name: u.name, keys: u.columns, unique: true, where: u.where })),
+    ...indexes.map((i) => ({ name: i.name, keys: i.columns, unique: false, where: undefined })),
+  ];
 }
 
 /** A JSON default as the SQL string literal both dialects start from (`'[]'`). */

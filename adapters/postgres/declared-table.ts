@@ -38,7 +38,10 @@ export function pgTableOf(resource: Resource, references: Readonly<Record<string
       ...foreignKeysOf(resource).map((fk) =>
         foreignKey({ name: fk.name, columns: on([fk.key]), foreignColumns: [referencedColumn(references, fk, (table) => getTableColumns(table))] }),
       ),
-      ...indexesOf(resource).map((ix) => (ix.unique ? uniqueIndex(ix.name) : index(ix.name)).on(...on(ix.keys))),
+      ...indexesOf(resource).map((ix) => {
+        const built = (ix.unique ? uniqueIndex(ix.name) : index(ix.name)).on(...on(ix.keys));
+        return ix.where === undefined ? built : built.where(sql.raw(ix.where));
+      }),
     ];
   });
 }

@@ -1,9 +1,10 @@
 /**
  * The declaration mechanism on both dialects, with a resource that uses every column kind and
- * every filter kind: its table is created from the derived drizzle table (through drizzle-kit's
- * own DDL), and the generic repository must round-trip records, scope by tenant, hide soft-deleted
- * rows, word each conflict and leave the unit usable after it, filter and walk keyset pages, and
- * build each statement's text once.
+ * every filter kind (and two small ones for updateMany and partial unique keys): its table is
+ * created from the derived drizzle table (through drizzle-kit's own DDL), and the generic
+ * repository must round-trip records, scope by tenant, hide soft-deleted rows, word each conflict
+ * and leave the unit usable after it, filter and walk keyset pages, and build each statement's
+ * text once.
  */
 import Database from "better-sqlite3";
 import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson, generateSQLiteMigration } from "drizzle-kit/api";
@@ -79,6 +80,27 @@ const gadgets = defineResource({
 });
 type Gadget = RecordOf<typeof gadgets>;
 
+/** A partial unique key (live rows only) whose conflict is worded from the clashing record. */
+const gizmos = defineResource({
+  table: "gizmos",
+  noun: "A gizmo",
+  columns: {
+    id: id(),
+    organizationId: text(),
+    kind: text(),
+    code: text(),
+    deletedAt: timestamp({ nullable: true }),
+  },
+  unique: [
+    {
+      name: "gizmos_live_code_unique",
+      columns: ["organizationId", "code"],
+      where: "deleted_at IS NULL",
+      conflict: (gizmo) => `The organization already has a live ${String(gizmo.kind)} gizmo with this code`,
+    },
+  ],
+});
+
 interface Setup {
   dialect: Dialect;
   executor: Executor;
@@ -88,7 +110,7 @@ interface Setup {
 
 async function sqliteSetup(): Promise<Setup> {
   const db = new Database(":memory:");
-  const ddl = await generateSQLiteMigration(await generateSQLiteDrizzleJson({}), await generateSQLiteDrizzleJson({ widgets: sqliteTableOf(widgets), gadgets: sqliteTableOf(gadgets) }));
+  const ddl = await generateSQLiteMigration(await generateSQLiteDrizzleJson({}), await generateSQLiteDrizzleJson({ widgets: sqliteTableOf(widgets), gadgets: sqliteTableOf(gadgets), gizmos: sqliteTableOf(gizmos) }));
   for (const statement of ddl) db.exec(statement);
   return { dialect: sqliteDialect, executor: sqliteExecutor(new Statements(db)), exec: async (sql) => void db.exec(sql), close: async () => void db.close() };
 }
@@ -99,7 +121,7 @@ async function postgresSetup(): Promise<Setup> {
   await client.connect();
   await client.query(`create schema ${schema}`);
   await client.query(`set search_path = ${schema}`);
-  const ddl = await generateMigration(generateDrizzleJson({}), generateDrizzleJson({ widgets: pgTableOf(widgets), gadgets: pgTableOf(gadgets) }));
+  const ddl = await generateMigration(generateDrizzleJson({}), generateDrizzleJson({ widgets: pgTableOf(widgets), gadgets: pgTableOf(gadgets), gizmos: pgTableOf(gizmos) }));
   for (const statement of ddl) await client.query(statement);
   return {
     dialect: postgresDialect,
@@ -162,6 +184,7 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
   beforeEach(async () => {
     await setup.exec("DELETE FROM widgets");
     await setup.exec("DELETE FROM gadgets");
+    await setup.exec("DELETE FROM gizmos");
     await setup.exec("BEGIN");
   });
   afterEach(() => setup.exec("COMMIT"));
@@ -323,6 +346,21 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
     expect(await gadgetRepo.findById(org, a.id)).toStrictEqual(changed[0]);
     expect(await gadgetRepo.findById(org, b.id)).toBeNull();
     expect(await gadgetRepo.updateMany([])).toBe(0);
+  });
+
+  it("a partial unique key binds only the rows its where admits, and words its conflict from the record", async () => {
+    const gizmoRepo = createRepository(gizmos, setup.dialect, setup.executor, { open: true, writable: true });
+    const a = { id: "gzm_1", organizationId: org, kind: "blue", code: "G-1", deletedAt: null };
+    const b = { id: "gzm_2", organizationId: org, kind: "red", code: "G-1", deletedAt: null };
+    await gizmoRepo.insert(a);
+    expect(await conflictMessage(gizmoRepo.insert(b))).toBe("The organization already has a live red gizmo with this code");
+    expect(await conflictMessage(gizmoRepo.insert({ ...b, id: a.id, code: "G-2" }))).toBe("A gizmo with this id already exists");
+    // Soft-deleted (the column is not the declared softDelete here: the key's where alone decides).
+    expect(await gizmoRepo.update({ ...a, deletedAt: "2026-03-01T00:00:00.000Z" })).toBe(true);
+    await gizmoRepo.insert(b);
+    expect(await conflictMessage(gizmoRepo.update({ ...a, kind: "green", deletedAt: null }))).toBe("The organization already has a live green gizmo with this code");
+    expect(await gizmoRepo.findById(org, b.id)).toStrictEqual(b);
+    expect(await gizmoRepo.findById(org, a.id)).toStrictEqual({ ...a, deletedAt: "2026-03-01T00:00:00.000Z" });
   });
 });
 
