@@ -44,11 +44,11 @@ import { uniqueViolation } from "../shared/conflicts.js";
 import { normalizeApiKeyFilter, normalizeTlpAuditFilter, normalizeUserFilter } from "../shared/list-filters.js";
 import { toIsoTimestamp } from "../shared/values.js";
 import { guard } from "./errors.js";
-import { createObservableRepository } from "./observable-repository.js";
 import { createAlertRepository } from "./alert-repository.js";
 import { createRepository } from "../declare/repository.js";
 import type { Executor } from "../declare/dialect.js";
 import { commentRepository, commentResource } from "../resources/comments.js";
+import { observableRepository, observableResource } from "../resources/observables.js";
 import { taskRepository, taskResource } from "../resources/tasks.js";
 import { teamRepository, teamResource } from "../resources/teams.js";
 import { postgresDialect } from "./dialect.js";
@@ -625,7 +625,7 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
     },
 
     alerts: createAlertRepository(db, unit),
-    observables: createObservableRepository(db, unit),
+    observables: observableRepository(createRepository(observableResource, postgresDialect, executor, unit), postgresDialect, executor, unit),
     tasks: taskRepository(createRepository(taskResource, postgresDialect, executor, unit), postgresDialect, executor, unit),
     comments: commentRepository(createRepository(commentResource, postgresDialect, executor, unit)),
     webhooks: createWebhookRepository(db, unit),

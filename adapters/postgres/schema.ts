@@ -4,7 +4,7 @@
  * resolve through `search_path`, so one database can hold several isolated casekit schemas.
  */
 import { sql } from "drizzle-orm";
-import { bigint, boolean, doublePrecision, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, doublePrecision, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { CaseTag } from "../../core/cases/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
 import type { Scope } from "../../core/access/scopes.js";
@@ -12,6 +12,7 @@ import type { WebhookFilters } from "../../core/webhooks/filters.js";
 import type { JsonValue } from "../shared/values.js";
 import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
 import { commentResource } from "../resources/comments.js";
+import { observableResource } from "../resources/observables.js";
 import { taskResource } from "../resources/tasks.js";
 import { teamResource } from "../resources/teams.js";
 import { pgTableOf } from "./declared-table.js";
@@ -322,43 +323,8 @@ export const alertSourceCounts = pgTable(
 /** Declared once in adapters/resources/tasks.ts. */
 export const tasks = pgTableOf(taskResource, { organizations, cases });
 
-export const observables = pgTable(
-  "observables",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    /** Exactly one of case_id and alert_id is set: the parent. */
-    caseId: text("case_id"),
-    alertId: text("alert_id"),
-    dataType: text("data_type").notNull(),
-    data: text("data").notNull(),
-    tlp: integer("tlp").notNull(),
-    pap: integer("pap").notNull(),
-    ioc: boolean("ioc").notNull(),
-    sighted: boolean("sighted").notNull(),
-    tags: jsonb("tags").$type<JsonValue<CaseTag[]>>().notNull(),
-    message: text("message"),
-    createdAt: isoTimestamp("created_at").notNull(),
-    updatedAt: isoTimestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-    deletedAt: isoTimestamp("deleted_at"),
-    deletedBy: text("deleted_by"),
-  },
-  (t) => [
-    foreignKey({ name: "observables_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "observables_case_id_fk", columns: [t.caseId], foreignColumns: [cases.id] }),
-    foreignKey({ name: "observables_alert_id_fk", columns: [t.alertId], foreignColumns: [alerts.id] }),
-    // One live observable per parent, (dataType, data) and TLP: a value the caller may not see
-    // is added beside the hidden one, never merged into it (core/observables/dedupe.ts).
-    uniqueIndex("observables_case_unique").on(t.caseId, t.dataType, t.data, t.tlp).where(sql`deleted_at IS NULL AND case_id IS NOT NULL`),
-    uniqueIndex("observables_alert_unique").on(t.alertId, t.dataType, t.data, t.tlp).where(sql`deleted_at IS NULL AND alert_id IS NOT NULL`),
-    index("observables_organization_id_idx").on(t.organizationId, t.id),
-    // "Where else have we seen this IP?": one index seek by value.
-    index("observables_organization_id_data_idx").on(t.organizationId, t.data, t.id),
-    index("observables_organization_id_case_id_idx").on(t.organizationId, t.caseId, t.id),
-    index("observables_organization_id_alert_id_idx").on(t.organizationId, t.alertId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/observables.ts. */
+export const observables = pgTableOf(observableResource, { organizations, cases, alerts });
 
 /** Declared once in adapters/resources/comments.ts. */
 export const comments = pgTableOf(commentResource, { organizations });

@@ -36,10 +36,10 @@ import {
 } from "../shared/rows.js";
 import { toIsoTimestamp } from "../shared/values.js";
 import { caseListQuery } from "./case-list.js";
-import { createObservableRepository } from "./observable-repository.js";
 import { createAlertRepository } from "./alert-repository.js";
 import { createRepository } from "../declare/repository.js";
 import { commentRepository, commentResource } from "../resources/comments.js";
+import { observableRepository, observableResource } from "../resources/observables.js";
 import { taskRepository, taskResource } from "../resources/tasks.js";
 import { teamRepository, teamResource } from "../resources/teams.js";
 import { sqliteDialect, sqliteExecutor } from "./dialect.js";
@@ -362,7 +362,7 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
     },
 
     alerts: createAlertRepository(statements, unit),
-    observables: createObservableRepository(statements, unit),
+    observables: observableRepository(createRepository(observableResource, sqliteDialect, executor, unit), sqliteDialect, executor, unit),
     tasks: taskRepository(createRepository(taskResource, sqliteDialect, executor, unit), sqliteDialect, executor, unit),
     comments: commentRepository(createRepository(commentResource, sqliteDialect, executor, unit)),
     webhooks: createWebhookRepository(statements, unit),

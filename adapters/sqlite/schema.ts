@@ -13,6 +13,7 @@ import type { CaseTag } from "../../core/cases/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
 import type { WebhookFilters } from "../../core/webhooks/filters.js";
 import { commentResource } from "../resources/comments.js";
+import { observableResource } from "../resources/observables.js";
 import { taskResource } from "../resources/tasks.js";
 import { teamResource } from "../resources/teams.js";
 import { sqliteTableOf } from "./declared-table.js";
@@ -319,43 +320,8 @@ export const alertSourceCounts = sqliteTable(
 /** Declared once in adapters/resources/tasks.ts. */
 export const tasks = sqliteTableOf(taskResource, { organizations, cases });
 
-export const observables = sqliteTable(
-  "observables",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    /** Exactly one of case_id and alert_id is set: the parent. */
-    caseId: text("case_id"),
-    alertId: text("alert_id"),
-    dataType: text("data_type").notNull(),
-    data: text("data").notNull(),
-    tlp: integer("tlp").notNull(),
-    pap: integer("pap").notNull(),
-    ioc: integer("ioc", { mode: "boolean" }).notNull(),
-    sighted: integer("sighted", { mode: "boolean" }).notNull(),
-    tags: json<CaseTag[]>("tags").notNull(),
-    message: text("message"),
-    createdAt: timestamp("created_at").notNull(),
-    updatedAt: timestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-    deletedAt: timestamp("deleted_at"),
-    deletedBy: text("deleted_by"),
-  },
-  (t) => [
-    foreignKey({ name: "observables_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "observables_case_id_fk", columns: [t.caseId], foreignColumns: [cases.id] }),
-    foreignKey({ name: "observables_alert_id_fk", columns: [t.alertId], foreignColumns: [alerts.id] }),
-    // One live observable per parent, (dataType, data) and TLP: a value the caller may not see
-    // is added beside the hidden one, never merged into it (core/observables/dedupe.ts).
-    uniqueIndex("observables_case_unique").on(t.caseId, t.dataType, t.data, t.tlp).where(sql`deleted_at IS NULL AND case_id IS NOT NULL`),
-    uniqueIndex("observables_alert_unique").on(t.alertId, t.dataType, t.data, t.tlp).where(sql`deleted_at IS NULL AND alert_id IS NOT NULL`),
-    index("observables_organization_id_idx").on(t.organizationId, t.id),
-    // "Where else have we seen this IP?": one index seek by value.
-    index("observables_organization_id_data_idx").on(t.organizationId, t.data, t.id),
-    index("observables_organization_id_case_id_idx").on(t.organizationId, t.caseId, t.id),
-    index("observables_organization_id_alert_id_idx").on(t.organizationId, t.alertId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/observables.ts. */
+export const observables = sqliteTableOf(observableResource, { organizations, cases, alerts });
 
 /** Declared once in adapters/resources/comments.ts. */
 export const comments = sqliteTableOf(commentResource, { organizations });

@@ -5,18 +5,19 @@
  * ANALYZE. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped with a printed reason outside CI when no
  * server answers (as postgres.test.ts).
  */
-import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { describe, expect, it } from "vitest";
 import type { ObservableFilter } from "../../core/index.js";
-import { observableListStatement } from "../../adapters/postgres/observable-repository.js";
-import { observableListQuery } from "../../adapters/sqlite/observable-repository.js";
+import { listQuery } from "../../adapters/declare/sql.js";
+import { postgresDialect } from "../../adapters/postgres/dialect.js";
+import { observableResource } from "../../adapters/resources/observables.js";
+import { sqliteDialect } from "../../adapters/sqlite/dialect.js";
 import { inPlanSchema, postgresPlan, sqlitePlan } from "../helpers/plans.js";
 import { postgresShouldRun } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
 import { observableRecord } from "./suite-observables.js";
 
 describe("observable list query plans: sqlite", () => {
-  const plan = (filter: ObservableFilter, beforeId?: string) => sqlitePlan(observableListQuery("org_1", filter, 50, beforeId));
+  const plan = (filter: ObservableFilter, beforeId?: string) => sqlitePlan(listQuery(observableResource, sqliteDialect, "org_1", filter, { limit: 50, order: "desc", after: beforeId })!);
 
   it("data=<one value> is one seek on observables_organization_id_data_idx, without sorting", () => {
     const detail = plan({ maxTlp: 4, data: ["192.0.2.1"] }, "obs_zzzzzzzzzzzzzzzzzzzzzzzzzz");
@@ -57,7 +58,8 @@ describe.skipIf(!run)("observable list query plans: postgres", () => {
         for (let i = 0; i < 3000; i++) await tx.observables.insert(observableRecord(f, org.id, { caseId: parent.id, data: `10.0.${i >> 8}.${i & 255}` }));
       });
       await pool.query("analyze");
-      const detail = await postgresPlan(pool, observableListStatement(drizzlePg({ client: pool }), org.id, { maxTlp: 4, data: ["10.0.1.1"] }, 51, undefined).toSQL());
+      const query = listQuery(observableResource, postgresDialect, org.id, { maxTlp: 4, data: ["10.0.1.1"] }, { limit: 51, order: "desc" })!;
+      const detail = await postgresPlan(pool, { sql: query.text, params: query.params });
       expect(detail).toMatch(/Index Scan Backward using observables_organization_id_data_idx on observables/);
       expect(detail).not.toMatch(/Seq Scan on observables|Sort/);
     });
