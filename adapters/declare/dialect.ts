@@ -46,3 +46,16 @@ export interface Executor {
    */
   guarded(sql: string, params: readonly unknown[]): Promise<number>;
 }
+
+/**
+ * Memoises a resource's bespoke SQL texts per dialect: built the first time a unit of work of that
+ * dialect asks, then shared by every later unit (no per-request string building).
+ */
+export function oncePerDialect<T>(build: (dialect: Dialect) => T): (dialect: Dialect) => T {
+  const built = new WeakMap<Dialect, T>();
+  return (dialect) => {
+    let value = built.get(dialect);
+    if (value === undefined) built.set(dialect, (value = build(dialect)));
+    return value;
+  };
+}

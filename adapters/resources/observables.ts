@@ -4,19 +4,19 @@
  * (a soft-deleted alert hides its observables; the per-parent value lookup; an alert's whole
  * list), each written once for both dialects.
  */
-import { invalidField } from "../../core/errors.js";
 import type { Observable, ObservableFilter, ObservableTag } from "../../core/observables/types.js";
 import type { ObservableRepository } from "../../core/ports/storage.js";
 import { bool, id, int, json, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
+import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
+import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
-import { toIsoTimestamp } from "../shared/values.js";
 
 /** The clash of a parent's live value: which parent, and what kind of value. */
 const duplicateValue = (record: Readonly<Record<string, unknown>>): string =>
@@ -104,17 +104,8 @@ function observableSql(dialect: Dialect) {
     byAlert: `SELECT ${columns} FROM observables WHERE organization_id = ${p(1)} AND alert_id = ${p(2)} AND ${live} ORDER BY id`,
   };
 }
-const built = new WeakMap<Dialect, ReturnType<typeof observableSql>>();
+const observableSqlFor = oncePerDialect(observableSql);
 
-/** Creation bounds in canonical ISO form, so they compare as stored; an invalid one is invalid_request. */
-function createdBound(name: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  try {
-    return toIsoTimestamp(value);
-  } catch {
-    throw invalidField(name, "must be an ISO 8601 date-time");
-  }
-}
 
 export function observableRepository(
   observables: DeclaredRepository<Observable, FilterValues<typeof observableResource>>,
@@ -123,9 +114,7 @@ export function observableRepository(
   unit: UnitState,
 ): ObservableRepository {
   const { reading } = unitGuards(unit);
-  let sql = built.get(dialect);
-  if (!sql) built.set(dialect, (sql = observableSql(dialect)));
-  const { byId, byCaseValue, byAlertValue, byAlert } = sql;
+  const { byId, byCaseValue, byAlertValue, byAlert } = observableSqlFor(dialect);
   const one = async (text: string, params: unknown[]): Promise<Observable | null> => {
     const [row] = await executor.all(text, params);
     return row ? recordOf<Observable>(observableResource, row) : null;
@@ -147,8 +136,8 @@ export function observableRepository(
       return (await executor.all(byAlert, [organizationId, alertId])).map((row) => recordOf<Observable>(observableResource, row));
     },
     list: (organizationId, { createdAfter, createdBefore, ...filter }: ObservableFilter, page) => {
-      const after = createdBound("createdAfter", createdAfter);
-      const before = createdBound("createdBefore", createdBefore);
+      const after = timestampBound("createdAfter", createdAfter);
+      const before = timestampBound("createdBefore", createdBefore);
       const created = after === undefined && before === undefined ? undefined : { after, before };
       return observables.list(organizationId, { ...filter, created }, { limit: pageLimit(page), order: "desc", after: page.beforeId });
     },

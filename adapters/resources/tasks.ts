@@ -3,20 +3,20 @@
  * port's TaskRepository is the generic repository plus three queries about a task's case (its
  * marking, the case's highest order, an open mandatory task), each written once for both dialects.
  */
-import { invalidField } from "../../core/errors.js";
 import type { TaskRepository } from "../../core/ports/storage.js";
 import { openTaskStatuses, taskStatuses } from "../../core/tasks/lifecycle.js";
 import type { Task, TaskFilter } from "../../core/tasks/types.js";
 import { bool, enumOf, id, int, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
+import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { encodeValue, recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
+import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
-import { toIsoTimestamp } from "../shared/values.js";
 
 export const taskResource = defineResource({
   table: "tasks",
@@ -85,17 +85,8 @@ function taskSql(dialect: Dialect) {
     openMandatory: `SELECT 1 AS found FROM tasks WHERE ${ofCase} AND tasks.mandatory = ${p(3)} AND ${dialect.anyOf("tasks.status", p(4))} LIMIT 1`,
   };
 }
-const built = new WeakMap<Dialect, ReturnType<typeof taskSql>>();
+const taskSqlFor = oncePerDialect(taskSql);
 
-/** Due bounds in canonical ISO form, so they compare as stored; an invalid one is invalid_request. */
-function dueBound(name: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  try {
-    return toIsoTimestamp(value);
-  } catch {
-    throw invalidField(name, "must be an ISO 8601 date-time");
-  }
-}
 
 export function taskRepository(
   tasks: DeclaredRepository<Task, FilterValues<typeof taskResource>>,
@@ -104,9 +95,7 @@ export function taskRepository(
   unit: UnitState,
 ): TaskRepository {
   const { reading } = unitGuards(unit);
-  let sql = built.get(dialect);
-  if (!sql) built.set(dialect, (sql = taskSql(dialect)));
-  const { many, maxOrder, openMandatory } = sql;
+  const { many, maxOrder, openMandatory } = taskSqlFor(dialect);
   const mandatory = encodeValue(taskResource.byKey.get("mandatory")!.column, true);
   const open = dialect.list(openTaskStatuses);
 
@@ -133,7 +122,7 @@ export function taskRepository(
     list: (organizationId, filter: TaskFilter, page) =>
       tasks.list(
         organizationId,
-        { ...filter, dueAfter: dueBound("dueAfter", filter.dueAfter), dueBefore: dueBound("dueBefore", filter.dueBefore) },
+        { ...filter, dueAfter: timestampBound("dueAfter", filter.dueAfter), dueBefore: timestampBound("dueBefore", filter.dueBefore) },
         { limit: pageLimit(page), order: "desc", after: page.beforeId },
       ),
   };
