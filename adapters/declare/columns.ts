@@ -4,7 +4,7 @@
  * and the row mapping (rows.ts) each translate every kind once.
  */
 
-export type ColumnKind = "id" | "text" | "int" | "bool" | "timestamp" | "json" | "enum";
+export type ColumnKind = "id" | "text" | "int" | "float" | "bool" | "timestamp" | "json" | "enum";
 
 /** A foreign key to another table's column. */
 export interface Reference {
@@ -27,6 +27,11 @@ export interface Column<T = unknown, N extends boolean = boolean> {
   readonly big?: boolean;
   /** The allowed values (`enum` only), for the record's type; the database stores text. */
   readonly values?: readonly string[];
+  /**
+   * A primary key (`id` only) compared in the database's own collation rather than byte by byte:
+   * for keys never paged through (a session, an organization, an email).
+   */
+  readonly unsorted?: boolean;
   /** Type carrier only: never set. */
   readonly _value?: T;
 }
@@ -48,12 +53,17 @@ const column =
   (options: Options<T> & Extra & { nullable?: boolean } = {} as Options<T> & Extra) =>
     ({ ...fixed, ...options, kind, nullable: options.nullable ?? false }) as Column<T, true> & Column<T, false>;
 
-/** The primary key: a prefixed sortable id (core/ids), compared byte by byte on both dialects. */
-export const id = (): Column<string, false> => ({ kind: "id", nullable: false });
+/**
+ * The primary key: a prefixed sortable id (core/ids), compared byte by byte on both dialects;
+ * `unsorted` for a key nothing is ordered by, `name` when its SQL name is not `id`'s.
+ */
+export const id = (options: { unsorted?: boolean; name?: string } = {}): Column<string, false> => ({ kind: "id", nullable: false, ...options });
 export const text = column<string>("text");
 export const timestamp = column<string>("timestamp");
 export const bool = column<boolean>("bool");
 export const int = column<number, { big?: boolean }>("int");
+/** A double-precision number. */
+export const float = column<number>("float");
 /** A JSON value of type `T` (`json<string[]>()`); `nullableJson` when it may be null. */
 export const json = <T>(options?: Options<T>): Column<T, false> => column<T>("json")(options);
 export const nullableJson = <T>(options?: Options<T>): Column<T, true> => column<T>("json")({ ...options, nullable: true });

@@ -16,6 +16,13 @@ export interface ViolatedKey {
 export interface Dialect {
   /** The placeholder of the `n`th parameter (from 1): `?` or `$n`. */
   param(n: number): string;
+  /** The most parameters one statement may bind (multi-row inserts stay below it). */
+  maxParams: number;
+  /**
+   * What a SELECT that claims rows for the unit ends with, so claimers on other connections pass
+   * over the rows this one took instead of waiting for them (` FOR UPDATE SKIP LOCKED`), or "".
+   */
+  skipLocked: string;
   /** `column` is one of the list bound at `param` (bound as `list(values)`). */
   anyOf(column: string, param: string): string;
   /** A list bound as one parameter. */

@@ -8,23 +8,40 @@ import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
 import type { Dialect, Executor, ViolatedKey } from "./dialect.js";
 import type { FilterValues, RecordOf, Resource, UniqueSpec } from "./resource.js";
-import { paramsOf, recordOf, recordsetRow } from "./rows.js";
+import { encodeValue, paramsOf, recordOf, recordsetRow } from "./rows.js";
 import type { ListPage } from "./sql.js";
-import { listQuery, resourceSql } from "./sql.js";
+import { deleteQuery, insertManyText, listQuery, patchText, resourceSql, rowsPerInsert, scopeParams } from "./sql.js";
 
+/**
+ * What every declared resource can do. `tenantId` is the owning tenant's id, or `null` for a
+ * resource no tenant owns (resource.ts, `tenant: null`).
+ */
 export interface DeclaredRepository<T, F> {
   /** Throws conflict (worded by the declaration) when the id or another unique key is taken. */
   insert(record: T): Promise<void>;
+  /**
+   * Inserts many records in few statements (rows per statement: sql.ts `rowsPerInsert`), skipping
+   * those that clash with a unique key; resolves to how many were written.
+   */
+  insertMany(records: readonly T[]): Promise<number>;
+  /** Inserts the record, or overwrites the mutable columns of the one with its id. */
+  upsert(record: T): Promise<void>;
   /** The tenant's live record, or null. */
-  findById(tenantId: string, id: string): Promise<T | null>;
+  findById(tenantId: string | null, id: string): Promise<T | null>;
   /** The tenant's live records among `ids`, in id order. */
-  findMany(tenantId: string, ids: readonly string[]): Promise<T[]>;
+  findMany(tenantId: string | null, ids: readonly string[]): Promise<T[]>;
   /** Writes the mutable columns of the tenant's live record; false when there is none. */
   update(record: T): Promise<boolean>;
   /** `update` for each record, one prepared statement for them all; how many were written. */
   updateMany(records: readonly T[]): Promise<number>;
+  /** Sets the same mutable fields on the tenant's live records among `ids` in one statement; how many were written. */
+  patchMany(tenantId: string | null, ids: readonly string[], patch: Partial<T>): Promise<number>;
+  /** Removes the tenant's record, live or soft-deleted; false when there is none. */
+  delete(tenantId: string | null, id: string): Promise<boolean>;
+  /** Removes the tenant's records matching `filters` (soft-deleted ones too); how many. */
+  deleteWhere(tenantId: string | null, filters: F): Promise<number>;
   /** One keyset page of the tenant's live records matching `filters`, in id order. */
-  list(tenantId: string, filters: F, page: ListPage): Promise<T[]>;
+  list(tenantId: string | null, filters: F, page: ListPage): Promise<T[]>;
 }
 
 /** A key's declared wording, for the record that clashed on it. */
@@ -79,9 +96,30 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
       throw conflictOf(resource, { columns: [resource.id.name] }, record);
     },
 
+    async insertMany(records) {
+      writing();
+      const perStatement = rowsPerInsert(resource, dialect);
+      let written = 0;
+      for (let start = 0; start < records.length; start += perStatement) {
+        const batch = records.slice(start, start + perStatement);
+        const params = batch.flatMap((record) => paramsOf(resource.fields, record));
+        written += await executor.run(insertManyText(resource, dialect, batch.length), params);
+      }
+      return written;
+    },
+
+    async upsert(record) {
+      writing();
+      try {
+        await executor.run(sql.upsert, paramsOf(resource.fields, record));
+      } catch (error) {
+        throw translated(error, record);
+      }
+    },
+
     async findById(tenantId, id) {
       reading();
-      const found = await executor.all(sql.byId, [tenantId, id]);
+      const found = await executor.all(sql.byId, scopeParams(resource, tenantId, id));
       return found[0] ? recordOf<T>(resource, found[0]) : null;
     },
 
@@ -109,6 +147,27 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
       let written = 0;
       for (const record of records) written += await updated(record);
       return written;
+    },
+
+    async patchMany(tenantId, ids, patch) {
+      writing();
+      if (ids.length === 0) return 0;
+      const keys = Object.keys(patch).filter((key) => (patch as Record<string, unknown>)[key] !== undefined);
+      if (keys.length === 0) throw new Error(`casekit: a patch of ${resource.table} names no field`);
+      const values = keys.map((key) => encodeValue(resource.byKey.get(key)!.column, (patch as Record<string, unknown>)[key]));
+      const tenant = resource.tenant === undefined ? [] : [scopeParams(resource, tenantId, "")[0]];
+      return executor.run(patchText(resource, dialect, keys), [...values, ...tenant, dialect.list(ids)]);
+    },
+
+    async delete(tenantId, id) {
+      writing();
+      return (await executor.run(sql.delete, scopeParams(resource, tenantId, id))) > 0;
+    },
+
+    async deleteWhere(tenantId, filters) {
+      writing();
+      const query = deleteQuery(resource, dialect, tenantId, filters as Record<string, unknown>);
+      return query ? executor.run(query.text, query.params) : 0;
     },
 
     async list(tenantId, filters, page) {

@@ -15,11 +15,22 @@ export interface UniqueSpec<K extends string> {
   columns: readonly K[];
   conflict: string | ((record: Readonly<Record<string, unknown>>) => string);
   where?: string;
+  /**
+   * A one-column key declared as that column's UNIQUE constraint (the older tables' form) rather
+   * than as a unique index: the same rule, kept in the form the migrations already created.
+   */
+  constraint?: true;
 }
 
+/**
+ * An index. `where` makes it partial (SQL both dialects share); `gin` makes it a GIN index of a
+ * JSON column's containment (jsonb_path_ops), which only PostgreSQL has: SQLite goes without.
+ */
 export interface IndexSpec<K extends string> {
   name: string;
   columns: readonly K[];
+  where?: string;
+  gin?: true;
 }
 
 /**
@@ -40,8 +51,12 @@ export interface ResourceSpec<C extends Record<string, Column>, F extends Record
   /** How conflicts name one record: "A comment". */
   noun: string;
   columns: C;
-  /** The column every statement is scoped by (default `organizationId`). */
-  tenant?: keyof C & string;
+  /**
+   * The column every statement is scoped by (default `organizationId`); `null` for the few tables
+   * no tenant owns (organizations themselves, sign-in counters by email): their repository methods
+   * take `null` where others take the tenant's id.
+   */
+  tenant?: (keyof C & string) | null;
   /** Set on soft delete; no read ever returns a row where it is set. */
   softDelete?: keyof C & string;
   /** Columns an update never writes (besides the id and the tenant, which it never writes either). */
@@ -66,7 +81,8 @@ export interface Resource<C extends Record<string, Column> = Record<string, Colu
   readonly fields: readonly Field[];
   readonly byKey: ReadonlyMap<string, Field>;
   readonly id: Field;
-  readonly tenant: Field;
+  /** Undefined for a resource no tenant owns. */
+  readonly tenant: Field | undefined;
   readonly softDelete: Field | undefined;
   /** The columns an update writes. */
   readonly mutable: readonly Field[];
@@ -111,10 +127,13 @@ export function defineResource<const C extends Record<string, Column>, const F e
   const ids = fields.filter((f) => f.column.kind === "id");
   if (ids.length !== 1) throw new Error(`casekit: ${spec.table} must declare exactly one id column`);
   const id = ids[0]!;
-  const tenant = field(spec.tenant ?? "organizationId", "the tenant");
-  const fixed = new Set<string>([id.key, tenant.key, ...(spec.fixed ?? [])]);
+  const tenant = spec.tenant === null ? undefined : field(spec.tenant ?? "organizationId", "the tenant");
+  const fixed = new Set<string>([id.key, ...(tenant ? [tenant.key] : []), ...(spec.fixed ?? [])]);
   for (const key of fixed) field(key, "a fixed column");
   for (const key of [...(spec.unique ?? []), ...(spec.indexes ?? [])].flatMap((k) => k.columns)) field(key, "an indexed column");
+  for (const key of spec.unique ?? []) {
+    if (key.constraint && (key.columns.length !== 1 || key.where !== undefined)) throw new Error(`casekit: ${spec.table} declares ${key.name} as a column constraint, which takes one column and no where`);
+  }
   const filters = (spec.filters ?? {}) as F;
   for (const filter of Object.values(filters)) field(filter.column, "a filter on");
   return {

@@ -34,6 +34,7 @@ export function decodeValue(column: Column, value: unknown): unknown {
     case "bool":
       return Boolean(value);
     case "int":
+    case "float":
       return typeof value === "number" ? value : Number(value);
     default:
       return value;

@@ -25,6 +25,10 @@ export interface ResourceSql {
   /** Per declared unique key: is it held by a row the index covers (all of them, or those its `where` admits)? Binds `uniqueFields[i]`. */
   uniqueProbes: string[];
   uniqueFields: Field[][];
+  /** Inserts or, when the id is taken, overwrites the mutable columns (binds every field). */
+  upsert: string;
+  /** Removes a tenant's row by id, live or soft-deleted. Binds the scope (`scopeParams`). */
+  delete: string;
 }
 
 /** A keyset page: rows past `after` (an id) in `order`, at most `limit`. */
@@ -55,12 +59,26 @@ export function resourceSql(resource: Resource, dialect: Dialect): ResourceSql {
   return statements;
 }
 
+/** A row's scope as statements bind it: the tenant's id (unless no tenant owns the resource), then the row's id. */
+export function scopeParams(resource: Resource, tenantId: string | null, id: string): unknown[] {
+  if (resource.tenant === undefined) return [id];
+  if (tenantId === null) throw new Error(`casekit: ${resource.table} is scoped by tenant; pass its id`);
+  return [tenantId, id];
+}
+
+/** `column = param` for the scope's first column (the tenant, or nothing), then the id: `first` is its first parameter. */
+const scopeOf = (resource: Resource, dialect: Dialect, first: number, qualifier = ""): string =>
+  resource.tenant === undefined
+    ? `${qualifier}${resource.id.name} = ${dialect.param(first)}`
+    : `${qualifier}${resource.tenant.name} = ${dialect.param(first)} AND ${qualifier}${resource.id.name} = ${dialect.param(first + 1)}`;
+
 function build(resource: Resource, dialect: Dialect): ResourceSql {
   const { table, fields, id, tenant, mutable } = resource;
   const p = dialect.param;
   const columns = fields.map((f) => f.name).join(", ");
   const live = liveCondition(resource);
-  const scoped = (first: number) => `${tenant.name} = ${p(first)} AND ${id.name} = ${p(first + 1)}${live}`;
+  const scoped = (first: number) => `${scopeOf(resource, dialect, first)}${live}`;
+  const keyFields = tenant === undefined ? [id] : [tenant, id];
   const uniqueFields = (resource.spec.unique ?? []).map((unique) => unique.columns.map((key) => resource.byKey.get(key)!));
   const partial = (resource.spec.unique ?? []).map((unique) => (unique.where === undefined ? "" : ` AND (${unique.where})`));
   const probes = uniqueFields.map((keyFields, k) => `SELECT 1 AS taken FROM ${table} WHERE ${keyFields.map((f, i) => `${f.name} = ${p(i + 1)}`).join(" AND ")}${partial[k]} LIMIT 1`);
@@ -68,18 +86,72 @@ function build(resource: Resource, dialect: Dialect): ResourceSql {
     insert: `INSERT INTO ${table} (${columns}) VALUES (${fields.map((_, i) => p(i + 1)).join(", ")}) ON CONFLICT DO NOTHING`,
     byId: `SELECT ${columns} FROM ${table} WHERE ${scoped(1)}`,
     update: `UPDATE ${table} SET ${mutable.map((f, i) => `${f.name} = ${p(i + 1)}`).join(", ")} WHERE ${scoped(mutable.length + 1)}`,
-    updateFields: [...mutable, tenant, id],
+    updateFields: [...mutable, ...keyFields],
     updateMayClash: uniqueFields.some((keyFields) => keyFields.some((f) => mutable.includes(f))),
     updateMany: dialect.recordset
-      ? `UPDATE ${table} SET ${mutable.map((f) => `${f.name} = r.${f.name}`).join(", ")} FROM ${dialect.recordset(p(1), [tenant, id, ...mutable])} WHERE ${table}.${tenant.name} = r.${tenant.name} AND ${table}.${id.name} = r.${id.name}${liveCondition(resource, `${table}.`)}`
+      ? `UPDATE ${table} SET ${mutable.map((f) => `${f.name} = r.${f.name}`).join(", ")} FROM ${dialect.recordset(p(1), [...keyFields, ...mutable])} WHERE ${keyFields.map((f) => `${table}.${f.name} = r.${f.name}`).join(" AND ")}${liveCondition(resource, `${table}.`)}`
       : undefined,
-    updateManyFields: [tenant, id, ...mutable],
+    updateManyFields: [...keyFields, ...mutable],
     uniqueProbes: probes,
     uniqueFields,
+    upsert: `INSERT INTO ${table} (${columns}) VALUES (${fields.map((_, i) => p(i + 1)).join(", ")}) ON CONFLICT (${id.name}) DO ${
+      mutable.length === 0 ? "NOTHING" : `UPDATE SET ${mutable.map((f) => `${f.name} = excluded.${f.name}`).join(", ")}`
+    }`,
+    delete: `DELETE FROM ${table} WHERE ${scopeOf(resource, dialect, 1)}`,
   };
 }
 
-const liveCondition = (resource: Resource, qualifier = ""): string => (resource.softDelete ? ` AND ${qualifier}${resource.softDelete.name} IS NULL` : "");
+const manyInserts = new WeakMap<Dialect, WeakMap<Resource, Map<number, string>>>();
+
+/** Rows per multi-row insert of `resource`: 100, or fewer where the dialect's parameter limit needs it. */
+export const rowsPerInsert = (resource: Resource, dialect: Dialect): number => Math.max(1, Math.min(100, Math.floor(dialect.maxParams / resource.fields.length)));
+
+/**
+ * `rows` rows in one INSERT that skips rows clashing with any unique key (the caller compares the
+ * count written). One text per row count, kept: full batches reuse one prepared statement.
+ */
+export function insertManyText(resource: Resource, dialect: Dialect, rows: number): string {
+  const cache = perDialect(manyInserts, dialect);
+  let texts = cache.get(resource);
+  if (!texts) cache.set(resource, (texts = new Map()));
+  let text = texts.get(rows);
+  if (text === undefined) {
+    const width = resource.fields.length;
+    const values = Array.from({ length: rows }, (_, r) => `(${resource.fields.map((_, c) => dialect.param(r * width + c + 1)).join(", ")})`);
+    texts.set(rows, (text = `INSERT INTO ${resource.table} (${resource.fields.map((f) => f.name).join(", ")}) VALUES ${values.join(", ")} ON CONFLICT DO NOTHING`));
+  }
+  return text;
+}
+
+const patches = new WeakMap<Dialect, WeakMap<Resource, Map<string, string>>>();
+
+/**
+ * Sets `keys` (mutable columns, bound first in that order) on the tenant's live rows among a list
+ * of ids (bound after the tenant): one statement for a bulk page. One text per set of keys, kept.
+ */
+export function patchText(resource: Resource, dialect: Dialect, keys: readonly string[]): string {
+  const cache = perDialect(patches, dialect);
+  let texts = cache.get(resource);
+  if (!texts) cache.set(resource, (texts = new Map()));
+  const shape = keys.join(",");
+  let text = texts.get(shape);
+  if (text === undefined) {
+    const fields = keys.map((key) => {
+      const field = resource.mutable.find((f) => f.key === key);
+      if (!field) throw new Error(`casekit: ${resource.table}.${key} is not a column an update writes`);
+      return field;
+    });
+    let n = 0;
+    const next = () => dialect.param(++n);
+    const set = fields.map((f) => `${f.name} = ${next()}`).join(", ");
+    const scope = resource.tenant === undefined ? "" : `${resource.tenant.name} = ${next()} AND `;
+    texts.set(shape, (text = `UPDATE ${resource.table} SET ${set} WHERE ${scope}${dialect.anyOf(resource.id.name, next())}${liveCondition(resource)}`));
+  }
+  return text;
+}
+
+const liveCondition = (resource: Resource, qualifier = "", joiner = " AND "): string =>
+  resource.softDelete ? `${joiner}${qualifier}${resource.softDelete.name} IS NULL` : "";
 
 /**
  * A tenant's live rows matching `filters`, one keyset page in id order. The text depends only on
@@ -90,13 +162,53 @@ const liveCondition = (resource: Resource, qualifier = ""): string => (resource.
 export function listQuery(
   resource: Resource,
   dialect: Dialect,
-  tenantId: string,
+  tenantId: string | null,
   filters: object,
   page: ListPage,
   ids?: readonly string[],
 ): Query | null {
+  const found = matching(resource, dialect, tenantId, filters, ids);
+  if (found === null) return null;
+  const { shape, params } = found;
+  if (page.after !== undefined) params.push(page.after);
+  params.push(page.limit);
+  const key = `${shape.join(",")}|${page.order}${page.after === undefined ? "" : ">"}`;
+  return { text: cachedText(lists, resource, dialect, key, () => listText(resource, dialect, shape, page)), params };
+}
+
+/**
+ * Deletes the tenant's rows matching `filters` (soft-deleted ones too: a delete is a purge);
+ * null when the filters match nothing by construction (an empty any-of list).
+ */
+export function deleteQuery(resource: Resource, dialect: Dialect, tenantId: string | null, filters: object): Query | null {
+  const found = matching(resource, dialect, tenantId, filters);
+  if (found === null) return null;
+  const { shape, params } = found;
+  return {
+    text: cachedText(deletes, resource, dialect, shape.join(","), () => `DELETE FROM ${resource.table} WHERE ${whereOf(resource, dialect, shape).where.join(" AND ")}`),
+    params,
+  };
+}
+
+const deletes = new WeakMap<Dialect, WeakMap<Resource, Map<string, string>>>();
+
+function cachedText(cache: WeakMap<Dialect, WeakMap<Resource, Map<string, string>>>, resource: Resource, dialect: Dialect, key: string, build: () => string): string {
+  const byResource = perDialect(cache, dialect);
+  let texts = byResource.get(resource);
+  if (!texts) byResource.set(resource, (texts = new Map()));
+  let text = texts.get(key);
+  if (text === undefined) texts.set(key, (text = build()));
+  return text;
+}
+
+/** The shape of a filtered statement (which filters, which bounds) and its parameters, tenant first. */
+function matching(resource: Resource, dialect: Dialect, tenantId: string | null, filters: object, ids?: readonly string[]): { shape: string[]; params: unknown[] } | null {
   const shape: string[] = [];
-  const params: unknown[] = [tenantId];
+  const params: unknown[] = [];
+  if (resource.tenant !== undefined) {
+    if (tenantId === null) throw new Error(`casekit: ${resource.table} is scoped by tenant; pass its id`);
+    params.push(tenantId);
+  }
   for (const [name, spec] of Object.entries(resource.filters)) {
     const value = (filters as Record<string, unknown>)[name];
     if (value === undefined) continue;
@@ -127,15 +239,7 @@ export function listQuery(
     params.push(dialect.list(ids));
     shape.push(idsShape);
   }
-  if (page.after !== undefined) params.push(page.after);
-  params.push(page.limit);
-  const key = `${shape.join(",")}|${page.order}${page.after === undefined ? "" : ">"}`;
-  const cache = perDialect(lists, dialect);
-  let texts = cache.get(resource);
-  if (!texts) cache.set(resource, (texts = new Map()));
-  let text = texts.get(key);
-  if (text === undefined) texts.set(key, (text = listText(resource, dialect, shape, page)));
-  return { text, params };
+  return { shape, params };
 }
 
 /** The `?` marks of a declared condition, each bound to the filter's value. */
@@ -145,10 +249,20 @@ const marksOf = (sql: string): number => sql.split("?").length - 1;
 const idsShape = ":ids";
 
 function listText(resource: Resource, dialect: Dialect, shape: readonly string[], page: ListPage): string {
-  const { table, fields, id, tenant } = resource;
-  let n = 1;
+  const { table, fields, id } = resource;
+  const { where, next } = whereOf(resource, dialect, shape);
+  if (page.after !== undefined) where.push(`${id.name} ${page.order === "asc" ? ">" : "<"} ${next()}`);
+  const columns = fields.map((f) => f.name).join(", ");
+  const conditions = where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`;
+  return `SELECT ${columns} FROM ${table}${conditions}${liveCondition(resource, "", conditions === "" ? " WHERE " : " AND ")} ORDER BY ${id.name} ${page.order.toUpperCase()} LIMIT ${next()}`;
+}
+
+/** The conditions of a shape, in parameter order (the tenant first), and the next placeholder. */
+function whereOf(resource: Resource, dialect: Dialect, shape: readonly string[]): { where: string[]; next: () => string } {
+  const { id, tenant } = resource;
+  let n = 0;
   const next = () => dialect.param(++n);
-  const where = [`${tenant.name} = ${dialect.param(1)}`];
+  const where = tenant === undefined ? [] : [`${tenant.name} = ${next()}`];
   for (const entry of shape) {
     if (entry === idsShape) {
       where.push(dialect.anyOf(id.name, next()));
@@ -185,7 +299,5 @@ function listText(resource: Resource, dialect: Dialect, shape: readonly string[]
         break;
     }
   }
-  if (page.after !== undefined) where.push(`${id.name} ${page.order === "asc" ? ">" : "<"} ${next()}`);
-  const columns = fields.map((f) => f.name).join(", ");
-  return `SELECT ${columns} FROM ${table} WHERE ${where.join(" AND ")}${liveCondition(resource)} ORDER BY ${id.name} ${page.order.toUpperCase()} LIMIT ${next()}`;
+  return { where, next };
 }

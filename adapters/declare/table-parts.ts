@@ -19,6 +19,8 @@ export interface IndexPart {
   unique: boolean;
   /** A partial index's condition, SQL both dialects share. */
   where: string | undefined;
+  /** A GIN index of JSON containment (PostgreSQL only). */
+  gin: boolean;
 }
 
 export function foreignKeysOf(resource: Resource): ForeignKeyPart[] {
@@ -30,9 +32,14 @@ export function foreignKeysOf(resource: Resource): ForeignKeyPart[] {
 export function indexesOf(resource: Resource): IndexPart[] {
   const { unique = [], indexes = [] } = resource.spec;
   return [
-    ...unique.map((u) => ({ name: u.name, keys: u.columns, unique: true, where: u.where })),
-    ...indexes.map((i) => ({ name: i.name, keys: i.columns, unique: false, where: undefined })),
+    ...unique.filter((u) => !u.constraint).map((u) => ({ name: u.name, keys: u.columns, unique: true, where: u.where, gin: false })),
+    ...indexes.map((i) => ({ name: i.name, keys: i.columns, unique: false, where: i.where, gin: i.gin === true })),
   ];
+}
+
+/** The UNIQUE constraint name each column carries (keys declared with `constraint`), by record field. */
+export function columnConstraintsOf(resource: Resource): Map<string, string> {
+  return new Map((resource.spec.unique ?? []).filter((u) => u.constraint).map((u) => [u.columns[0]!, u.name]));
 }
 
 /** A JSON default as the SQL string literal both dialects start from (`'[]'`). */

@@ -4,24 +4,26 @@
  */
 import type { SQL } from "drizzle-orm";
 import { getTableColumns, sql } from "drizzle-orm";
-import type { PgColumn, PgColumnBuilderBase, PgTable } from "drizzle-orm/pg-core";
-import { bigint, boolean, foreignKey, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { ExtraConfigColumn, PgColumn, PgColumnBuilderBase, PgTable } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, foreignKey, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { Field, Resource } from "../declare/resource.js";
-import { foreignKeysOf, indexesOf, jsonLiteral, referencedColumn } from "../declare/table-parts.js";
+import { columnConstraintsOf, foreignKeysOf, indexesOf, jsonLiteral, referencedColumn } from "../declare/table-parts.js";
 import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
 
-function columnOf({ name, column }: Field): PgColumnBuilderBase {
+function columnOf({ name, column }: Field, constraint: string | undefined): PgColumnBuilderBase {
   const builders = {
-    id: () => sortableId(name).primaryKey(),
+    id: () => (column.unsorted ? text(name) : sortableId(name)).primaryKey(),
     text: () => text(name),
     enum: () => text(name),
     timestamp: () => isoTimestamp(name),
     int: () => (column.big ? bigint(name, { mode: "number" }) : integer(name)),
+    float: () => doublePrecision(name),
     bool: () => boolean(name),
     json: () => jsonb(name),
   };
   let built = builders[column.kind]() as ReturnType<typeof text>;
   if (!column.nullable && column.kind !== "id") built = built.notNull() as typeof built;
+  if (constraint !== undefined) built = built.unique(constraint) as typeof built;
   if (column.default !== undefined) {
     const value = column.kind === "json" ? sql.raw(`${jsonLiteral(column.default)}::jsonb`) : column.default;
     built = built.default(value as string | SQL) as typeof built;
@@ -31,7 +33,8 @@ function columnOf({ name, column }: Field): PgColumnBuilderBase {
 
 /** `references`: the tables the resource's foreign keys point at, by table name. */
 export function pgTableOf(resource: Resource, references: Readonly<Record<string, PgTable>> = {}) {
-  const columns = Object.fromEntries(resource.fields.map((field) => [field.key, columnOf(field)]));
+  const constraints = columnConstraintsOf(resource);
+  const columns = Object.fromEntries(resource.fields.map((field) => [field.key, columnOf(field, constraints.get(field.key))]));
   return pgTable(resource.table, columns, (t) => {
     const on = (keys: readonly string[]) => keys.map((key) => t[key]!) as unknown as [PgColumn, ...PgColumn[]];
     return [
@@ -39,6 +42,10 @@ export function pgTableOf(resource: Resource, references: Readonly<Record<string
         foreignKey({ name: fk.name, columns: on([fk.key]), foreignColumns: [referencedColumn(references, fk, (table) => getTableColumns(table))] }),
       ),
       ...indexesOf(resource).map((ix) => {
+        if (ix.gin) {
+          const [first, ...rest] = ix.keys.map((key) => (t[key] as unknown as ExtraConfigColumn).op("jsonb_path_ops"));
+          return index(ix.name).using("gin", first!, ...rest);
+        }
         const built = (ix.unique ? uniqueIndex(ix.name) : index(ix.name)).on(...on(ix.keys));
         return ix.where === undefined ? built : built.where(sql.raw(ix.where));
       }),

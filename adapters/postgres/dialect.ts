@@ -13,12 +13,15 @@ const recordsetTypes: Record<ColumnKind, (column: Column) => string> = {
   enum: () => "text",
   timestamp: () => "timestamptz",
   int: (column) => (column.big ? "bigint" : "integer"),
+  float: () => "double precision",
   bool: () => "boolean",
   json: () => "jsonb",
 };
 
 export const postgresDialect: Dialect = {
   param: (n) => `$${n}`,
+  maxParams: 65_535,
+  skipLocked: " FOR UPDATE SKIP LOCKED",
   anyOf: (column, param) => `${column} = ANY(${param})`,
   list: (values) => values,
   // `?|` on the array itself, which a GIN index on the column serves; objects need a scan of elements.

@@ -7,6 +7,7 @@ import type { CaseFilter } from "../../core/cases/types.js";
 import { CaseKitError } from "../../core/errors.js";
 import { extendsChain } from "../../core/tlp/chain.js";
 import type { PageRequest, UnitOfWork } from "../../core/ports/storage.js";
+import { createUnitOfWork as declaredUnitOfWork } from "../resources/unit-of-work.js";
 import type {
   ApiKeyRow,
   AuditEntryRow,
@@ -45,12 +46,7 @@ import { normalizeApiKeyFilter, normalizeTlpAuditFilter, normalizeUserFilter } f
 import { toIsoTimestamp } from "../shared/values.js";
 import { guard } from "./errors.js";
 import { createAlertRepository } from "./alert-repository.js";
-import { createRepository } from "../declare/repository.js";
 import type { Executor } from "../declare/dialect.js";
-import { commentRepository, commentResource } from "../resources/comments.js";
-import { observableRepository, observableResource } from "../resources/observables.js";
-import { taskRepository, taskResource } from "../resources/tasks.js";
-import { teamRepository, teamResource } from "../resources/teams.js";
 import { postgresDialect } from "./dialect.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
 import { createWebhookRepository } from "./webhook-repository.js";
@@ -96,7 +92,7 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
     return false;
   }
 
-  return {
+  return declaredUnitOfWork(postgresDialect, executor, unit, {
     organizations: {
       async insert(org) {
         writing();
@@ -454,7 +450,6 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
       },
     },
 
-    teams: teamRepository(createRepository(teamResource, postgresDialect, executor, unit)),
 
     tlpAudit: {
       /**
@@ -625,12 +620,9 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
     },
 
     alerts: createAlertRepository(db, unit),
-    observables: observableRepository(createRepository(observableResource, postgresDialect, executor, unit), postgresDialect, executor, unit),
-    tasks: taskRepository(createRepository(taskResource, postgresDialect, executor, unit), postgresDialect, executor, unit),
-    comments: commentRepository(createRepository(commentResource, postgresDialect, executor, unit)),
     webhooks: createWebhookRepository(db, unit),
     deliveries: createDeliveryRepository(db, unit),
-  };
+  });
 }
 
 const organizationRow = rowSelection(organizations, organizationCounterColumns);

@@ -6,22 +6,24 @@
 import type { SQL } from "drizzle-orm";
 import { getTableColumns, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteColumnBuilderBase, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { foreignKey, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { foreignKey, index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Field, Resource } from "../declare/resource.js";
-import { foreignKeysOf, indexesOf, jsonLiteral, referencedColumn } from "../declare/table-parts.js";
+import { columnConstraintsOf, foreignKeysOf, indexesOf, jsonLiteral, referencedColumn } from "../declare/table-parts.js";
 
-function columnOf({ name, column }: Field): SQLiteColumnBuilderBase {
+function columnOf({ name, column }: Field, constraint: string | undefined): SQLiteColumnBuilderBase {
   const builders = {
     id: () => text(name).primaryKey(),
     text: () => text(name),
     enum: () => text(name),
     timestamp: () => text(name),
     int: () => integer(name),
+    float: () => real(name),
     bool: () => integer(name, { mode: "boolean" }),
     json: () => text(name, { mode: "json" }),
   };
   let built = builders[column.kind]() as ReturnType<typeof text>;
   if (!column.nullable && column.kind !== "id") built = built.notNull() as typeof built;
+  if (constraint !== undefined) built = built.unique(constraint) as typeof built;
   if (column.default !== undefined) {
     const value = column.kind === "json" ? sql.raw(jsonLiteral(column.default)) : column.default;
     built = built.default(value as string | SQL) as typeof built;
@@ -31,14 +33,16 @@ function columnOf({ name, column }: Field): SQLiteColumnBuilderBase {
 
 /** `references`: the tables the resource's foreign keys point at, by table name. */
 export function sqliteTableOf(resource: Resource, references: Readonly<Record<string, SQLiteTable>> = {}) {
-  const columns = Object.fromEntries(resource.fields.map((field) => [field.key, columnOf(field)]));
+  const constraints = columnConstraintsOf(resource);
+  const columns = Object.fromEntries(resource.fields.map((field) => [field.key, columnOf(field, constraints.get(field.key))]));
   return sqliteTable(resource.table, columns, (t) => {
     const on = (keys: readonly string[]) => keys.map((key) => t[key]!) as unknown as [SQLiteColumn, ...SQLiteColumn[]];
     return [
       ...foreignKeysOf(resource).map((fk) =>
         foreignKey({ name: fk.name, columns: on([fk.key]), foreignColumns: [referencedColumn(references, fk, (table) => getTableColumns(table))] }),
       ),
-      ...indexesOf(resource).map((ix) => {
+      // GIN indexes are PostgreSQL's alone.
+      ...indexesOf(resource).filter((ix) => !ix.gin).map((ix) => {
         const built = (ix.unique ? uniqueIndex(ix.name) : index(ix.name)).on(...on(ix.keys));
         return ix.where === undefined ? built : built.where(sql.raw(ix.where));
       }),

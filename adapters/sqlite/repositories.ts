@@ -1,6 +1,7 @@
 import type { CaseFilter } from "../../core/cases/types.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { PageRequest, UnitOfWork } from "../../core/ports/storage.js";
+import { createUnitOfWork as declaredUnitOfWork } from "../resources/unit-of-work.js";
 import { normalizeCaseFilter, pageLimit } from "../shared/case-filter.js";
 import { normalizeApiKeyFilter, normalizeTlpAuditFilter, normalizeUserFilter } from "../shared/list-filters.js";
 import type {
@@ -37,11 +38,6 @@ import {
 import { toIsoTimestamp } from "../shared/values.js";
 import { caseListQuery } from "./case-list.js";
 import { createAlertRepository } from "./alert-repository.js";
-import { createRepository } from "../declare/repository.js";
-import { commentRepository, commentResource } from "../resources/comments.js";
-import { observableRepository, observableResource } from "../resources/observables.js";
-import { taskRepository, taskResource } from "../resources/tasks.js";
-import { teamRepository, teamResource } from "../resources/teams.js";
 import { sqliteDialect, sqliteExecutor } from "./dialect.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
 import { createWebhookRepository } from "./webhook-repository.js";
@@ -96,7 +92,7 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
     }
   };
 
-  return {
+  return declaredUnitOfWork(sqliteDialect, executor, unit, {
     organizations: {
       async insert(org) {
         writing();
@@ -275,7 +271,6 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
       },
     },
 
-    teams: teamRepository(createRepository(teamResource, sqliteDialect, executor, unit)),
 
     tlpAudit: {
       // Units of work are serialised (storage.ts), so the head read here cannot move before the
@@ -362,10 +357,7 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
     },
 
     alerts: createAlertRepository(statements, unit),
-    observables: observableRepository(createRepository(observableResource, sqliteDialect, executor, unit), sqliteDialect, executor, unit),
-    tasks: taskRepository(createRepository(taskResource, sqliteDialect, executor, unit), sqliteDialect, executor, unit),
-    comments: commentRepository(createRepository(commentResource, sqliteDialect, executor, unit)),
     webhooks: createWebhookRepository(statements, unit),
     deliveries: createDeliveryRepository(statements, unit),
-  };
+  });
 }

@@ -11,7 +11,7 @@ import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson, gene
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { isCaseKitError } from "../../core/index.js";
-import { bool, enumOf, id, int, json, nullableJson, text, timestamp } from "../../adapters/declare/columns.js";
+import { bool, enumOf, float, id, int, json, nullableJson, text, timestamp } from "../../adapters/declare/columns.js";
 import type { Dialect, Executor } from "../../adapters/declare/dialect.js";
 import { createRepository } from "../../adapters/declare/repository.js";
 import type { RecordOf } from "../../adapters/declare/resource.js";
@@ -101,6 +101,25 @@ const gizmos = defineResource({
   ],
 });
 
+/**
+ * No tenant owns it (keyed by a name, like sign-in counters by email): an unsorted key, a float,
+ * a one-column key kept as a column constraint, and a GIN index (PostgreSQL only).
+ */
+const tallies = defineResource({
+  table: "tallies",
+  noun: "A tally",
+  tenant: null,
+  columns: {
+    name: id({ unsorted: true }),
+    label: text(),
+    score: float(),
+    tags: json<string[]>(),
+  },
+  unique: [{ name: "tallies_label_unique", columns: ["label"], constraint: true, conflict: "Another tally has this label" }],
+  indexes: [{ name: "tallies_tags_idx", columns: ["tags"], gin: true }],
+  filters: { label: { kind: "equals", column: "label" }, tags: { kind: "jsonTags", column: "tags" } },
+});
+
 interface Setup {
   dialect: Dialect;
   executor: Executor;
@@ -110,7 +129,7 @@ interface Setup {
 
 async function sqliteSetup(): Promise<Setup> {
   const db = new Database(":memory:");
-  const ddl = await generateSQLiteMigration(await generateSQLiteDrizzleJson({}), await generateSQLiteDrizzleJson({ widgets: sqliteTableOf(widgets), gadgets: sqliteTableOf(gadgets), gizmos: sqliteTableOf(gizmos) }));
+  const ddl = await generateSQLiteMigration(await generateSQLiteDrizzleJson({}), await generateSQLiteDrizzleJson({ widgets: sqliteTableOf(widgets), gadgets: sqliteTableOf(gadgets), gizmos: sqliteTableOf(gizmos), tallies: sqliteTableOf(tallies) }));
   for (const statement of ddl) db.exec(statement);
   return { dialect: sqliteDialect, executor: sqliteExecutor(new Statements(db)), exec: async (sql) => void db.exec(sql), close: async () => void db.close() };
 }
@@ -121,7 +140,7 @@ async function postgresSetup(): Promise<Setup> {
   await client.connect();
   await client.query(`create schema ${schema}`);
   await client.query(`set search_path = ${schema}`);
-  const ddl = await generateMigration(generateDrizzleJson({}), generateDrizzleJson({ widgets: pgTableOf(widgets), gadgets: pgTableOf(gadgets), gizmos: pgTableOf(gizmos) }));
+  const ddl = await generateMigration(generateDrizzleJson({}), generateDrizzleJson({ widgets: pgTableOf(widgets), gadgets: pgTableOf(gadgets), gizmos: pgTableOf(gizmos), tallies: pgTableOf(tallies) }));
   for (const statement of ddl) await client.query(statement);
   return {
     dialect: postgresDialect,
@@ -185,6 +204,7 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
     await setup.exec("DELETE FROM widgets");
     await setup.exec("DELETE FROM gadgets");
     await setup.exec("DELETE FROM gizmos");
+    await setup.exec("DELETE FROM tallies");
     await setup.exec("BEGIN");
   });
   afterEach(() => setup.exec("COMMIT"));
@@ -361,6 +381,60 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
     expect(await conflictMessage(gizmoRepo.update({ ...a, kind: "green", deletedAt: null }))).toBe("The organization already has a live green gizmo with this code");
     expect(await gizmoRepo.findById(org, b.id)).toStrictEqual(b);
     expect(await gizmoRepo.findById(org, a.id)).toStrictEqual({ ...a, deletedAt: "2026-03-01T00:00:00.000Z" });
+  });
+
+  it("insertMany writes every record in batches, skips clashing ones and counts what it wrote", async () => {
+    const records = Array.from({ length: 230 }, () => widget());
+    expect(await repo.insertMany(records)).toBe(230);
+    expect(await repo.insertMany([widget(), { ...records[0]!, code: "fresh" }, { ...widget(), code: records[1]!.code }])).toBe(1);
+    expect(await repo.insertMany([])).toBe(0);
+    const stored = await repo.list(org, {}, { limit: 1000, order: "asc" });
+    expect(stored).toHaveLength(231);
+    expect(stored[0]).toStrictEqual(records[0]);
+  });
+
+  it("upsert inserts, then overwrites only the mutable columns", async () => {
+    const a = widget();
+    await repo.upsert(a);
+    await repo.upsert({ ...a, name: "renamed", madeAt: "2030-01-01T00:00:00.000Z" });
+    expect(await repo.findById(org, a.id)).toStrictEqual({ ...a, name: "renamed" });
+  });
+
+  it("delete and deleteWhere remove the tenant's rows only, soft-deleted ones too", async () => {
+    const [a, b, c] = [widget({ shape: "square" }), widget({ shape: "square", deletedAt: "2026-02-01T00:00:00.000Z" }), widget()];
+    const theirs = widget({ organizationId: "org_other", shape: "square" });
+    for (const w of [a, b, c, theirs]) await repo.insert(w);
+    expect(await repo.deleteWhere(org, { shape: "square" })).toBe(2);
+    expect(await repo.deleteWhere(org, { size: [] })).toBe(0);
+    expect(await repo.delete("org_other", c.id)).toBe(false);
+    expect(await repo.delete(org, c.id)).toBe(true);
+    expect(await repo.delete(org, c.id)).toBe(false);
+    expect(await repo.findById("org_other", theirs.id)).toStrictEqual(theirs);
+    expect(await repo.list(org, {}, { limit: 10, order: "asc" })).toStrictEqual([]);
+  });
+
+  it("patchMany sets the same fields on the tenant's live records among the ids", async () => {
+    const [a, b, gone] = [widget(), widget(), widget({ deletedAt: "2026-02-01T00:00:00.000Z" })];
+    const theirs = widget({ organizationId: "org_other" });
+    for (const w of [a, b, gone, theirs]) await repo.insert(w);
+    const patch = { active: false, seenAt: "2026-06-01T00:00:00.000Z", tags: ["x"] };
+    expect(await repo.patchMany(org, [a.id, b.id, gone.id, theirs.id], patch)).toBe(2);
+    expect(await repo.findById(org, a.id)).toStrictEqual({ ...a, ...patch });
+    expect(await repo.findById("org_other", theirs.id)).toStrictEqual(theirs);
+    expect(await repo.patchMany(org, [], patch)).toBe(0);
+    await expect(repo.patchMany(org, [a.id], { madeAt: "2030-01-01T00:00:00.000Z" })).rejects.toThrow(/not a column an update writes/);
+  });
+
+  it("a resource no tenant owns is read and written by its key alone, with its column constraint worded", async () => {
+    const tallyRepo = createRepository(tallies, setup.dialect, setup.executor, { open: true, writable: true });
+    const a = { name: "alpha", label: "A", score: 0.25, tags: ["x"] };
+    await tallyRepo.insert(a);
+    await tallyRepo.upsert({ ...a, score: 1.5 });
+    expect(await tallyRepo.findById(null, "alpha")).toStrictEqual({ ...a, score: 1.5 });
+    expect(await conflictMessage(tallyRepo.insert({ name: "beta", label: "A", score: 0, tags: [] }))).toBe("Another tally has this label");
+    expect(await tallyRepo.list(null, { tags: ["x"] }, { limit: 5, order: "asc" })).toStrictEqual([{ ...a, score: 1.5 }]);
+    expect(await tallyRepo.delete(null, "alpha")).toBe(true);
+    await expect(repo.findById(null, "x")).rejects.toThrow(/scoped by tenant/);
   });
 });
 

@@ -1,0 +1,29 @@
+/**
+ * The repositories of one unit of work, the same for every dialect: each declared resource's
+ * generic repository (adapters/declare/repository.ts) behind the port's interface, with the few
+ * queries that are honestly special written once beside its declaration. A dialect brings only
+ * its Dialect and the unit's Executor.
+ */
+import type { UnitOfWork } from "../../core/ports/storage.js";
+import type { Dialect, Executor } from "../declare/dialect.js";
+import { createRepository } from "../declare/repository.js";
+import type { UnitState } from "../shared/unit-state.js";
+import { commentRepository, commentResource } from "./comments.js";
+import { observableRepository, observableResource } from "./observables.js";
+import { taskRepository, taskResource } from "./tasks.js";
+import { teamRepository, teamResource } from "./teams.js";
+
+/** The repositories declared so far; `DialectRepositories` are the ones each dialect still writes itself. */
+type Declared = "teams" | "tasks" | "observables" | "comments";
+export type DialectRepositories = Omit<UnitOfWork, Declared>;
+
+export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: UnitState, own: DialectRepositories): UnitOfWork {
+  const declared = <R extends Parameters<typeof createRepository>[0]>(resource: R) => createRepository(resource, dialect, executor, unit);
+  return {
+    ...own,
+    teams: teamRepository(declared(teamResource)),
+    tasks: taskRepository(declared(taskResource), dialect, executor, unit),
+    observables: observableRepository(declared(observableResource), dialect, executor, unit),
+    comments: commentRepository(declared(commentResource)),
+  };
+}
