@@ -18,7 +18,7 @@ await storage.migrate();
 const metered = createCaseKit({
   storage,
   config: { keyHashSecret: "bench-key-hash-secret-0123456789abcdef" },
-  rateLimits: { deployment: { unlimited: { perMinute: 1e9, perHour: 1e12, burst: 1e9 } } },
+  rateLimits: { deployment: { unlimited: { perMinute: 1e9, perHour: 1e9, burst: 1e9 } } },
 });
 const unmetered = createCaseKit({ storage, config: { keyHashSecret: "bench-key-hash-secret-0123456789abcdef" } });
 const { apiKey } = await metered.setup.initOrganization({ organizationName: "Bench SOC", email: "bench@example.test" });

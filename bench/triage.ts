@@ -83,7 +83,7 @@ const kit = createCaseKit({
   storage,
   config: { keyHashSecret },
   // The unlimited init key is metered at figures this loop never reaches: the limiter runs.
-  rateLimits: { deployment: { unlimited: { perMinute: 1e9, perHour: 1e12, burst: 1e9 } } },
+  rateLimits: { deployment: { unlimited: { perMinute: 1e9, perHour: 1e9, burst: 1e9 } } },
 });
 const app = createCaseKitApp(kit);
 const bare = new H3().get("/ping", () => ({ status: "ok" }));

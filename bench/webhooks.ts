@@ -43,7 +43,7 @@ const kit = createCaseKit({
   storage,
   config: { keyHashSecret: "bench-key-hash-secret-0123456789abcdef", webhookAllowlist: "127.0.0.1" },
   // Figures far above what this loop sends, so the limiter decides on every request and never refuses.
-  rateLimits: { deployment: { unlimited: { perMinute: 1e9, perHour: 1e12, burst: 1e9 } } },
+  rateLimits: { deployment: { unlimited: { perMinute: 1e9, perHour: 1e9, burst: 1e9 } } },
 });
 const quiet = await kit.setup.initOrganization({ organizationName: "Quiet SOC", email: "quiet@example.test" });
 const busy = await kit.setup.initOrganization({ organizationName: "Busy SOC", email: "busy@example.test" });

@@ -453,7 +453,9 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
 
     tlpAudit: {
       /**
-       * Inside a transaction the head is read FOR UPDATE: the organization's row stays locked until
+       * Inside a transaction the head is read FOR NO KEY UPDATE (not FOR UPDATE: every row the unit
+       * inserts that references the organization holds a KEY SHARE lock on its row, which FOR
+       * UPDATE waits for, so two such units deadlocked): the organization's row stays locked until
        * the unit commits or rolls back, so a second writer (in this process or on another host)
        * waits here and then reads the head the first one moved, and the chain never forks. In
        * `read`, a plain read of the committed head.
@@ -461,7 +463,7 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
       async head(organizationId) {
         reading();
         const query = db.select(chainHead).from(organizations).where(eq(organizations.id, organizationId));
-        const rows = await guard(unit.writable ? query.for("update") : query);
+        const rows = await guard(unit.writable ? query.for("no key update") : query);
         return rows[0] ?? { seq: 0, hash: "" };
       },
       async append(entry) {
@@ -471,7 +473,7 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
         // before anything is written. An unknown organization falls through to the insert, which
         // its foreign key fails.
         const rows = await guard(
-          db.select(chainHead).from(organizations).where(eq(organizations.id, entry.organizationId)).for("update"),
+          db.select(chainHead).from(organizations).where(eq(organizations.id, entry.organizationId)).for("no key update"),
         );
         const current = rows[0];
         if (current && (entry.seq !== current.seq + 1 || entry.prevHash !== current.hash)) {
@@ -499,7 +501,7 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
         const last = entries.at(-1);
         if (last === undefined) return;
         // Checked under the head's lock, as append does.
-        const rows = await guard(db.select(chainHead).from(organizations).where(eq(organizations.id, last.organizationId)).for("update"));
+        const rows = await guard(db.select(chainHead).from(organizations).where(eq(organizations.id, last.organizationId)).for("no key update"));
         const current = rows[0];
         if (current && !extendsChain(current, entries)) {
           throw new CaseKitError("conflict", "The TLP audit entries do not follow the organization's last entry");

@@ -230,6 +230,31 @@ export function describeTlpAudit(ctx: SuiteContext): void {
         expect(await head(organizationId)).toEqual({ seq: survivors, hash: entries[survivors - 1]!.hash });
       }
     });
+
+    // What a case update does: rows referencing the organization first (an audit entry, an event,
+    // a case number), then the chain head. On PostgreSQL each reference holds a KEY SHARE lock on
+    // the organization's row; a head locked FOR UPDATE would wait on the others' and they on its:
+    // a deadlock that failed concurrent PATCHes with 500s. The head must not conflict with them.
+    it("concurrent units that write rows referencing the organization before taking the head all commit", async () => {
+      const f = ctx.fixtures();
+      const units = 16;
+      const settled = await Promise.allSettled(
+        range(units).map((i) =>
+          ctx.storage().transaction(async (tx) => {
+            await tx.audit.append(f.auditEntry(org.id, { requestId: `unit-${i}` }));
+            await tx.events.append(f.event(org.id));
+            await sleep(i % 3); // the others take their references meanwhile
+            const current = await tx.tlpAudit.head(org.id);
+            await tx.tlpAudit.append(f.tlpEntry(org.id, current, { requestId: `unit-${i}` }));
+            await tx.organizations.nextCaseNumber(org.id);
+          }),
+        ),
+      );
+      expect(settled.filter((s) => s.status === "rejected").map((s) => String((s as PromiseRejectedResult).reason))).toEqual([]);
+      const entries = await chain(org.id);
+      expect(entries.map((e) => e.seq)).toEqual(range(units).map((i) => i + 1));
+      expect(verifyTlpChain(entries)).toEqual({ ok: true, checked: units });
+    });
   });
 
   describe("TLP audit log is append-only and tamper-evident", () => {
