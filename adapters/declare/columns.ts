@@ -32,6 +32,8 @@ export interface Column<T = unknown, N extends boolean = boolean> {
    * for keys never paged through (a session, an organization, an email).
    */
   readonly unsorted?: boolean;
+  /** The table's alone, not the record's (see `internal`). */
+  readonly internal?: boolean;
   /** Type carrier only: never set. */
   readonly _value?: T;
 }
@@ -74,6 +76,13 @@ export function enumOf<const V extends readonly string[]>(values: V, options?: O
 export function enumOf(values: readonly string[], options: Options<string> & { nullable?: boolean } = {}): Column<string> {
   return column<string>("enum", { values })(options as Options<string>);
 }
+
+/**
+ * A column the table holds for the adapter's own queries (a dispatch mark, a counter) and the
+ * record does not: inserts leave it to its default (or null), reads never select it, updates
+ * never write it; only bespoke SQL (resources/*.ts) reads or sets it.
+ */
+export const internal = <C extends Column>(column: C): C & { readonly internal: true } => ({ ...column, internal: true });
 
 /** The value a column holds in a record. */
 export type ValueOf<C> = C extends Column<infer T, infer N> ? (N extends true ? T | null : T) : never;

@@ -77,8 +77,10 @@ export interface Resource<C extends Record<string, Column> = Record<string, Colu
   /** The declaration as written (typed loosely: derivations read it column by column). */
   readonly spec: ResourceSpec<Record<string, Column>, Record<string, FilterSpec<string>>>;
   readonly table: string;
-  /** Every column, in declaration order (the order of the tables and of every select list). */
+  /** The record's columns, in declaration order (the order of every select list and insert). */
   readonly fields: readonly Field[];
+  /** Every column of the table, `internal` ones too, in declaration order. */
+  readonly tableFields: readonly Field[];
   readonly byKey: ReadonlyMap<string, Field>;
   readonly id: Field;
   /** Undefined for a resource no tenant owns. */
@@ -91,8 +93,8 @@ export interface Resource<C extends Record<string, Column> = Record<string, Colu
   readonly _columns?: C;
 }
 
-/** The record type a resource stores. */
-export type RecordOf<R> = R extends Resource<infer C> ? { -readonly [K in keyof C]: ValueOf<C[K]> } : never;
+/** The record type a resource stores (its `internal` columns are the table's alone). */
+export type RecordOf<R> = R extends Resource<infer C> ? { -readonly [K in keyof C as C[K] extends { readonly internal: true } ? never : K]: ValueOf<C[K]> } : never;
 
 /** What a list may filter on: each declared filter's value, all optional. */
 export type FilterValues<R> =
@@ -117,20 +119,28 @@ export const snakeCase = (key: string): string => key.replace(/[A-Z]/g, (letter)
 export function defineResource<const C extends Record<string, Column>, const F extends Record<string, FilterSpec<keyof C & string>> = Record<never, never>>(
   spec: ResourceSpec<C, F>,
 ): Resource<C, F> {
-  const fields = Object.entries(spec.columns).map(([key, column]) => ({ key, name: column.name ?? snakeCase(key), column }));
-  const byKey = new Map(fields.map((field) => [field.key, field]));
+  const tableFields = Object.entries(spec.columns).map(([key, column]) => ({ key, name: column.name ?? snakeCase(key), column }));
+  const fields = tableFields.filter((f) => f.column.internal !== true);
+  const byKey = new Map(tableFields.map((field) => [field.key, field]));
   const field = (key: string, what: string): Field => {
     const found = byKey.get(key);
     if (!found) throw new Error(`casekit: ${spec.table} declares ${what} ${key}, which is not one of its columns`);
     return found;
   };
-  const ids = fields.filter((f) => f.column.kind === "id");
+  // The record carries these: a write binds them from it.
+  const recordField = (key: string, what: string): Field => {
+    const found = field(key, what);
+    if (found.column.internal) throw new Error(`casekit: ${spec.table} declares ${what} ${key}, which is internal: the record does not hold it`);
+    return found;
+  };
+  const ids = tableFields.filter((f) => f.column.kind === "id");
   if (ids.length !== 1) throw new Error(`casekit: ${spec.table} must declare exactly one id column`);
-  const id = ids[0]!;
-  const tenant = spec.tenant === null ? undefined : field(spec.tenant ?? "organizationId", "the tenant");
+  const id = recordField(ids[0]!.key, "the id");
+  const tenant = spec.tenant === null ? undefined : recordField(spec.tenant ?? "organizationId", "the tenant");
   const fixed = new Set<string>([id.key, ...(tenant ? [tenant.key] : []), ...(spec.fixed ?? [])]);
   for (const key of fixed) field(key, "a fixed column");
-  for (const key of [...(spec.unique ?? []), ...(spec.indexes ?? [])].flatMap((k) => k.columns)) field(key, "an indexed column");
+  for (const key of (spec.unique ?? []).flatMap((k) => k.columns)) recordField(key, "an indexed column");
+  for (const key of (spec.indexes ?? []).flatMap((k) => k.columns)) field(key, "an indexed column");
   for (const key of spec.unique ?? []) {
     if (key.constraint && (key.columns.length !== 1 || key.where !== undefined)) throw new Error(`casekit: ${spec.table} declares ${key.name} as a column constraint, which takes one column and no where`);
   }
@@ -140,10 +150,11 @@ export function defineResource<const C extends Record<string, Column>, const F e
     spec: spec as unknown as Resource["spec"],
     table: spec.table,
     fields,
+    tableFields,
     byKey,
     id,
     tenant,
-    softDelete: spec.softDelete === undefined ? undefined : field(spec.softDelete, "the soft-delete column"),
+    softDelete: spec.softDelete === undefined ? undefined : recordField(spec.softDelete, "the soft-delete column"),
     mutable: fields.filter((f) => !fixed.has(f.key)),
     filters,
   };

@@ -24,7 +24,7 @@ export interface IndexPart {
 }
 
 export function foreignKeysOf(resource: Resource): ForeignKeyPart[] {
-  return resource.fields.flatMap(({ key, name, column }) =>
+  return resource.tableFields.flatMap(({ key, name, column }) =>
     column.references ? [{ name: column.references.name ?? `${resource.table}_${name}_fk`, key, table: column.references.table, column: column.references.column }] : [],
   );
 }

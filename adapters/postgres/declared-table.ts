@@ -34,7 +34,7 @@ function columnOf({ name, column }: Field, constraint: string | undefined): PgCo
 /** `references`: the tables the resource's foreign keys point at, by table name. */
 export function pgTableOf(resource: Resource, references: Readonly<Record<string, PgTable>> = {}) {
   const constraints = columnConstraintsOf(resource);
-  const columns = Object.fromEntries(resource.fields.map((field) => [field.key, columnOf(field, constraints.get(field.key))]));
+  const columns = Object.fromEntries(resource.tableFields.map((field) => [field.key, columnOf(field, constraints.get(field.key))]));
   return pgTable(resource.table, columns, (t) => {
     const on = (keys: readonly string[]) => keys.map((key) => t[key]!) as unknown as [PgColumn, ...PgColumn[]];
     return [

@@ -11,7 +11,7 @@ import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson, gene
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { isCaseKitError } from "../../core/index.js";
-import { bool, enumOf, float, id, int, json, nullableJson, text, timestamp } from "../../adapters/declare/columns.js";
+import { bool, enumOf, float, id, int, internal, json, nullableJson, text, timestamp } from "../../adapters/declare/columns.js";
 import type { Dialect, Executor } from "../../adapters/declare/dialect.js";
 import { createRepository } from "../../adapters/declare/repository.js";
 import type { RecordOf } from "../../adapters/declare/resource.js";
@@ -62,7 +62,10 @@ const widgets = defineResource({
 });
 type Widget = RecordOf<typeof widgets>;
 
-/** No unique key an update could clash on: updateMany writes a page in one statement where the dialect binds a recordset. */
+/**
+ * No unique key an update could clash on: updateMany writes a page in one statement where the
+ * dialect binds a recordset. `hits` is internal: the table's alone, never the record's.
+ */
 const gadgets = defineResource({
   table: "gadgets",
   noun: "A gadget",
@@ -74,6 +77,7 @@ const gadgets = defineResource({
     enabled: bool(),
     tags: json<string[]>(),
     seenAt: timestamp({ nullable: true }),
+    hits: internal(int({ default: 0 })),
     deletedAt: timestamp({ nullable: true }),
   },
   softDelete: "deletedAt",
@@ -366,6 +370,27 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
     expect(await gadgetRepo.findById(org, a.id)).toStrictEqual(changed[0]);
     expect(await gadgetRepo.findById(org, b.id)).toBeNull();
     expect(await gadgetRepo.updateMany([])).toBe(0);
+  });
+
+  it("an internal column is the table's alone: inserts leave it to its default, no read returns it, no update writes it", async () => {
+    const gadgetRepo = createRepository(gadgets, setup.dialect, setup.executor, { open: true, writable: true });
+    const p = setup.dialect.param;
+    const hits = async (id: string) => Number((await setup.executor.all(`SELECT hits FROM gadgets WHERE id = ${p(1)}`, [id]))[0]!.hits);
+    const a: Gadget = { id: "gdg_1", organizationId: org, name: "Gadget", count: 1, enabled: true, tags: [], seenAt: null, deletedAt: null };
+    const b: Gadget = { ...a, id: "gdg_2" };
+    await gadgetRepo.insert(a);
+    expect(await gadgetRepo.insertMany([b])).toBe(1);
+    expect([await hits(a.id), await hits(b.id)]).toEqual([0, 0]);
+    await setup.executor.run(`UPDATE gadgets SET hits = ${p(1)}`, [7]);
+    expect(await gadgetRepo.findById(org, a.id)).toStrictEqual(a);
+    expect(await gadgetRepo.list(org, {}, { limit: 5, order: "asc" })).toStrictEqual([a, b]);
+    expect(await gadgetRepo.update({ ...a, name: "renamed" })).toBe(true);
+    expect(await gadgetRepo.updateMany([{ ...b, name: "renamed" }])).toBe(1);
+    await gadgetRepo.upsert({ ...a, name: "again" });
+    expect([await hits(a.id), await hits(b.id)]).toEqual([7, 7]);
+    expect(gadgets.fields.map((f) => f.key)).not.toContain("hits");
+    expect(gadgets.tableFields.map((f) => f.key)).toContain("hits");
+    expect(() => defineResource({ table: "t", noun: "A t", columns: { id: id(), organizationId: internal(text()) } })).toThrow(/internal/);
   });
 
   it("a partial unique key binds only the rows its where admits, and words its conflict from the record", async () => {
