@@ -62,6 +62,12 @@ export function paramsOf(fields: readonly Field[], record: object): unknown[] {
   return fields.map((field) => encodeValue(field.column, source[field.key]));
 }
 
+/** A record as a row keyed by column name, values as statements bind them (for raw SQL: tools, migrations' tests). */
+export function rowOf(resource: Resource, record: object): Record<string, unknown> {
+  const params = paramsOf(resource.fields, record);
+  return Object.fromEntries(resource.fields.map((field, i) => [field.name, params[i]]));
+}
+
 interface Reader {
   key: string;
   name: string;

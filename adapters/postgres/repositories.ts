@@ -12,7 +12,6 @@ import type {
   ApiKeyRow,
   AuditEntryRow,
   CaseRow,
-  EventRow,
   OrganizationRow,
   SessionRow,
   SignInThrottleRow,
@@ -26,8 +25,6 @@ import {
   auditEntryToRow,
   caseFromRow,
   caseToRow,
-  eventFromRow,
-  eventToRow,
   organizationCounterColumns,
   organizationFromRow,
   organizationToRow,
@@ -48,10 +45,8 @@ import { guard } from "./errors.js";
 import { createAlertRepository } from "./alert-repository.js";
 import type { Executor } from "../declare/dialect.js";
 import { postgresDialect } from "./dialect.js";
-import { createDeliveryRepository } from "./delivery-repository.js";
-import { createWebhookRepository } from "./webhook-repository.js";
 import { rowSelection, rowValues } from "./rows.js";
-import { apiKeys, auditLog, cases, events, organizations, sessions, signInThrottles, tlpAuditLog, users } from "./schema.js";
+import { apiKeys, auditLog, cases, organizations, sessions, signInThrottles, tlpAuditLog, users } from "./schema.js";
 import { unitGuards } from "../shared/unit-state.js";
 import type { UnitState } from "../shared/unit-state.js";
 
@@ -406,51 +401,6 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
       },
     },
 
-    events: {
-      async append(event) {
-        writing();
-        await insertOrConflict(
-          db.insert(events).values(rowValues(events, eventToRow(event))).onConflictDoNothing().returning({ id: events.id }),
-          "events",
-          [],
-        );
-      },
-      async appendMany(batchOfEvents) {
-        writing();
-        for (let start = 0; start < batchOfEvents.length; start += rowsPerInsert) {
-          const batch = batchOfEvents.slice(start, start + rowsPerInsert);
-          const written = await guard(
-            db
-              .insert(events)
-              .values(batch.map((event) => rowValues(events, eventToRow(event))))
-              .onConflictDoNothing()
-              .returning({ id: events.id }),
-          );
-          if (written.length < batch.length) throw uniqueViolation({ table: "events", constraint: "events_pkey" });
-        }
-      },
-      async list(organizationId, page) {
-        reading();
-        const limit = pageLimit(page);
-        if (limit === 0) return [];
-        const rows = await guard(
-          db
-            .select(eventRow)
-            .from(events)
-            .where(and(eq(events.organizationId, organizationId), ...keyset(events.id, page)))
-            .orderBy(desc(events.id))
-            .limit(limit),
-        );
-        return rows.map((row) => eventFromRow(row as unknown as EventRow));
-      },
-      async findById(organizationId, id) {
-        reading();
-        const rows = await guard(db.select(eventRow).from(events).where(and(eq(events.organizationId, organizationId), eq(events.id, id))).limit(1));
-        return rows[0] ? eventFromRow(rows[0] as unknown as EventRow) : null;
-      },
-    },
-
-
     tlpAudit: {
       /**
        * Inside a transaction the head is read FOR NO KEY UPDATE (not FOR UPDATE: every row the unit
@@ -622,8 +572,6 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
     },
 
     alerts: createAlertRepository(db, unit),
-    webhooks: createWebhookRepository(db, unit),
-    deliveries: createDeliveryRepository(db, unit),
   });
 }
 
@@ -632,7 +580,6 @@ const userRow = rowSelection(users);
 const apiKeyRow = rowSelection(apiKeys);
 const caseRow = rowSelection(cases);
 const auditEntryRow = rowSelection(auditLog);
-const eventRow = rowSelection(events);
 const tlpAuditEntryRow = rowSelection(tlpAuditLog);
 const sessionRow = rowSelection(sessions);
 const signInThrottleRow = rowSelection(signInThrottles);

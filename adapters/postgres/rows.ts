@@ -8,7 +8,6 @@ import type {
   ApiKeyRow,
   AuditEntryRow,
   CaseRow,
-  EventRow,
   OrganizationRow,
   organizationCounterColumns,
   SessionRow,
@@ -16,8 +15,7 @@ import type {
   TlpAuditEntryRow,
   UserRow,
 } from "../shared/rows.js";
-import type { eventDispatchColumns } from "../shared/webhook-rows.js";
-import type { apiKeys, auditLog, cases, events, organizations, sessions, signInThrottles, tlpAuditLog, users } from "./schema.js";
+import type { apiKeys, auditLog, cases, organizations, sessions, signInThrottles, tlpAuditLog, users } from "./schema.js";
 
 /** A table's column SQL names. */
 type ColumnNames<T extends PgTable> = { [K in keyof T["_"]["columns"]]: T["_"]["columns"][K]["_"]["name"] }[keyof T["_"]["columns"]];
@@ -54,8 +52,7 @@ export const _columnsMatchSharedRows: [
   Same<ColumnNames<typeof apiKeys>, keyof ApiKeyRow>,
   Same<ColumnNames<typeof cases>, keyof CaseRow>,
   Same<ColumnNames<typeof auditLog>, keyof AuditEntryRow>,
-  Same<Exclude<ColumnNames<typeof events>, (typeof eventDispatchColumns)[number]>, keyof EventRow>,
   Same<ColumnNames<typeof tlpAuditLog>, keyof TlpAuditEntryRow>,
   Same<ColumnNames<typeof sessions>, keyof SessionRow>,
   Same<ColumnNames<typeof signInThrottles>, keyof SignInThrottleRow>,
-] = [true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true];

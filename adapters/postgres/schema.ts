@@ -4,17 +4,20 @@
  * resolve through `search_path`, so one database can hold several isolated casekit schemas.
  */
 import { sql } from "drizzle-orm";
-import { bigint, doublePrecision, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { CaseTag } from "../../core/cases/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
 import type { Scope } from "../../core/access/scopes.js";
-import type { WebhookFilters } from "../../core/webhooks/filters.js";
 import type { JsonValue } from "../shared/values.js";
 import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
 import { commentResource } from "../resources/comments.js";
+import { eventResource } from "../resources/events.js";
 import { observableResource } from "../resources/observables.js";
 import { taskResource } from "../resources/tasks.js";
 import { teamResource } from "../resources/teams.js";
+import { attemptResource } from "../resources/webhook-attempts.js";
+import { deliveryResource } from "../resources/webhook-deliveries.js";
+import { webhookResource } from "../resources/webhooks.js";
 import { pgTableOf } from "./declared-table.js";
 
 export const organizations = pgTable("organizations", {
@@ -145,29 +148,8 @@ export const auditLog = pgTable(
   ],
 );
 
-/** The transactional outbox. */
-export const events = pgTable(
-  "events",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    name: text("name").notNull(),
-    resourceType: text("resource_type").notNull(),
-    resourceId: text("resource_id").notNull(),
-    payload: jsonb("payload").$type<JsonValue<Record<string, unknown>>>().notNull(),
-    tlp: integer("tlp"),
-    bulkRequestId: text("bulk_request_id"),
-    occurredAt: isoTimestamp("occurred_at").notNull(),
-    /** When the webhook dispatcher fanned the event out (DeliveryRepository.claimEvents); null until then. */
-    dispatchedAt: isoTimestamp("dispatched_at"),
-  },
-  (t) => [
-    foreignKey({ name: "events_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    index("events_organization_id_idx").on(t.organizationId, t.id),
-    // The dispatcher's queue: only undispatched events are in it, so it stays small however long the outbox grows.
-    index("events_undispatched_idx").on(t.id).where(sql`dispatched_at IS NULL`),
-  ],
-);
+/** The transactional outbox, declared once in adapters/resources/events.ts. */
+export const events = pgTableOf(eventResource, { organizations });
 
 /** Declared once in adapters/resources/teams.ts. */
 export const teams = pgTableOf(teamResource, { organizations });
@@ -334,106 +316,11 @@ export const comments = pgTableOf(commentResource, { organizations });
 // get here; deliveries are the outbox's second half, attempts their history.
 // ---------------------------------------------------------------------------------------------
 
-export const webhooks = pgTable(
-  "webhooks",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    name: text("name").notNull(),
-    url: text("url").notNull(),
-    events: jsonb("events").$type<JsonValue<string[]>>().notNull(),
-    description: text("description"),
-    method: text("method").notNull(),
-    authType: text("auth_type").notNull(),
-    /** Member names in clear, values sealed. */
-    authConfig: jsonb("auth_config").$type<JsonValue<Record<string, string>>>().notNull(),
-    headers: jsonb("headers").$type<JsonValue<Record<string, string>>>().notNull(),
-    filters: jsonb("filters").$type<JsonValue<WebhookFilters>>().notNull(),
-    retryDelayMs: integer("retry_delay_ms").notNull(),
-    timeoutMs: integer("timeout_ms").notNull(),
-    maxRetries: integer("max_retries").notNull(),
-    tags: jsonb("tags").$type<JsonValue<string[]>>().notNull(),
-    environment: text("environment").notNull(),
-    status: text("status").notNull(),
-    disabledReason: text("disabled_reason"),
-    /** Sealed signing secret, and the sealed previous one while a rotation's grace period lasts. */
-    secret: text("secret").notNull(),
-    secretStart: text("secret_start").notNull(),
-    previousSecret: text("previous_secret"),
-    previousSecretExpiresAt: isoTimestamp("previous_secret_expires_at"),
-    createdAt: isoTimestamp("created_at").notNull(),
-    updatedAt: isoTimestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-    /**
-     * What the subscription was granted when it was created: the key that created it (null for a
-     * session or host identity), and that principal's clearance and scopes. Deliveries never carry
-     * more (core/webhooks/grant.ts). Rows older than the column were backfilled by the migration.
-     */
-    grantKeyId: text("grant_key_id"),
-    grantTlpClearance: integer("grant_tlp_clearance").notNull().default(0),
-    grantScopes: jsonb("grant_scopes").$type<JsonValue<Scope[]>>().notNull().default(sql`'[]'::jsonb`),
-  },
-  (t) => [
-    foreignKey({ name: "webhooks_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    index("webhooks_organization_id_idx").on(t.organizationId, t.id),
-    // Fan-out reads an organization's active subscriptions once per batch of events.
-    index("webhooks_organization_id_status_idx").on(t.organizationId, t.status),
-  ],
-);
+/** Declared once in adapters/resources/webhooks.ts. */
+export const webhooks = pgTableOf(webhookResource, { organizations });
 
-export const webhookDeliveries = pgTable(
-  "webhook_deliveries",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    webhookId: text("webhook_id").notNull(),
-    eventId: text("event_id").notNull(),
-    eventName: text("event_name").notNull(),
-    status: text("status").notNull(),
-    attempts: integer("attempts").notNull(),
-    nextAttemptAt: isoTimestamp("next_attempt_at"),
-    /** A dispatcher holds the delivery until then (claimDue); another may take it over after. */
-    leaseUntil: isoTimestamp("lease_until"),
-    lastResponseStatus: integer("last_response_status"),
-    lastErrorClass: text("last_error_class"),
-    createdAt: isoTimestamp("created_at").notNull(),
-    updatedAt: isoTimestamp("updated_at").notNull(),
-    completedAt: isoTimestamp("completed_at"),
-  },
-  (t) => [
-    foreignKey({ name: "webhook_deliveries_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "webhook_deliveries_webhook_id_fk", columns: [t.webhookId], foreignColumns: [webhooks.id] }),
-    foreignKey({ name: "webhook_deliveries_event_id_fk", columns: [t.eventId], foreignColumns: [events.id] }),
-    // One delivery per event and subscription: a fan-out run twice creates nothing new.
-    uniqueIndex("webhook_deliveries_webhook_id_event_id_unique").on(t.webhookId, t.eventId),
-    // claimDue: pending deliveries in due order.
-    index("webhook_deliveries_status_next_attempt_at_idx").on(t.status, t.nextAttemptAt),
-    // A subscription's delivery history, newest first.
-    index("webhook_deliveries_organization_id_webhook_id_idx").on(t.organizationId, t.webhookId, t.id),
-    // Retention: finished deliveries by completion time.
-    index("webhook_deliveries_completed_at_idx").on(t.completedAt),
-  ],
-);
+/** Declared once in adapters/resources/webhook-deliveries.ts. */
+export const webhookDeliveries = pgTableOf(deliveryResource, { organizations, webhooks, events });
 
-export const webhookAttempts = pgTable(
-  "webhook_attempts",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    deliveryId: text("delivery_id").notNull(),
-    webhookId: text("webhook_id").notNull(),
-    attempt: integer("attempt").notNull(),
-    requestedAt: isoTimestamp("requested_at").notNull(),
-    durationMs: doublePrecision("duration_ms").notNull(),
-    responseStatus: integer("response_status"),
-    /** At most 4 KiB of the receiver's answer. */
-    responseBody: text("response_body"),
-    errorClass: text("error_class"),
-    nextAttemptAt: isoTimestamp("next_attempt_at"),
-  },
-  (t) => [
-    foreignKey({ name: "webhook_attempts_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "webhook_attempts_delivery_id_fk", columns: [t.deliveryId], foreignColumns: [webhookDeliveries.id] }),
-    index("webhook_attempts_delivery_id_idx").on(t.deliveryId, t.attempt),
-  ],
-);
+/** Declared once in adapters/resources/webhook-attempts.ts. */
+export const webhookAttempts = pgTableOf(attemptResource, { organizations, webhook_deliveries: webhookDeliveries });

@@ -9,21 +9,31 @@ import type { Dialect, Executor } from "../declare/dialect.js";
 import { createRepository } from "../declare/repository.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { commentRepository, commentResource } from "./comments.js";
+import { deliveryRepository } from "./deliveries.js";
+import { eventRepository, eventResource } from "./events.js";
 import { observableRepository, observableResource } from "./observables.js";
 import { taskRepository, taskResource } from "./tasks.js";
 import { teamRepository, teamResource } from "./teams.js";
+import { attemptResource } from "./webhook-attempts.js";
+import { deliveryResource } from "./webhook-deliveries.js";
+import { webhookRepository, webhookResource } from "./webhooks.js";
 
 /** The repositories declared so far; `DialectRepositories` are the ones each dialect still writes itself. */
-type Declared = "teams" | "tasks" | "observables" | "comments";
+type Declared = "teams" | "tasks" | "observables" | "comments" | "events" | "webhooks" | "deliveries";
 export type DialectRepositories = Omit<UnitOfWork, Declared>;
 
 export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: UnitState, own: DialectRepositories): UnitOfWork {
   const declared = <R extends Parameters<typeof createRepository>[0]>(resource: R) => createRepository(resource, dialect, executor, unit);
+  const deliveries = declared(deliveryResource);
+  const attempts = declared(attemptResource);
   return {
     ...own,
     teams: teamRepository(declared(teamResource)),
     tasks: taskRepository(declared(taskResource), dialect, executor, unit),
     observables: observableRepository(declared(observableResource), dialect, executor, unit),
     comments: commentRepository(declared(commentResource)),
+    events: eventRepository(declared(eventResource)),
+    webhooks: webhookRepository(declared(webhookResource), deliveries, attempts, dialect, executor, unit),
+    deliveries: deliveryRepository(deliveries, attempts, dialect, executor, unit),
   };
 }

@@ -28,7 +28,6 @@ const nouns: Record<string, string> = {
   api_keys: "An API key",
   cases: "A case",
   audit_log: "An audit entry",
-  events: "An event",
   tlp_audit_log: "A TLP audit entry",
   sessions: "A session",
   sign_in_throttles: "A sign-in counter",

@@ -9,7 +9,6 @@ import type { Scope } from "../../core/access/scopes.js";
 import type { AuditEntry } from "../../core/audit/types.js";
 import type { CaseStatus } from "../../core/cases/lifecycle.js";
 import type { Case, CaseTag } from "../../core/cases/types.js";
-import type { DomainEvent } from "../../core/events/types.js";
 import type { KeyStatus, KeyTier, StoredApiKey } from "../../core/keys/types.js";
 import type { Session, SignInThrottle } from "../../core/account/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
@@ -407,62 +406,6 @@ export function auditEntryFromRow(row: AuditEntryRow): AuditEntry {
     userAgent: orNull(row.user_agent),
     at: toIsoTimestamp(row.at),
     bulkRequestId: orNull(row.bulk_request_id),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// events (the outbox)
-
-export interface EventRow<M extends RowMode = "read"> {
-  id: string;
-  organization_id: string;
-  name: string;
-  resource_type: string;
-  resource_id: string;
-  payload: Js<M, Record<string, unknown>>;
-  tlp: Opt<M, number>;
-  bulk_request_id: Opt<M, string>;
-  occurred_at: Ts<M>;
-}
-
-export const eventColumns = [
-  "id",
-  "organization_id",
-  "name",
-  "resource_type",
-  "resource_id",
-  "payload",
-  "tlp",
-  "bulk_request_id",
-  "occurred_at",
-] as const satisfies readonly (keyof EventRow)[];
-type _EventColumnsComplete = Complete<Exclude<keyof EventRow, (typeof eventColumns)[number]>>;
-
-export function eventToRow(event: DomainEvent): EventRow<"write"> {
-  return {
-    id: event.id,
-    organization_id: event.organizationId,
-    name: event.name,
-    resource_type: event.resourceType,
-    resource_id: event.resourceId,
-    payload: toJson(event.payload),
-    tlp: orNull(event.tlp),
-    bulk_request_id: orNull(event.bulkRequestId),
-    occurred_at: toIsoTimestamp(event.occurredAt),
-  };
-}
-
-export function eventFromRow(row: EventRow): DomainEvent {
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    name: row.name,
-    resourceType: row.resource_type,
-    resourceId: row.resource_id,
-    payload: fromJson(row.payload),
-    tlp: orNull(row.tlp),
-    bulkRequestId: orNull(row.bulk_request_id),
-    occurredAt: toIsoTimestamp(row.occurred_at),
   };
 }
 

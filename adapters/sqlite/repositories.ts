@@ -8,7 +8,6 @@ import type {
   ApiKeyRow,
   AuditEntryRow,
   CaseRow,
-  EventRow,
   OrganizationRow,
   SessionRow,
   SignInThrottleRow,
@@ -22,8 +21,6 @@ import {
   auditEntryToRow,
   caseFromRow,
   caseToRow,
-  eventFromRow,
-  eventToRow,
   organizationFromRow,
   organizationToRow,
   sessionFromRow,
@@ -39,12 +36,10 @@ import { toIsoTimestamp } from "../shared/values.js";
 import { caseListQuery } from "./case-list.js";
 import { createAlertRepository } from "./alert-repository.js";
 import { sqliteDialect, sqliteExecutor } from "./dialect.js";
-import { createDeliveryRepository } from "./delivery-repository.js";
-import { createWebhookRepository } from "./webhook-repository.js";
 import { apiKeyListQuery, tlpAuditListQuery, userListQuery } from "./record-lists.js";
 import { translateError } from "./errors.js";
 import type { Statement, Statements } from "./statements.js";
-import { auditEntryColumns, eventColumns, tlpAuditEntryColumns } from "../shared/rows.js";
+import { auditEntryColumns, tlpAuditEntryColumns } from "../shared/rows.js";
 import { extendsChain } from "../../core/tlp/chain.js";
 import { sql } from "./statements.js";
 import { unitGuards } from "../shared/unit-state.js";
@@ -245,32 +240,6 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
       },
     },
 
-    events: {
-      async append(event) {
-        writing();
-        write(sql.eventInsert, eventToRow(event));
-      },
-      async appendMany(events) {
-        writing();
-        writeMany("events", eventColumns, events.map(eventToRow));
-      },
-      async list(organizationId, page) {
-        reading();
-        const limit = pageLimit(page);
-        if (limit === 0) return [];
-        const rows =
-          page.beforeId === undefined
-            ? all<EventRow>(statements.get(sql.eventList), organizationId, limit)
-            : all<EventRow>(statements.get(sql.eventListBefore), organizationId, page.beforeId, limit);
-        return rows.map(eventFromRow);
-      },
-      async findById(organizationId, id) {
-        reading();
-        const row = get<EventRow>(sql.eventById, organizationId, id);
-        return row ? eventFromRow(row) : null;
-      },
-    },
-
 
     tlpAudit: {
       // Units of work are serialised (storage.ts), so the head read here cannot move before the
@@ -357,7 +326,5 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
     },
 
     alerts: createAlertRepository(statements, unit),
-    webhooks: createWebhookRepository(statements, unit),
-    deliveries: createDeliveryRepository(statements, unit),
   });
 }

@@ -7,15 +7,18 @@
  * as text in time order, so range filters and indexes work on it directly. JSON values are text.
  */
 import { sql } from "drizzle-orm";
-import { foreignKey, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Scope } from "../../core/access/scopes.js";
 import type { CaseTag } from "../../core/cases/types.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
-import type { WebhookFilters } from "../../core/webhooks/filters.js";
 import { commentResource } from "../resources/comments.js";
+import { eventResource } from "../resources/events.js";
 import { observableResource } from "../resources/observables.js";
 import { taskResource } from "../resources/tasks.js";
 import { teamResource } from "../resources/teams.js";
+import { attemptResource } from "../resources/webhook-attempts.js";
+import { deliveryResource } from "../resources/webhook-deliveries.js";
+import { webhookResource } from "../resources/webhooks.js";
 import { sqliteTableOf } from "./declared-table.js";
 
 const timestamp = (name: string) => text(name);
@@ -150,29 +153,8 @@ export const auditLog = sqliteTable(
   ],
 );
 
-/** The transactional outbox. */
-export const events = sqliteTable(
-  "events",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    name: text("name").notNull(),
-    resourceType: text("resource_type").notNull(),
-    resourceId: text("resource_id").notNull(),
-    payload: json<Record<string, unknown>>("payload").notNull(),
-    tlp: integer("tlp"),
-    bulkRequestId: text("bulk_request_id"),
-    occurredAt: timestamp("occurred_at").notNull(),
-    /** When the webhook dispatcher fanned the event out (DeliveryRepository.claimEvents); null until then. */
-    dispatchedAt: timestamp("dispatched_at"),
-  },
-  (t) => [
-    foreignKey({ name: "events_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    index("events_organization_id_idx").on(t.organizationId, t.id),
-    // The dispatcher's queue: only undispatched events are in it, so it stays small however long the outbox grows.
-    index("events_undispatched_idx").on(t.id).where(sql`dispatched_at IS NULL`),
-  ],
-);
+/** The transactional outbox, declared once in adapters/resources/events.ts. */
+export const events = sqliteTableOf(eventResource, { organizations });
 
 /** Declared once in adapters/resources/teams.ts. */
 export const teams = sqliteTableOf(teamResource, { organizations });
@@ -331,106 +313,11 @@ export const comments = sqliteTableOf(commentResource, { organizations });
 // get here; deliveries are the outbox's second half, attempts their history.
 // ---------------------------------------------------------------------------------------------
 
-export const webhooks = sqliteTable(
-  "webhooks",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    name: text("name").notNull(),
-    url: text("url").notNull(),
-    events: json<string[]>("events").notNull(),
-    description: text("description"),
-    method: text("method").notNull(),
-    authType: text("auth_type").notNull(),
-    /** Member names in clear, values sealed. */
-    authConfig: json<Record<string, string>>("auth_config").notNull(),
-    headers: json<Record<string, string>>("headers").notNull(),
-    filters: json<WebhookFilters>("filters").notNull(),
-    retryDelayMs: integer("retry_delay_ms").notNull(),
-    timeoutMs: integer("timeout_ms").notNull(),
-    maxRetries: integer("max_retries").notNull(),
-    tags: json<string[]>("tags").notNull(),
-    environment: text("environment").notNull(),
-    status: text("status").notNull(),
-    disabledReason: text("disabled_reason"),
-    /** Sealed signing secret, and the sealed previous one while a rotation's grace period lasts. */
-    secret: text("secret").notNull(),
-    secretStart: text("secret_start").notNull(),
-    previousSecret: text("previous_secret"),
-    previousSecretExpiresAt: timestamp("previous_secret_expires_at"),
-    createdAt: timestamp("created_at").notNull(),
-    updatedAt: timestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-    /**
-     * What the subscription was granted when it was created: the key that created it (null for a
-     * session or host identity), and that principal's clearance and scopes. Deliveries never carry
-     * more (core/webhooks/grant.ts). Rows older than the column were backfilled by the migration.
-     */
-    grantKeyId: text("grant_key_id"),
-    grantTlpClearance: integer("grant_tlp_clearance").notNull().default(0),
-    grantScopes: json<Scope[]>("grant_scopes").notNull().default(sql`'[]'`),
-  },
-  (t) => [
-    foreignKey({ name: "webhooks_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    index("webhooks_organization_id_idx").on(t.organizationId, t.id),
-    // Fan-out reads an organization's active subscriptions once per batch of events.
-    index("webhooks_organization_id_status_idx").on(t.organizationId, t.status),
-  ],
-);
+/** Declared once in adapters/resources/webhooks.ts. */
+export const webhooks = sqliteTableOf(webhookResource, { organizations });
 
-export const webhookDeliveries = sqliteTable(
-  "webhook_deliveries",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    webhookId: text("webhook_id").notNull(),
-    eventId: text("event_id").notNull(),
-    eventName: text("event_name").notNull(),
-    status: text("status").notNull(),
-    attempts: integer("attempts").notNull(),
-    nextAttemptAt: timestamp("next_attempt_at"),
-    /** A dispatcher holds the delivery until then (claimDue); another may take it over after. */
-    leaseUntil: timestamp("lease_until"),
-    lastResponseStatus: integer("last_response_status"),
-    lastErrorClass: text("last_error_class"),
-    createdAt: timestamp("created_at").notNull(),
-    updatedAt: timestamp("updated_at").notNull(),
-    completedAt: timestamp("completed_at"),
-  },
-  (t) => [
-    foreignKey({ name: "webhook_deliveries_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "webhook_deliveries_webhook_id_fk", columns: [t.webhookId], foreignColumns: [webhooks.id] }),
-    foreignKey({ name: "webhook_deliveries_event_id_fk", columns: [t.eventId], foreignColumns: [events.id] }),
-    // One delivery per event and subscription: a fan-out run twice creates nothing new.
-    uniqueIndex("webhook_deliveries_webhook_id_event_id_unique").on(t.webhookId, t.eventId),
-    // claimDue: pending deliveries in due order.
-    index("webhook_deliveries_status_next_attempt_at_idx").on(t.status, t.nextAttemptAt),
-    // A subscription's delivery history, newest first.
-    index("webhook_deliveries_organization_id_webhook_id_idx").on(t.organizationId, t.webhookId, t.id),
-    // Retention: finished deliveries by completion time.
-    index("webhook_deliveries_completed_at_idx").on(t.completedAt),
-  ],
-);
+/** Declared once in adapters/resources/webhook-deliveries.ts. */
+export const webhookDeliveries = sqliteTableOf(deliveryResource, { organizations, webhooks, events });
 
-export const webhookAttempts = sqliteTable(
-  "webhook_attempts",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    deliveryId: text("delivery_id").notNull(),
-    webhookId: text("webhook_id").notNull(),
-    attempt: integer("attempt").notNull(),
-    requestedAt: timestamp("requested_at").notNull(),
-    durationMs: real("duration_ms").notNull(),
-    responseStatus: integer("response_status"),
-    /** At most 4 KiB of the receiver's answer. */
-    responseBody: text("response_body"),
-    errorClass: text("error_class"),
-    nextAttemptAt: timestamp("next_attempt_at"),
-  },
-  (t) => [
-    foreignKey({ name: "webhook_attempts_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "webhook_attempts_delivery_id_fk", columns: [t.deliveryId], foreignColumns: [webhookDeliveries.id] }),
-    index("webhook_attempts_delivery_id_idx").on(t.deliveryId, t.attempt),
-  ],
-);
+/** Declared once in adapters/resources/webhook-attempts.ts. */
+export const webhookAttempts = sqliteTableOf(attemptResource, { organizations, webhook_deliveries: webhookDeliveries });

@@ -3,7 +3,6 @@ import {
   apiKeyColumns,
   auditEntryColumns,
   caseColumns,
-  eventColumns,
   organizationColumns,
   sessionColumns,
   signInThrottleColumns,
@@ -121,11 +120,6 @@ export const sql = {
   auditInsert: insert("audit_log", auditEntryColumns),
   auditList: `${select("audit_log", auditEntryColumns)} WHERE organization_id = ? ORDER BY id DESC LIMIT ?`,
   auditListBefore: `${select("audit_log", auditEntryColumns)} WHERE organization_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
-
-  eventInsert: insert("events", eventColumns),
-  eventById: `${select("events", eventColumns)} WHERE organization_id = ? AND id = ?`,
-  eventList: `${select("events", eventColumns)} WHERE organization_id = ? ORDER BY id DESC LIMIT ?`,
-  eventListBefore: `${select("events", eventColumns)} WHERE organization_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
 
 
   tlpAuditHead: "SELECT tlp_audit_seq AS seq, tlp_audit_hash AS hash FROM organizations WHERE id = ?",

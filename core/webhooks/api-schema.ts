@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { anyOf, boundedString, listResponseSchema, pageQueryShape } from "../schema/common.js";
-import { deliveryStatuses } from "./types.js";
+import { attemptErrorClasses, deliveryStatuses } from "./types.js";
 
 /** What schema.ts leaves out: the list queries and the delivery history as the API shows it. */
 
@@ -12,8 +12,6 @@ export const deliveryListQuerySchema = z.strictObject({
   eventName: anyOf(boundedString(100).regex(/^[a-z][a-z_]*\.[a-z][a-z_]*$/, "must be an event name like case.created")).optional(),
 });
 
-const errorClasses = ["timeout", "network", "blocked", "http"] as const;
-
 export const deliveryAttemptSchema = z
   .object({
     id: z.string(),
@@ -22,7 +20,7 @@ export const deliveryAttemptSchema = z
     durationMs: z.number(),
     responseStatus: z.int().nullable().meta({ description: "The receiver's HTTP status; null when no response came" }),
     responseBody: z.string().nullable().meta({ description: "At most the first 4 KiB of the receiver's answer" }),
-    errorClass: z.enum(errorClasses).nullable().meta({ description: "Why the attempt failed: timeout, network, blocked (SSRF policy) or http (a non-2xx status); null on success" }),
+    errorClass: z.enum(attemptErrorClasses).nullable().meta({ description: "Why the attempt failed: timeout, network, blocked (SSRF policy) or http (a non-2xx status); null on success" }),
     nextAttemptAt: z.string().nullable().meta({ description: "When the retry after this attempt was scheduled; null when none was" }),
   })
   .meta({ id: "WebhookDeliveryAttempt" });
@@ -38,7 +36,7 @@ export const deliverySchema = z
     attemptCount: z.int(),
     nextAttemptAt: z.string().nullable().meta({ description: "When the next attempt is due (pending deliveries)" }),
     lastResponseStatus: z.int().nullable(),
-    lastErrorClass: z.enum(errorClasses).nullable(),
+    lastErrorClass: z.enum(attemptErrorClasses).nullable(),
     createdAt: z.string().meta({ format: "date-time" }),
     updatedAt: z.string().meta({ format: "date-time" }),
     completedAt: z.string().nullable().meta({ description: "When it was delivered or given up" }),

@@ -77,7 +77,8 @@ export interface Delivery {
   completedAt: string | null;
 }
 
-export type AttemptErrorClass = "timeout" | "network" | "blocked" | "http";
+export const attemptErrorClasses = ["timeout", "network", "blocked", "http"] as const;
+export type AttemptErrorClass = (typeof attemptErrorClasses)[number];
 
 export interface DeliveryAttempt {
   id: string;

@@ -23,7 +23,6 @@ import {
   apiKeyColumns,
   auditEntryColumns,
   caseColumns,
-  eventColumns,
   organizationColumns,
   organizationCounterColumns,
   sessionColumns,
@@ -36,7 +35,7 @@ import { listQuery } from "../../adapters/declare/sql.js";
 import { sqliteDialect } from "../../adapters/sqlite/dialect.js";
 import { teamResource } from "../../adapters/resources/teams.js";
 import { sql as statements } from "../../adapters/sqlite/statements.js";
-import { eventDispatchColumns } from "../../adapters/shared/webhook-rows.js";
+import { eventResource } from "../../adapters/resources/events.js";
 import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
 import { verifyTlpChain } from "../../core/tlp/chain.js";
 import { createFixtures, sleep } from "./fixtures.js";
@@ -196,7 +195,7 @@ describe("sqlite adapter", () => {
       expect(names(schema.apiKeys)).toEqual([...apiKeyColumns].sort());
       expect(names(schema.cases)).toEqual([...caseColumns].sort());
       expect(names(schema.auditLog)).toEqual([...auditEntryColumns].sort());
-      expect(names(schema.events)).toEqual([...eventColumns, ...eventDispatchColumns].sort());
+      expect(names(schema.events)).toEqual([...eventResource.fields.map((f) => f.name), "dispatched_at"].sort());
       expect(names(schema.teams)).toEqual(teamResource.fields.map((f) => f.name).sort());
       expect(names(schema.tlpAuditLog)).toEqual([...tlpAuditEntryColumns].sort());
       expect(names(schema.sessions)).toEqual([...sessionColumns].sort());

@@ -16,7 +16,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Storage, StoredWebhook } from "../../core/index.js";
 import { allScopes } from "../../core/index.js";
 import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
-import { webhookToRow } from "../../adapters/shared/webhook-rows.js";
+import { rowOf } from "../../adapters/declare/rows.js";
+import { webhookResource, webhookToRecord } from "../../adapters/resources/webhooks.js";
 import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
@@ -87,7 +88,7 @@ async function seed(storage: Storage): Promise<{ rows: OldRow[]; expected: Map<s
     await tx.audit.append(f.auditEntry(org.id, { action: "webhook.created", resourceType: "webhook", resourceId: bySession.id, actorUserId: owner.id, actorKeyId: null }));
   });
   const rows = [byKey, bySession, ownerless].map((w) => {
-    const { grant_key_id: _k, grant_tlp_clearance: _c, grant_scopes: _s, ...old } = webhookToRow(w);
+    const { grant_key_id: _k, grant_tlp_clearance: _c, grant_scopes: _s, ...old } = rowOf(webhookResource, webhookToRecord(w));
     return old as OldRow;
   });
   return {

@@ -1,0 +1,100 @@
+/**
+ * The port's DeliveryRepository: the declared deliveries and attempts (webhook-deliveries.ts,
+ * webhook-attempts.ts) plus the dispatcher's queue, the outbox's honestly special statements,
+ * each written once for both dialects: claiming events to fan out, claiming due deliveries, and
+ * the retention purge. None of those is scoped by organization: the dispatcher serves every tenant.
+ *
+ * A claim is one UPDATE of the rows its inner SELECT picks. On PostgreSQL that SELECT locks them
+ * FOR UPDATE SKIP LOCKED: a second dispatcher passes over what the first holds instead of waiting
+ * for it, and once the first commits the rows no longer qualify (dispatched, or leased), so no row
+ * is handed out twice. On SQLite units of work are serialised in the process and BEGIN IMMEDIATE
+ * holds the write lock across processes, so no two claims ever see the same row as free.
+ */
+import type { DomainEvent } from "../../core/events/types.js";
+import type { DeliveryRepository } from "../../core/ports/storage.js";
+import type { Delivery, DeliveryAttempt } from "../../core/webhooks/types.js";
+import type { Dialect, Executor } from "../declare/dialect.js";
+import { oncePerDialect } from "../declare/dialect.js";
+import type { DeclaredRepository } from "../declare/repository.js";
+import type { Resource } from "../declare/resource.js";
+import { recordOf } from "../declare/rows.js";
+import { pageLimit } from "../shared/case-filter.js";
+import type { UnitState } from "../shared/unit-state.js";
+import { unitGuards } from "../shared/unit-state.js";
+import { toIsoTimestamp } from "../shared/values.js";
+import { eventResource } from "./events.js";
+import type { AttemptFilters } from "./webhook-attempts.js";
+import { attemptsOf } from "./webhook-attempts.js";
+import type { DeliveryFilters } from "./webhook-deliveries.js";
+import { deliveryResource } from "./webhook-deliveries.js";
+
+const columns = (resource: Resource): string => resource.fields.map((f) => f.name).join(", ");
+
+/** Built once per dialect. Every mark is its own parameter, so `?` and `$n` bind the same list. */
+const claimSqlFor = oncePerDialect((dialect: Dialect) => {
+  const p = dialect.param;
+  return {
+    // events_undispatched_idx holds exactly the rows this walks, in id order.
+    claimEvents: `UPDATE events SET dispatched_at = ${p(1)} WHERE id IN (SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${p(2)}${dialect.skipLocked}) RETURNING ${columns(eventResource)}`,
+    claimDue:
+      `UPDATE webhook_deliveries SET lease_until = ${p(1)} WHERE id IN (SELECT id FROM webhook_deliveries` +
+      ` WHERE status = 'pending' AND next_attempt_at <= ${p(2)} AND (lease_until IS NULL OR lease_until <= ${p(3)})` +
+      ` ORDER BY next_attempt_at, id LIMIT ${p(4)}${dialect.skipLocked}) RETURNING ${columns(deliveryResource)}`,
+    purgeable: `SELECT id FROM webhook_deliveries WHERE completed_at < ${p(1)} AND status <> 'pending' ORDER BY completed_at LIMIT ${p(2)}${dialect.skipLocked}`,
+    purgeAttempts: `DELETE FROM webhook_attempts WHERE ${dialect.anyOf("delivery_id", p(1))}`,
+    purgeDeliveries: `DELETE FROM webhook_deliveries WHERE ${dialect.anyOf("id", p(1))}`,
+  };
+});
+
+const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byDueThenId = (a: Delivery, b: Delivery): number =>
+  a.nextAttemptAt! < b.nextAttemptAt! ? -1 : a.nextAttemptAt! > b.nextAttemptAt! ? 1 : byId(a, b);
+
+export function deliveryRepository(
+  deliveries: DeclaredRepository<Delivery, DeliveryFilters>,
+  attempts: DeclaredRepository<DeliveryAttempt, AttemptFilters>,
+  dialect: Dialect,
+  executor: Executor,
+  unit: UnitState,
+): DeliveryRepository {
+  const { writing } = unitGuards(unit);
+  const sql = claimSqlFor(dialect);
+  return {
+    async insertMany(records) {
+      // A second delivery of an event to a subscription clashes with the unique key and is skipped.
+      await deliveries.insertMany(records);
+    },
+    update: (delivery) => deliveries.update(delivery),
+    findById: (organizationId, id) => deliveries.findById(organizationId, id),
+    list: (organizationId, webhookId, { status, eventName }, page) =>
+      deliveries.list(organizationId, { webhookId, status, eventName }, { limit: pageLimit(page), order: "desc", after: page.beforeId }),
+    insertAttempt: (attempt) => attempts.insert(attempt),
+    attemptsOf: attemptsOf(dialect, executor, unit),
+    async claimEvents(limit, now) {
+      writing();
+      const count = pageLimit({ limit });
+      if (count === 0) return [];
+      const rows = await executor.all(sql.claimEvents, [toIsoTimestamp(now), count]);
+      // RETURNING promises no order: oldest first, as the port says.
+      return rows.map((row) => recordOf<DomainEvent>(eventResource, row)).sort(byId);
+    },
+    async claimDue(limit, now, leaseUntil) {
+      writing();
+      const count = pageLimit({ limit });
+      if (count === 0) return [];
+      const at = toIsoTimestamp(now);
+      const rows = await executor.all(sql.claimDue, [toIsoTimestamp(leaseUntil), at, at, count]);
+      return rows.map((row) => recordOf<Delivery>(deliveryResource, row)).sort(byDueThenId);
+    },
+    async purgeCompletedBefore(before, limit) {
+      writing();
+      const count = pageLimit({ limit });
+      if (count === 0) return 0;
+      const ids = (await executor.all(sql.purgeable, [toIsoTimestamp(before), count])).map((row) => row.id as string);
+      if (ids.length === 0) return 0;
+      const list = dialect.list(ids);
+      await executor.run(sql.purgeAttempts, [list]);
+      return executor.run(sql.purgeDeliveries, [list]);
+    },
+  };
+}
