@@ -24,7 +24,7 @@ export interface DeclaredRepository<T, F> {
    * those that clash with a unique key; resolves to how many were written.
    */
   insertMany(records: readonly T[]): Promise<number>;
-  /** Inserts the record, or overwrites the mutable columns of the one with its id. */
+  /** Inserts the record, or overwrites the mutable columns of the one with its id if its tenant's (another tenant's is left alone). */
   upsert(record: T): Promise<void>;
   /** The tenant's live record, or null. */
   findById(tenantId: string | null, id: string): Promise<T | null>;

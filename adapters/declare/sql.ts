@@ -25,7 +25,7 @@ export interface ResourceSql {
   /** Per declared unique key: is it held by a row the index covers (all of them, or those its `where` admits)? Binds `uniqueFields[i]`. */
   uniqueProbes: string[];
   uniqueFields: Field[][];
-  /** Inserts or, when the id is taken, overwrites the mutable columns (binds every field). */
+  /** Inserts or, when the id is taken by the same tenant's row, overwrites the mutable columns (binds every field). */
   upsert: string;
   /** Removes a tenant's row by id, live or soft-deleted. Binds the scope (`scopeParams`). */
   delete: string;
@@ -95,7 +95,7 @@ function build(resource: Resource, dialect: Dialect): ResourceSql {
     uniqueProbes: probes,
     uniqueFields,
     upsert: `INSERT INTO ${table} (${columns}) VALUES (${fields.map((_, i) => p(i + 1)).join(", ")}) ON CONFLICT (${id.name}) DO ${
-      mutable.length === 0 ? "NOTHING" : `UPDATE SET ${mutable.map((f) => `${f.name} = excluded.${f.name}`).join(", ")}`
+      mutable.length === 0 ? "NOTHING" : `UPDATE SET ${mutable.map((f) => `${f.name} = excluded.${f.name}`).join(", ")}${tenant === undefined ? "" : ` WHERE ${table}.${tenant.name} = excluded.${tenant.name}`}`
     }`,
     delete: `DELETE FROM ${table} WHERE ${scopeOf(resource, dialect, 1)}`,
   };
@@ -185,7 +185,7 @@ export function deleteQuery(resource: Resource, dialect: Dialect, tenantId: stri
   if (found === null) return null;
   const { shape, params } = found;
   return {
-    text: cachedText(deletes, resource, dialect, shape.join(","), () => `DELETE FROM ${resource.table} WHERE ${whereOf(resource, dialect, shape).where.join(" AND ")}`),
+    text: cachedText(deletes, resource, dialect, shape.join(","), () => `DELETE FROM ${resource.table}${whereOf(resource, dialect, shape).where.map((c, i) => `${i === 0 ? " WHERE" : " AND"} ${c}`).join("")}`),
     params,
   };
 }
