@@ -15,6 +15,8 @@ const integration = [
   "test/adapters/sqlite-checkpointer.test.ts",
   "test/adapters/sqlite-readers.test.ts",
   "test/adapters/declared-resource.test.ts",
+  "test/conformance/declared-resources.test.ts",
+  "test/conformance/declared-kinds.test.ts",
   "test/core/input-storage.test.ts",
   "test/examples/postgres-cluster.test.ts",
   "test/package/**/*.test.ts",
