@@ -96,6 +96,9 @@ export interface Resource<C extends Record<string, Column> = Record<string, Colu
 /** The record type a resource stores (its `internal` columns are the table's alone). */
 export type RecordOf<R> = R extends Resource<infer C> ? { -readonly [K in keyof C as C[K] extends { readonly internal: true } ? never : K]: ValueOf<C[K]> } : never;
 
+/** The keys a resource's columns are declared under, internal ones included (its drizzle tables' properties). */
+export type ColumnKeys<R> = R extends Resource<infer C> ? keyof C & string : never;
+
 /** What a list may filter on: each declared filter's value, all optional. */
 export type FilterValues<R> =
   R extends Resource<infer C, infer F>

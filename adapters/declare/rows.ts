@@ -92,11 +92,14 @@ function readersOf(resource: Resource): Reader[] {
   return found;
 }
 
-/** A row keyed by column name as the resource's record. */
-export function recordOf<T>(resource: Resource, row: Record<string, unknown>): T {
+/**
+ * A row keyed by column name as the resource's record. `prefix` reads a joined resource's record
+ * from the same row, its columns selected as `<prefix><name>` (their names clash with the row's own).
+ */
+export function recordOf<T>(resource: Resource, row: Record<string, unknown>, prefix = ""): T {
   const record: Record<string, unknown> = {};
   for (const { key, name, decode } of readersOf(resource)) {
-    const value = row[name];
+    const value = row[prefix === "" ? name : prefix + name];
     record[key] = value === null || value === undefined ? null : decode === undefined ? value : decode(value);
   }
   return record as T;

@@ -6,7 +6,7 @@ import type { SQL } from "drizzle-orm";
 import { getTableColumns, sql } from "drizzle-orm";
 import type { ExtraConfigColumn, PgColumn, PgColumnBuilderBase, PgTable } from "drizzle-orm/pg-core";
 import { bigint, boolean, doublePrecision, foreignKey, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { Field, Resource } from "../declare/resource.js";
+import type { ColumnKeys, Field, Resource } from "../declare/resource.js";
 import { columnConstraintsOf, foreignKeysOf, indexesOf, jsonLiteral, referencedColumn } from "../declare/table-parts.js";
 import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
 
@@ -32,18 +32,19 @@ function columnOf({ name, column }: Field, constraint: string | undefined): PgCo
 }
 
 /** `references`: the tables the resource's foreign keys point at, by table name. */
-export function pgTableOf(resource: Resource, references: Readonly<Record<string, PgTable>> = {}) {
+export function pgTableOf<R extends Resource>(resource: R, references: Readonly<Record<string, PgTable>> = {}) {
   const constraints = columnConstraintsOf(resource);
-  const columns = Object.fromEntries(resource.tableFields.map((field) => [field.key, columnOf(field, constraints.get(field.key))]));
+  // Keyed by the declaration's keys, so a table's columns are known to exist where others reference them.
+  const columns = Object.fromEntries(resource.tableFields.map((field) => [field.key, columnOf(field, constraints.get(field.key))])) as Record<ColumnKeys<R>, PgColumnBuilderBase>;
   return pgTable(resource.table, columns, (t) => {
-    const on = (keys: readonly string[]) => keys.map((key) => t[key]!) as unknown as [PgColumn, ...PgColumn[]];
+    const on = (keys: readonly string[]) => keys.map((key) => t[key as ColumnKeys<R>]) as unknown as [PgColumn, ...PgColumn[]];
     return [
       ...foreignKeysOf(resource).map((fk) =>
         foreignKey({ name: fk.name, columns: on([fk.key]), foreignColumns: [referencedColumn(references, fk, (table) => getTableColumns(table))] }),
       ),
       ...indexesOf(resource).map((ix) => {
         if (ix.gin) {
-          const [first, ...rest] = ix.keys.map((key) => (t[key] as unknown as ExtraConfigColumn).op("jsonb_path_ops"));
+          const [first, ...rest] = ix.keys.map((key) => (t[key as ColumnKeys<R>] as unknown as ExtraConfigColumn).op("jsonb_path_ops"));
           return index(ix.name).using("gin", first!, ...rest);
         }
         const built = (ix.unique ? uniqueIndex(ix.name) : index(ix.name)).on(...on(ix.keys));

@@ -8,45 +8,24 @@ import { CaseKitError } from "../../core/errors.js";
 import { extendsChain } from "../../core/tlp/chain.js";
 import type { PageRequest, UnitOfWork } from "../../core/ports/storage.js";
 import { createUnitOfWork as declaredUnitOfWork } from "../resources/unit-of-work.js";
-import type {
-  ApiKeyRow,
-  AuditEntryRow,
-  CaseRow,
-  OrganizationRow,
-  SessionRow,
-  SignInThrottleRow,
-  TlpAuditEntryRow,
-  UserRow,
-} from "../shared/rows.js";
+import type { AuditEntryRow, CaseRow, TlpAuditEntryRow } from "../shared/rows.js";
 import {
-  apiKeyFromRow,
-  apiKeyToRow,
   auditEntryFromRow,
   auditEntryToRow,
   caseFromRow,
   caseToRow,
-  organizationCounterColumns,
-  organizationFromRow,
-  organizationToRow,
-  sessionFromRow,
-  sessionToRow,
-  signInThrottleFromRow,
-  signInThrottleToRow,
   tlpAuditEntryFromRow,
   tlpAuditEntryToRow,
-  userFromRow,
-  userToRow,
 } from "../shared/rows.js";
 import { normalizeCaseFilter, pageLimit } from "../shared/case-filter.js";
 import { uniqueViolation } from "../shared/conflicts.js";
-import { normalizeApiKeyFilter, normalizeTlpAuditFilter, normalizeUserFilter } from "../shared/list-filters.js";
-import { toIsoTimestamp } from "../shared/values.js";
+import { normalizeTlpAuditFilter } from "../shared/list-filters.js";
 import { guard } from "./errors.js";
 import { createAlertRepository } from "./alert-repository.js";
 import type { Executor } from "../declare/dialect.js";
 import { postgresDialect } from "./dialect.js";
 import { rowSelection, rowValues } from "./rows.js";
-import { apiKeys, auditLog, cases, organizations, sessions, signInThrottles, tlpAuditLog, users } from "./schema.js";
+import { auditLog, cases, organizations, tlpAuditLog } from "./schema.js";
 import { unitGuards } from "../shared/unit-state.js";
 import type { UnitState } from "../shared/unit-state.js";
 
@@ -88,203 +67,6 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
   }
 
   return declaredUnitOfWork(postgresDialect, executor, unit, {
-    organizations: {
-      async insert(org) {
-        writing();
-        await insertOrConflict(
-          db.insert(organizations).values(rowValues(organizations, organizationToRow(org))).onConflictDoNothing().returning({ id: organizations.id }),
-          "organizations",
-          [["organizations_name_unique", () => taken(organizations, eq(organizations.name, org.name))]],
-        );
-      },
-      async findById(id) {
-        reading();
-        const rows = await guard(db.select(organizationRow).from(organizations).where(eq(organizations.id, id)).limit(1));
-        return rows[0] ? organizationFromRow(rows[0] as unknown as OrganizationRow) : null;
-      },
-      async update(org) {
-        writing();
-        const { name, policy, updated_at } = organizationToRow(org);
-        const other = alias(organizations, "other");
-        const nameElsewhere = db
-          .select({ one: sql`1` })
-          .from(other)
-          .where(and(eq(other.name, name), ne(other.id, org.id)));
-        await updateOrConflict(
-          db
-            .update(organizations)
-            .set(rowValues(organizations, { name, policy, updated_at }))
-            .where(and(eq(organizations.id, org.id), sql`not exists ${nameElsewhere}`))
-            .returning({ id: organizations.id }),
-          "organizations",
-          [["organizations_name_unique", sql`${nameElsewhere}`]],
-        );
-      },
-      async existingIds(ids) {
-        reading();
-        if (ids.length === 0) return [];
-        const rows = await guard(db.select({ id: organizations.id }).from(organizations).where(inArray(organizations.id, [...ids])));
-        return rows.map((row) => row.id);
-      },
-      async nextCaseNumber(organizationId) {
-        writing();
-        // One statement: the row lock serialises concurrent callers, and each gets its own number.
-        const rows = await guard(
-          db
-            .update(organizations)
-            .set({ caseSeq: sql`${organizations.caseSeq} + 1` })
-            .where(eq(organizations.id, organizationId))
-            .returning({ caseSeq: organizations.caseSeq }),
-        );
-        const row = rows[0];
-        if (!row) throw new CaseKitError("not_found", `No organization ${organizationId}`);
-        return row.caseSeq;
-      },
-    },
-
-    users: {
-      async insert(user) {
-        writing();
-        await insertOrConflict(
-          db.insert(users).values(rowValues(users, userToRow(user))).onConflictDoNothing().returning({ id: users.id }),
-          "users",
-          [["users_email_unique", () => taken(users, eq(users.email, user.email))]],
-        );
-      },
-      async findById(organizationId, id) {
-        reading();
-        const rows = await guard(
-          db.select(userRow).from(users).where(and(eq(users.organizationId, organizationId), eq(users.id, id))).limit(1),
-        );
-        return rows[0] ? userFromRow(rows[0] as unknown as UserRow) : null;
-      },
-      async findByEmail(email) {
-        reading();
-        // Emails are stored lower-case; the unique index on email serves the lookup.
-        const rows = await guard(db.select(userRow).from(users).where(eq(users.email, email.toLowerCase())).limit(1));
-        return rows[0] ? userFromRow(rows[0] as unknown as UserRow) : null;
-      },
-      async update(user) {
-        writing();
-        const { id: _id, organization_id: _organizationId, ...row } = userToRow(user);
-        const other = alias(users, "other");
-        const emailElsewhere = db
-          .select({ one: sql`1` })
-          .from(other)
-          .where(and(eq(other.email, user.email), ne(other.id, user.id)));
-        await updateOrConflict(
-          db
-            .update(users)
-            .set(rowValues(users, row))
-            .where(and(eq(users.organizationId, user.organizationId), eq(users.id, user.id), sql`not exists ${emailElsewhere}`))
-            .returning({ id: users.id }),
-          "users",
-          [["users_email_unique", sql`${emailElsewhere}`]],
-        );
-      },
-      async list(organizationId, filter, page) {
-        reading();
-        const limit = pageLimit(page);
-        const normalized = normalizeUserFilter(filter);
-        if (limit === 0 || normalized === null) return [];
-        const conditions: SQL[] = [];
-        if (normalized.status) conditions.push(inArray(users.status, normalized.status));
-        if (normalized.role) conditions.push(inArray(users.role, normalized.role));
-        if (normalized.email !== undefined) conditions.push(eq(users.email, normalized.email));
-        const rows = await guard(
-          db
-            .select(userRow)
-            .from(users)
-            .where(and(eq(users.organizationId, organizationId), ...conditions, ...keyset(users.id, page)))
-            .orderBy(desc(users.id))
-            .limit(limit),
-        );
-        return rows.map((row) => userFromRow(row as unknown as UserRow));
-      },
-    },
-
-    apiKeys: {
-      async insert(key) {
-        writing();
-        await insertOrConflict(
-          db.insert(apiKeys).values(rowValues(apiKeys, apiKeyToRow(key))).onConflictDoNothing().returning({ id: apiKeys.id }),
-          "api_keys",
-          [["api_keys_hash_unique", () => taken(apiKeys, eq(apiKeys.hash, key.hash))]],
-        );
-      },
-      async findByHash(hash) {
-        reading();
-        const rows = await guard(
-          db
-            .select({ key: apiKeyRow, owner: userRow })
-            .from(apiKeys)
-            // The owner is looked up inside the key's own organization: a key never crosses tenants.
-            .innerJoin(users, and(eq(users.id, apiKeys.userId), eq(users.organizationId, apiKeys.organizationId)))
-            .where(eq(apiKeys.hash, hash))
-            .limit(1),
-        );
-        const row = rows[0];
-        return row ? { key: apiKeyFromRow(row.key as unknown as ApiKeyRow), owner: userFromRow(row.owner as unknown as UserRow) } : null;
-      },
-      async touchLastUsed(organizationId, id, at) {
-        writing();
-        await guard(
-          db
-            .update(apiKeys)
-            .set(rowValues(apiKeys, { last_used_at: toIsoTimestamp(at) }))
-            .where(and(eq(apiKeys.organizationId, organizationId), eq(apiKeys.id, id))),
-        );
-      },
-      async findById(organizationId, id) {
-        reading();
-        const rows = await guard(
-          db.select(apiKeyRow).from(apiKeys).where(and(eq(apiKeys.organizationId, organizationId), eq(apiKeys.id, id))).limit(1),
-        );
-        return rows[0] ? apiKeyFromRow(rows[0] as unknown as ApiKeyRow) : null;
-      },
-      async update(key) {
-        writing();
-        const { id: _id, organization_id: _organizationId, ...row } = apiKeyToRow(key);
-        const other = alias(apiKeys, "other");
-        const hashElsewhere = db
-          .select({ one: sql`1` })
-          .from(other)
-          .where(and(eq(other.hash, key.hash), ne(other.id, key.id)));
-        await updateOrConflict(
-          db
-            .update(apiKeys)
-            .set(rowValues(apiKeys, row))
-            .where(and(eq(apiKeys.organizationId, key.organizationId), eq(apiKeys.id, key.id), sql`not exists ${hashElsewhere}`))
-            .returning({ id: apiKeys.id }),
-          "api_keys",
-          [["api_keys_hash_unique", sql`${hashElsewhere}`]],
-        );
-      },
-      async delete(organizationId, id) {
-        writing();
-        await guard(db.delete(apiKeys).where(and(eq(apiKeys.organizationId, organizationId), eq(apiKeys.id, id))));
-      },
-      async list(organizationId, filter, page) {
-        reading();
-        const limit = pageLimit(page);
-        const normalized = normalizeApiKeyFilter(filter);
-        if (limit === 0 || normalized === null) return [];
-        const conditions: SQL[] = [];
-        if (normalized.status) conditions.push(inArray(apiKeys.status, normalized.status));
-        if (normalized.tier) conditions.push(inArray(apiKeys.tier, normalized.tier));
-        if (normalized.userId !== undefined) conditions.push(eq(apiKeys.userId, normalized.userId));
-        const rows = await guard(
-          db
-            .select(apiKeyRow)
-            .from(apiKeys)
-            .where(and(eq(apiKeys.organizationId, organizationId), ...conditions, ...keyset(apiKeys.id, page)))
-            .orderBy(desc(apiKeys.id))
-            .limit(limit),
-        );
-        return rows.map((row) => apiKeyFromRow(row as unknown as ApiKeyRow));
-      },
-    },
-
     cases: {
       async insert(record) {
         writing();
@@ -514,77 +296,15 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
       },
     },
 
-    sessions: {
-      async insert(session) {
-        writing();
-        await insertOrConflict(
-          db.insert(sessions).values(rowValues(sessions, sessionToRow(session))).onConflictDoNothing().returning({ id: sessions.id }),
-          "sessions",
-          [["sessions_token_hash_unique", () => taken(sessions, eq(sessions.tokenHash, session.tokenHash))]],
-        );
-      },
-      async findByTokenHash(tokenHash) {
-        reading();
-        const rows = await guard(
-          db
-            .select({ session: sessionRow, owner: userRow })
-            .from(sessions)
-            // The owner is looked up inside the session's own organization.
-            .innerJoin(users, and(eq(users.id, sessions.userId), eq(users.organizationId, sessions.organizationId)))
-            .where(eq(sessions.tokenHash, tokenHash))
-            .limit(1),
-        );
-        const row = rows[0];
-        return row
-          ? { session: sessionFromRow(row.session as unknown as SessionRow), owner: userFromRow(row.owner as unknown as UserRow) }
-          : null;
-      },
-      async delete(organizationId, id) {
-        writing();
-        await guard(db.delete(sessions).where(and(eq(sessions.organizationId, organizationId), eq(sessions.id, id))));
-      },
-      async deleteForUser(organizationId, userId) {
-        writing();
-        await guard(db.delete(sessions).where(and(eq(sessions.organizationId, organizationId), eq(sessions.userId, userId))));
-      },
-    },
-
-    signInThrottles: {
-      async get(email) {
-        reading();
-        const rows = await guard(db.select(signInThrottleRow).from(signInThrottles).where(eq(signInThrottles.email, email)).limit(1));
-        return rows[0] ? signInThrottleFromRow(rows[0] as unknown as SignInThrottleRow) : null;
-      },
-      async put(throttle) {
-        writing();
-        const { email: _email, ...counter } = signInThrottleToRow(throttle);
-        await guard(
-          db
-            .insert(signInThrottles)
-            .values(rowValues(signInThrottles, signInThrottleToRow(throttle)))
-            .onConflictDoUpdate({ target: signInThrottles.email, set: rowValues(signInThrottles, counter) }),
-        );
-      },
-      async clear(email) {
-        writing();
-        await guard(db.delete(signInThrottles).where(eq(signInThrottles.email, email)));
-      },
-    },
-
     alerts: createAlertRepository(db, unit),
   });
 }
 
-const organizationRow = rowSelection(organizations, organizationCounterColumns);
-const userRow = rowSelection(users);
-const apiKeyRow = rowSelection(apiKeys);
 const caseRow = rowSelection(cases);
 const auditEntryRow = rowSelection(auditLog);
 const tlpAuditEntryRow = rowSelection(tlpAuditLog);
-const sessionRow = rowSelection(sessions);
-const signInThrottleRow = rowSelection(signInThrottles);
-/** The TLP audit chain's head, kept with the organization. */
-const chainHead = { seq: organizations.tlpAuditSeq, hash: organizations.tlpAuditHash };
+/** The TLP audit chain's head, kept with the organization (typed here: a declared table's columns carry no value type). */
+const chainHead = { seq: sql<number>`${organizations.tlpAuditSeq}`, hash: sql<string>`${organizations.tlpAuditHash}` };
 
 /** Rows per multi-row INSERT of appendMany: 1 000 rows of 13 columns stay below PostgreSQL's 65 535 parameters. */
 const rowsPerInsert = 1000;

@@ -6,84 +6,31 @@
 import { sql } from "drizzle-orm";
 import { bigint, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { CaseTag } from "../../core/cases/types.js";
-import type { OrganizationPolicy } from "../../core/organizations/policy.js";
-import type { Scope } from "../../core/access/scopes.js";
 import type { JsonValue } from "../shared/values.js";
 import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
+import { apiKeyResource } from "../resources/api-keys.js";
 import { commentResource } from "../resources/comments.js";
 import { eventResource } from "../resources/events.js";
 import { observableResource } from "../resources/observables.js";
+import { organizationResource } from "../resources/organizations.js";
+import { sessionResource } from "../resources/sessions.js";
+import { signInThrottleResource } from "../resources/sign-in-throttles.js";
 import { taskResource } from "../resources/tasks.js";
 import { teamResource } from "../resources/teams.js";
+import { userResource } from "../resources/users.js";
 import { attemptResource } from "../resources/webhook-attempts.js";
 import { deliveryResource } from "../resources/webhook-deliveries.js";
 import { webhookResource } from "../resources/webhooks.js";
 import { pgTableOf } from "./declared-table.js";
 
-export const organizations = pgTable("organizations", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull().unique("organizations_name_unique"),
-  /** The organization's settings as JSON; null until first set (the mapper fills in defaults). */
-  policy: jsonb("policy").$type<JsonValue<Partial<OrganizationPolicy>>>(),
-  /** The last case number handed out (OrganizationRepository.nextCaseNumber). */
-  caseSeq: integer("case_seq").notNull().default(0),
-  /** The TLP audit chain's head: its last seq and hash (TlpAuditRepository.head). */
-  tlpAuditSeq: integer("tlp_audit_seq").notNull().default(0),
-  tlpAuditHash: text("tlp_audit_hash").notNull().default(""),
-  createdAt: isoTimestamp("created_at").notNull(),
-  updatedAt: isoTimestamp("updated_at").notNull(),
-});
+/** Declared once in adapters/resources/organizations.ts (with the case and TLP audit counters). */
+export const organizations = pgTableOf(organizationResource);
 
-export const users = pgTable(
-  "users",
-  {
-    /** "C" since 0001, when users began to be listed newest first (0000 had the default collation). */
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    /** Unique across the deployment: an email names one person, whatever their tenant. */
-    email: text("email").notNull().unique("users_email_unique"),
-    name: text("name").notNull(),
-    role: text("role").notNull(),
-    status: text("status").notNull(),
-    tlpClearance: integer("tlp_clearance").notNull(),
-    passwordHash: text("password_hash"),
-    createdAt: isoTimestamp("created_at").notNull(),
-    updatedAt: isoTimestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-  },
-  (t) => [
-    foreignKey({ name: "users_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    index("users_organization_id_idx").on(t.organizationId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/users.ts. */
+export const users = pgTableOf(userResource, { organizations });
 
-export const apiKeys = pgTable(
-  "api_keys",
-  {
-    /** "C" since 0001, when keys began to be listed newest first (0000 had the default collation). */
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    userId: text("user_id").notNull(),
-    name: text("name").notNull(),
-    description: text("description"),
-    tier: text("tier").notNull(),
-    scopes: jsonb("scopes").$type<JsonValue<Scope[]>>().notNull(),
-    tlpClearance: integer("tlp_clearance").notNull(),
-    status: text("status").notNull(),
-    expiresAt: isoTimestamp("expires_at"),
-    lastUsedAt: isoTimestamp("last_used_at"),
-    start: text("start").notNull(),
-    hash: text("hash").notNull().unique("api_keys_hash_unique"),
-    createdAt: isoTimestamp("created_at").notNull(),
-    updatedAt: isoTimestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-  },
-  (t) => [
-    foreignKey({ name: "api_keys_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "api_keys_user_id_fk", columns: [t.userId], foreignColumns: [users.id] }),
-    index("api_keys_organization_id_idx").on(t.organizationId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/api-keys.ts. */
+export const apiKeys = pgTableOf(apiKeyResource, { organizations, users });
 
 export const cases = pgTable(
   "cases",
@@ -188,30 +135,11 @@ export const tlpAuditLog = pgTable(
   ],
 );
 
-export const sessions = pgTable(
-  "sessions",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    userId: text("user_id").notNull(),
-    tokenHash: text("token_hash").notNull().unique("sessions_token_hash_unique"),
-    csrfHash: text("csrf_hash").notNull(),
-    createdAt: isoTimestamp("created_at").notNull(),
-    expiresAt: isoTimestamp("expires_at").notNull(),
-  },
-  (t) => [
-    foreignKey({ name: "sessions_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "sessions_user_id_fk", columns: [t.userId], foreignColumns: [users.id] }),
-  ],
-);
+/** Declared once in adapters/resources/sessions.ts. */
+export const sessions = pgTableOf(sessionResource, { organizations, users });
 
-/** Failed sign-ins per email address, whoever it belongs to (if anyone): no foreign key. */
-export const signInThrottles = pgTable("sign_in_throttles", {
-  email: text("email").primaryKey(),
-  failures: integer("failures").notNull(),
-  windowStartedAt: isoTimestamp("window_started_at").notNull(),
-  blockedUntil: isoTimestamp("blocked_until"),
-});
+/** Declared once in adapters/resources/sign-in-throttles.ts. */
+export const signInThrottles = pgTableOf(signInThrottleResource);
 
 /**
  * The shared rate-limit store's state, one row per limited key (`key:<id>`, `source:<ip>`); see

@@ -8,18 +8,35 @@ import type { UnitOfWork } from "../../core/ports/storage.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { createRepository } from "../declare/repository.js";
 import type { UnitState } from "../shared/unit-state.js";
+import { apiKeyRepository, apiKeyResource } from "./api-keys.js";
 import { commentRepository, commentResource } from "./comments.js";
 import { deliveryRepository } from "./deliveries.js";
 import { eventRepository, eventResource } from "./events.js";
 import { observableRepository, observableResource } from "./observables.js";
+import { organizationRepository, organizationResource } from "./organizations.js";
+import { sessionRepository, sessionResource } from "./sessions.js";
+import { signInThrottleRepository, signInThrottleResource } from "./sign-in-throttles.js";
 import { taskRepository, taskResource } from "./tasks.js";
 import { teamRepository, teamResource } from "./teams.js";
+import { userRepository, userResource } from "./users.js";
 import { attemptResource } from "./webhook-attempts.js";
 import { deliveryResource } from "./webhook-deliveries.js";
 import { webhookRepository, webhookResource } from "./webhooks.js";
 
 /** The repositories declared so far; `DialectRepositories` are the ones each dialect still writes itself. */
-type Declared = "teams" | "tasks" | "observables" | "comments" | "events" | "webhooks" | "deliveries";
+type Declared =
+  | "teams"
+  | "tasks"
+  | "observables"
+  | "comments"
+  | "events"
+  | "webhooks"
+  | "deliveries"
+  | "organizations"
+  | "users"
+  | "apiKeys"
+  | "sessions"
+  | "signInThrottles";
 export type DialectRepositories = Omit<UnitOfWork, Declared>;
 
 export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: UnitState, own: DialectRepositories): UnitOfWork {
@@ -35,5 +52,10 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
     events: eventRepository(declared(eventResource)),
     webhooks: webhookRepository(declared(webhookResource), deliveries, attempts, dialect, executor, unit),
     deliveries: deliveryRepository(deliveries, attempts, dialect, executor, unit),
+    organizations: organizationRepository(declared(organizationResource), dialect, executor, unit),
+    users: userRepository(declared(userResource), dialect, executor, unit),
+    apiKeys: apiKeyRepository(declared(apiKeyResource), dialect, executor, unit),
+    sessions: sessionRepository(declared(sessionResource), dialect, executor, unit),
+    signInThrottles: signInThrottleRepository(declared(signInThrottleResource)),
   };
 }

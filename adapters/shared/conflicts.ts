@@ -6,31 +6,18 @@ import { CaseKitError } from "../../core/errors.js";
  * constraint names (what PostgreSQL reports). No SQL, no values: only what clashed.
  */
 const details: Record<string, string> = {
-  "organizations.name": "An organization with this name already exists",
-  organizations_name_unique: "An organization with this name already exists",
-  "users.email": "A user with this email address already exists",
-  users_email_unique: "A user with this email address already exists",
-  "api_keys.hash": "An API key with this secret already exists",
-  api_keys_hash_unique: "An API key with this secret already exists",
   "cases.organization_id,number": "The organization already has a case with this number",
   cases_organization_id_number_unique: "The organization already has a case with this number",
   "tlp_audit_log.organization_id,seq": "The organization's TLP audit log already has an entry at this position",
   tlp_audit_log_organization_id_seq_unique: "The organization's TLP audit log already has an entry at this position",
-  "sessions.token_hash": "A session with this token already exists",
-  sessions_token_hash_unique: "A session with this token already exists",
   "alerts.organization_id,source,source_ref": "A live alert of the organization already has this source and sourceRef",
   alerts_source_ref_unique: "A live alert of the organization already has this source and sourceRef",
 };
 
 const nouns: Record<string, string> = {
-  organizations: "An organization",
-  users: "A user",
-  api_keys: "An API key",
   cases: "A case",
   audit_log: "An audit entry",
   tlp_audit_log: "A TLP audit entry",
-  sessions: "A session",
-  sign_in_throttles: "A sign-in counter",
   alerts: "An alert",
 };
 

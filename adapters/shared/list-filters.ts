@@ -1,24 +1,15 @@
-import type { ApiKeyFilter, UserFilter } from "../../core/ports/storage.js";
 import { invalidField } from "../../core/errors.js";
 import type { TlpAuditFilter } from "../../core/tlp/types.js";
 import { toIsoTimestamp } from "./values.js";
 
 /**
- * The list filters of users, API keys and the TLP audit log, ready for SQL in either
- * dialect, or `null` when nothing can match. The rules are the case list's
+ * The list filter of the TLP audit log, ready for SQL in either dialect, or `null` when nothing
+ * can match. The rules are the case list's
  * (adapters/shared/case-filter.ts): every member narrows (AND), a list means "any of", an empty
  * list matches no record, and time bounds are compared in canonical ISO form.
  */
 
 const anyEmpty = (lists: readonly (readonly unknown[] | undefined)[]): boolean => lists.some((list) => list !== undefined && list.length === 0);
-
-export function normalizeUserFilter(filter: UserFilter): UserFilter | null {
-  return anyEmpty([filter.status, filter.role]) ? null : filter;
-}
-
-export function normalizeApiKeyFilter(filter: ApiKeyFilter): ApiKeyFilter | null {
-  return anyEmpty([filter.status, filter.tier]) ? null : filter;
-}
 
 /** `from` (inclusive) and `to` (exclusive) in canonical ISO form; an invalid one is invalid_request. */
 export function normalizeTlpAuditFilter(filter: TlpAuditFilter): TlpAuditFilter | null {

@@ -7,7 +7,7 @@ import type { SQL } from "drizzle-orm";
 import { getTableColumns, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteColumnBuilderBase, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { foreignKey, index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { Field, Resource } from "../declare/resource.js";
+import type { ColumnKeys, Field, Resource } from "../declare/resource.js";
 import { columnConstraintsOf, foreignKeysOf, indexesOf, jsonLiteral, referencedColumn } from "../declare/table-parts.js";
 
 function columnOf({ name, column }: Field, constraint: string | undefined): SQLiteColumnBuilderBase {
@@ -32,11 +32,12 @@ function columnOf({ name, column }: Field, constraint: string | undefined): SQLi
 }
 
 /** `references`: the tables the resource's foreign keys point at, by table name. */
-export function sqliteTableOf(resource: Resource, references: Readonly<Record<string, SQLiteTable>> = {}) {
+export function sqliteTableOf<R extends Resource>(resource: R, references: Readonly<Record<string, SQLiteTable>> = {}) {
   const constraints = columnConstraintsOf(resource);
-  const columns = Object.fromEntries(resource.tableFields.map((field) => [field.key, columnOf(field, constraints.get(field.key))]));
+  // Keyed by the declaration's keys, so a table's columns are known to exist where others reference them.
+  const columns = Object.fromEntries(resource.tableFields.map((field) => [field.key, columnOf(field, constraints.get(field.key))])) as Record<ColumnKeys<R>, SQLiteColumnBuilderBase>;
   return sqliteTable(resource.table, columns, (t) => {
-    const on = (keys: readonly string[]) => keys.map((key) => t[key]!) as unknown as [SQLiteColumn, ...SQLiteColumn[]];
+    const on = (keys: readonly string[]) => keys.map((key) => t[key as ColumnKeys<R>]) as unknown as [SQLiteColumn, ...SQLiteColumn[]];
     return [
       ...foreignKeysOf(resource).map((fk) =>
         foreignKey({ name: fk.name, columns: on([fk.key]), foreignColumns: [referencedColumn(references, fk, (table) => getTableColumns(table))] }),

@@ -1,31 +1,13 @@
-import type { ApiKeyFilter, UserFilter } from "../../core/ports/storage.js";
 import type { TlpAuditFilter } from "../../core/tlp/types.js";
 import { Conditions } from "./list-query.js";
 import { sql } from "./statements.js";
 
 /**
- * The SQL and parameters of the user, API key and TLP audit lists. Filters arrive
- * normalised (adapters/shared/list-filters.ts: no empty lists, canonical time bounds); each
- * member narrows (AND), a list means "any of"; newest first, keyset by id, scoped by
- * organization_id.
+ * The SQL and parameters of the TLP audit list. Filters arrive normalised
+ * (adapters/shared/list-filters.ts: no empty lists, canonical time bounds); each member narrows
+ * (AND), a list means "any of"; newest first, keyset by id, scoped by organization_id.
  */
 type Query = { text: string; params: unknown[] };
-
-export function userListQuery(organizationId: string, filter: UserFilter, limit: number, beforeId: string | undefined): Query {
-  return new Conditions(organizationId)
-    .anyOf("status", filter.status)
-    .anyOf("role", filter.role)
-    .equals("email", filter.email)
-    .page(sql.userSelect, limit, beforeId);
-}
-
-export function apiKeyListQuery(organizationId: string, filter: ApiKeyFilter, limit: number, beforeId: string | undefined): Query {
-  return new Conditions(organizationId)
-    .anyOf("status", filter.status)
-    .anyOf("tier", filter.tier)
-    .equals("user_id", filter.userId)
-    .page(sql.apiKeySelect, limit, beforeId);
-}
 
 /** `actorId` matches the acting user or the acting key; `from` is inclusive, `to` exclusive. */
 export function tlpAuditListQuery(organizationId: string, filter: TlpAuditFilter, limit: number, beforeId: string | undefined): Query {

@@ -3,40 +3,20 @@ import { CaseKitError } from "../../core/errors.js";
 import type { PageRequest, UnitOfWork } from "../../core/ports/storage.js";
 import { createUnitOfWork as declaredUnitOfWork } from "../resources/unit-of-work.js";
 import { normalizeCaseFilter, pageLimit } from "../shared/case-filter.js";
-import { normalizeApiKeyFilter, normalizeTlpAuditFilter, normalizeUserFilter } from "../shared/list-filters.js";
-import type {
-  ApiKeyRow,
-  AuditEntryRow,
-  CaseRow,
-  OrganizationRow,
-  SessionRow,
-  SignInThrottleRow,
-  TlpAuditEntryRow,
-  UserRow,
-} from "../shared/rows.js";
+import { normalizeTlpAuditFilter } from "../shared/list-filters.js";
+import type { AuditEntryRow, CaseRow, TlpAuditEntryRow } from "../shared/rows.js";
 import {
-  apiKeyFromRow,
-  apiKeyToRow,
   auditEntryFromRow,
   auditEntryToRow,
   caseFromRow,
   caseToRow,
-  organizationFromRow,
-  organizationToRow,
-  sessionFromRow,
-  sessionToRow,
-  signInThrottleFromRow,
-  signInThrottleToRow,
   tlpAuditEntryFromRow,
   tlpAuditEntryToRow,
-  userFromRow,
-  userToRow,
 } from "../shared/rows.js";
-import { toIsoTimestamp } from "../shared/values.js";
 import { caseListQuery } from "./case-list.js";
 import { createAlertRepository } from "./alert-repository.js";
 import { sqliteDialect, sqliteExecutor } from "./dialect.js";
-import { apiKeyListQuery, tlpAuditListQuery, userListQuery } from "./record-lists.js";
+import { tlpAuditListQuery } from "./record-lists.js";
 import { translateError } from "./errors.js";
 import type { Statement, Statements } from "./statements.js";
 import { auditEntryColumns, tlpAuditEntryColumns } from "../shared/rows.js";
@@ -88,102 +68,6 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
   };
 
   return declaredUnitOfWork(sqliteDialect, executor, unit, {
-    organizations: {
-      async insert(org) {
-        writing();
-        write(sql.organizationInsert, organizationToRow(org));
-      },
-      async update(org) {
-        writing();
-        const { id, name, policy, updated_at } = organizationToRow(org);
-        write(sql.organizationUpdate, { id, name, policy, updated_at });
-      },
-      async findById(id) {
-        reading();
-        const row = get<OrganizationRow>(sql.organizationById, id);
-        return row ? organizationFromRow(row) : null;
-      },
-      async existingIds(ids) {
-        reading();
-        if (ids.length === 0) return [];
-        return all<{ id: string }>(statements.get(sql.organizationIdsIn), JSON.stringify(ids)).map((row) => row.id);
-      },
-      async nextCaseNumber(organizationId) {
-        writing();
-        const row = get<{ case_seq: number }>(sql.organizationNextCaseNumber, organizationId);
-        if (!row) throw new CaseKitError("not_found", `No organization ${organizationId}`);
-        return row.case_seq;
-      },
-    },
-
-    users: {
-      async insert(user) {
-        writing();
-        write(sql.userInsert, userToRow(user));
-      },
-      async findById(organizationId, id) {
-        reading();
-        const row = get<UserRow>(sql.userById, organizationId, id);
-        return row ? userFromRow(row) : null;
-      },
-      async findByEmail(email) {
-        reading();
-        const row = get<UserRow>(sql.userByEmail, email.toLowerCase());
-        return row ? userFromRow(row) : null;
-      },
-      async update(user) {
-        writing();
-        write(sql.userUpdate, userToRow(user));
-      },
-      async list(organizationId, filter, page) {
-        reading();
-        const limit = pageLimit(page);
-        const normalized = normalizeUserFilter(filter);
-        if (limit === 0 || normalized === null) return [];
-        return listed<UserRow>(userListQuery(organizationId, normalized, limit, page.beforeId)).map(userFromRow);
-      },
-    },
-
-    apiKeys: {
-      async insert(key) {
-        writing();
-        write(sql.apiKeyInsert, apiKeyToRow(key));
-      },
-      async findByHash(hash) {
-        reading();
-        const keyRow = get<ApiKeyRow>(sql.apiKeyByHash, hash);
-        if (!keyRow) return null;
-        // The owner is looked up inside the key's own organization.
-        const ownerRow = get<UserRow>(sql.userById, keyRow.organization_id, keyRow.user_id);
-        if (!ownerRow) return null;
-        return { key: apiKeyFromRow(keyRow), owner: userFromRow(ownerRow) };
-      },
-      async touchLastUsed(organizationId, id, at) {
-        writing();
-        write(sql.apiKeyTouch, toIsoTimestamp(at), organizationId, id);
-      },
-      async findById(organizationId, id) {
-        reading();
-        const row = get<ApiKeyRow>(sql.apiKeyById, organizationId, id);
-        return row ? apiKeyFromRow(row) : null;
-      },
-      async update(key) {
-        writing();
-        write(sql.apiKeyUpdate, apiKeyToRow(key));
-      },
-      async delete(organizationId, id) {
-        writing();
-        write(sql.apiKeyDelete, organizationId, id);
-      },
-      async list(organizationId, filter, page) {
-        reading();
-        const limit = pageLimit(page);
-        const normalized = normalizeApiKeyFilter(filter);
-        if (limit === 0 || normalized === null) return [];
-        return listed<ApiKeyRow>(apiKeyListQuery(organizationId, normalized, limit, page.beforeId)).map(apiKeyFromRow);
-      },
-    },
-
     cases: {
       async insert(record) {
         writing();
@@ -282,46 +166,6 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
         const count = pageLimit({ limit });
         if (count === 0) return [];
         return all<TlpAuditEntryRow>(statements.get(sql.tlpAuditChain), organizationId, afterSeq, count).map(tlpAuditEntryFromRow);
-      },
-    },
-
-    sessions: {
-      async insert(session) {
-        writing();
-        write(sql.sessionInsert, sessionToRow(session));
-      },
-      async findByTokenHash(tokenHash) {
-        reading();
-        const sessionRow = get<SessionRow>(sql.sessionByTokenHash, tokenHash);
-        if (!sessionRow) return null;
-        // The owner is looked up inside the session's own organization.
-        const ownerRow = get<UserRow>(sql.userById, sessionRow.organization_id, sessionRow.user_id);
-        if (!ownerRow) return null;
-        return { session: sessionFromRow(sessionRow), owner: userFromRow(ownerRow) };
-      },
-      async delete(organizationId, id) {
-        writing();
-        write(sql.sessionDelete, organizationId, id);
-      },
-      async deleteForUser(organizationId, userId) {
-        writing();
-        write(sql.sessionDeleteForUser, organizationId, userId);
-      },
-    },
-
-    signInThrottles: {
-      async get(email) {
-        reading();
-        const row = get<SignInThrottleRow>(sql.throttleByEmail, email);
-        return row ? signInThrottleFromRow(row) : null;
-      },
-      async put(throttle) {
-        writing();
-        write(sql.throttlePut, signInThrottleToRow(throttle));
-      },
-      async clear(email) {
-        writing();
-        write(sql.throttleClear, email);
       },
     },
 

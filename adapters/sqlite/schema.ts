@@ -8,14 +8,17 @@
  */
 import { sql } from "drizzle-orm";
 import { foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { Scope } from "../../core/access/scopes.js";
 import type { CaseTag } from "../../core/cases/types.js";
-import type { OrganizationPolicy } from "../../core/organizations/policy.js";
+import { apiKeyResource } from "../resources/api-keys.js";
 import { commentResource } from "../resources/comments.js";
 import { eventResource } from "../resources/events.js";
 import { observableResource } from "../resources/observables.js";
+import { organizationResource } from "../resources/organizations.js";
+import { sessionResource } from "../resources/sessions.js";
+import { signInThrottleResource } from "../resources/sign-in-throttles.js";
 import { taskResource } from "../resources/tasks.js";
 import { teamResource } from "../resources/teams.js";
+import { userResource } from "../resources/users.js";
 import { attemptResource } from "../resources/webhook-attempts.js";
 import { deliveryResource } from "../resources/webhook-deliveries.js";
 import { webhookResource } from "../resources/webhooks.js";
@@ -24,72 +27,14 @@ import { sqliteTableOf } from "./declared-table.js";
 const timestamp = (name: string) => text(name);
 const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>();
 
-export const organizations = sqliteTable("organizations", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull().unique("organizations_name_unique"),
-  /**
-   * The stored policy (JSON); NULL, or a policy missing settings added later, reads back with the
-   * defaults filled in (adapters/shared/rows.ts).
-   */
-  policy: json<Partial<OrganizationPolicy>>("policy"),
-  /** The last case number handed out (OrganizationRepository.nextCaseNumber). */
-  caseSeq: integer("case_seq").notNull().default(0),
-  /** The TLP audit chain's head: the last entry's seq and hash (TlpAuditRepository.head). */
-  tlpAuditSeq: integer("tlp_audit_seq").notNull().default(0),
-  tlpAuditHash: text("tlp_audit_hash").notNull().default(""),
-  createdAt: timestamp("created_at").notNull(),
-  updatedAt: timestamp("updated_at").notNull(),
-});
+/** Declared once in adapters/resources/organizations.ts (with the case and TLP audit counters). */
+export const organizations = sqliteTableOf(organizationResource);
 
-export const users = sqliteTable(
-  "users",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    /** Unique across the deployment: an email names one person, whatever their tenant. */
-    email: text("email").notNull().unique("users_email_unique"),
-    name: text("name").notNull(),
-    role: text("role").notNull(),
-    status: text("status").notNull(),
-    tlpClearance: integer("tlp_clearance").notNull(),
-    passwordHash: text("password_hash"),
-    createdAt: timestamp("created_at").notNull(),
-    updatedAt: timestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-  },
-  (t) => [
-    foreignKey({ name: "users_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    index("users_organization_id_idx").on(t.organizationId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/users.ts. */
+export const users = sqliteTableOf(userResource, { organizations });
 
-export const apiKeys = sqliteTable(
-  "api_keys",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    userId: text("user_id").notNull(),
-    name: text("name").notNull(),
-    description: text("description"),
-    tier: text("tier").notNull(),
-    scopes: json<Scope[]>("scopes").notNull(),
-    tlpClearance: integer("tlp_clearance").notNull(),
-    status: text("status").notNull(),
-    expiresAt: timestamp("expires_at"),
-    lastUsedAt: timestamp("last_used_at"),
-    /** Display prefix of the secret; the secret itself is never stored. */
-    start: text("start").notNull(),
-    hash: text("hash").notNull().unique("api_keys_hash_unique"),
-    createdAt: timestamp("created_at").notNull(),
-    updatedAt: timestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-  },
-  (t) => [
-    foreignKey({ name: "api_keys_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "api_keys_user_id_fk", columns: [t.userId], foreignColumns: [users.id] }),
-    index("api_keys_organization_id_idx").on(t.organizationId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/api-keys.ts. */
+export const apiKeys = sqliteTableOf(apiKeyResource, { organizations, users });
 
 export const cases = sqliteTable(
   "cases",
@@ -195,31 +140,11 @@ export const tlpAuditLog = sqliteTable(
   ],
 );
 
-/** Account-area sessions; the token and the CSRF token are stored as hashes only. */
-export const sessions = sqliteTable(
-  "sessions",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    userId: text("user_id").notNull(),
-    tokenHash: text("token_hash").notNull().unique("sessions_token_hash_unique"),
-    csrfHash: text("csrf_hash").notNull(),
-    createdAt: timestamp("created_at").notNull(),
-    expiresAt: timestamp("expires_at").notNull(),
-  },
-  (t) => [
-    foreignKey({ name: "sessions_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    foreignKey({ name: "sessions_user_id_fk", columns: [t.userId], foreignColumns: [users.id] }),
-  ],
-);
+/** Declared once in adapters/resources/sessions.ts. */
+export const sessions = sqliteTableOf(sessionResource, { organizations, users });
 
-/** Failed sign-ins per email address (known or not): not tenant data, so no organization. */
-export const signInThrottles = sqliteTable("sign_in_throttles", {
-  email: text("email").primaryKey(),
-  failures: integer("failures").notNull(),
-  windowStartedAt: timestamp("window_started_at").notNull(),
-  blockedUntil: timestamp("blocked_until"),
-});
+/** Declared once in adapters/resources/sign-in-throttles.ts. */
+export const signInThrottles = sqliteTableOf(signInThrottleResource);
 
 // ---------------------------------------------------------------------------------------------
 // Triage records (issue: alerts, tasks, observables, bulk). Soft-deleted rows keep their data and

@@ -1,14 +1,5 @@
 import type Database from "better-sqlite3";
-import {
-  apiKeyColumns,
-  auditEntryColumns,
-  caseColumns,
-  organizationColumns,
-  sessionColumns,
-  signInThrottleColumns,
-  tlpAuditEntryColumns,
-  userColumns,
-} from "../shared/rows.js";
+import { auditEntryColumns, caseColumns, tlpAuditEntryColumns } from "../shared/rows.js";
 
 export type SqliteDatabase = Database.Database;
 export type Statement = Database.Statement<unknown[], unknown>;
@@ -77,36 +68,15 @@ const selectJson = (table: string, columns: readonly string[], jsonColumns: read
   `SELECT json_object(${columns.map((c) => `'${c}', ${jsonColumns.includes(c) ? `json(${c})` : c}`).join(", ")}) FROM ${table}`;
 
 /**
- * The fixed SQL of the adapter. Every tenant table's query names `organization_id`; the only
- * lookups without it are the ones that establish the organization (an organization by id, a key
- * by its hash, a session by its token hash, a user by email at sign-in) and the sign-in counters,
- * which belong to no organization.
+ * The fixed SQL of the resources not declared yet (adapters/resources/ holds the others). Every
+ * tenant table's query names `organization_id`; the TLP audit chain's head is kept on the
+ * organization's own row, found by its id.
  */
 export const sql = {
   begin: "BEGIN IMMEDIATE",
   commit: "COMMIT",
   rollback: "ROLLBACK",
   ping: "SELECT 1",
-
-  organizationInsert: insert("organizations", organizationColumns),
-  organizationById: `${select("organizations", organizationColumns)} WHERE id = ?`,
-  organizationIdsIn: "SELECT id FROM organizations WHERE id IN (SELECT value FROM json_each(?))",
-  organizationNextCaseNumber: "UPDATE organizations SET case_seq = case_seq + 1 WHERE id = ? RETURNING case_seq",
-  organizationUpdate: "UPDATE organizations SET name = @name, policy = @policy, updated_at = @updated_at WHERE id = @id",
-
-  userInsert: insert("users", userColumns),
-  userById: `${select("users", userColumns)} WHERE organization_id = ? AND id = ?`,
-  userByEmail: `${select("users", userColumns)} WHERE email = ?`,
-  userUpdate: replace("users", userColumns),
-  userSelect: select("users", userColumns),
-
-  apiKeyInsert: insert("api_keys", apiKeyColumns),
-  apiKeyByHash: `${select("api_keys", apiKeyColumns)} WHERE hash = ?`,
-  apiKeyTouch: "UPDATE api_keys SET last_used_at = ? WHERE organization_id = ? AND id = ?",
-  apiKeyById: `${select("api_keys", apiKeyColumns)} WHERE organization_id = ? AND id = ?`,
-  apiKeyUpdate: replace("api_keys", apiKeyColumns),
-  apiKeyDelete: "DELETE FROM api_keys WHERE organization_id = ? AND id = ?",
-  apiKeySelect: select("api_keys", apiKeyColumns),
 
   caseInsert: insert("cases", caseColumns),
   caseById: `${select("cases", caseColumns)} WHERE organization_id = ? AND id = ?`,
@@ -127,16 +97,4 @@ export const sql = {
   tlpAuditInsert: insert("tlp_audit_log", tlpAuditEntryColumns),
   tlpAuditSelect: select("tlp_audit_log", tlpAuditEntryColumns),
   tlpAuditChain: `${select("tlp_audit_log", tlpAuditEntryColumns)} WHERE organization_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-
-  sessionInsert: insert("sessions", sessionColumns),
-  sessionByTokenHash: `${select("sessions", sessionColumns)} WHERE token_hash = ?`,
-  sessionDelete: "DELETE FROM sessions WHERE organization_id = ? AND id = ?",
-  sessionDeleteForUser: "DELETE FROM sessions WHERE organization_id = ? AND user_id = ?",
-
-  throttleByEmail: `${select("sign_in_throttles", signInThrottleColumns)} WHERE email = ?`,
-  throttlePut: `${insert("sign_in_throttles", signInThrottleColumns)} ON CONFLICT (email) DO UPDATE SET ${signInThrottleColumns
-    .filter((c) => c !== "email")
-    .map((c) => `${c} = excluded.${c}`)
-    .join(", ")}`,
-  throttleClear: "DELETE FROM sign_in_throttles WHERE email = ?",
 } as const;

@@ -3,8 +3,8 @@
  * every filter kind (and two small ones for updateMany and partial unique keys): its table is
  * created from the derived drizzle table (through drizzle-kit's own DDL), and the generic
  * repository must round-trip records, scope by tenant, hide soft-deleted rows, word each conflict
- * and leave the unit usable after it, filter and walk keyset pages, and build each statement's
- * text once.
+ * and leave the unit usable after it, filter and walk keyset pages, build each statement's text
+ * once, and read a joined record from the same row.
  */
 import Database from "better-sqlite3";
 import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson, generateSQLiteMigration } from "drizzle-kit/api";
@@ -16,6 +16,7 @@ import type { Dialect, Executor } from "../../adapters/declare/dialect.js";
 import { createRepository } from "../../adapters/declare/repository.js";
 import type { RecordOf } from "../../adapters/declare/resource.js";
 import { defineResource } from "../../adapters/declare/resource.js";
+import { recordOf } from "../../adapters/declare/rows.js";
 import { listQuery } from "../../adapters/declare/sql.js";
 import { postgresDialect, postgresExecutor } from "../../adapters/postgres/dialect.js";
 import { pgTableOf } from "../../adapters/postgres/declared-table.js";
@@ -460,6 +461,14 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
     expect(await tallyRepo.list(null, { tags: ["x"] }, { limit: 5, order: "asc" })).toStrictEqual([{ ...a, score: 1.5 }]);
     expect(await tallyRepo.delete(null, "alpha")).toBe(true);
     await expect(repo.findById(null, "x")).rejects.toThrow(/scoped by tenant/);
+  });
+
+  it("reads a joined record from the same row by the prefix its columns were selected with", async () => {
+    const tallyRepo = createRepository(tallies, setup.dialect, setup.executor, { open: true, writable: true });
+    const a = { name: "alpha", label: "A", score: 0.5, tags: ["x"] };
+    await tallyRepo.insert(a);
+    const [row] = await setup.executor.all("SELECT name, name AS t_name, label AS t_label, score AS t_score, tags AS t_tags FROM tallies", []);
+    expect(recordOf(tallies, row!, "t_")).toStrictEqual(a);
   });
 });
 

@@ -19,21 +19,16 @@ import { isCaseKitError } from "../../core/index.js";
 import { createSqliteStorage, resolveMigrationsFolder } from "../../adapters/sqlite/index.js";
 import { caseListQuery } from "../../adapters/sqlite/case-list.js";
 import * as schema from "../../adapters/sqlite/schema.js";
-import {
-  apiKeyColumns,
-  auditEntryColumns,
-  caseColumns,
-  organizationColumns,
-  organizationCounterColumns,
-  sessionColumns,
-  signInThrottleColumns,
-  tlpAuditEntryColumns,
-  userColumns,
-} from "../../adapters/shared/rows.js";
-import { apiKeyListQuery, tlpAuditListQuery, userListQuery } from "../../adapters/sqlite/record-lists.js";
-import { listQuery } from "../../adapters/declare/sql.js";
+import { auditEntryColumns, caseColumns, tlpAuditEntryColumns } from "../../adapters/shared/rows.js";
+import { tlpAuditListQuery } from "../../adapters/sqlite/record-lists.js";
+import { listQuery, resourceSql } from "../../adapters/declare/sql.js";
 import { sqliteDialect } from "../../adapters/sqlite/dialect.js";
+import { apiKeyResource } from "../../adapters/resources/api-keys.js";
+import { organizationResource } from "../../adapters/resources/organizations.js";
+import { sessionByTokenHashSql, sessionResource } from "../../adapters/resources/sessions.js";
+import { signInThrottleResource } from "../../adapters/resources/sign-in-throttles.js";
 import { teamResource } from "../../adapters/resources/teams.js";
+import { userByEmailSql, userResource } from "../../adapters/resources/users.js";
 import { sql as statements } from "../../adapters/sqlite/statements.js";
 import { eventResource } from "../../adapters/resources/events.js";
 import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
@@ -190,16 +185,17 @@ describe("sqlite adapter", () => {
 
     it("the drizzle schema and the shared row shapes name the same columns", () => {
       const names = (table: Parameters<typeof getTableConfig>[0]) => getTableConfig(table).columns.map((c) => c.name).sort();
-      expect(names(schema.organizations)).toEqual([...organizationColumns, ...organizationCounterColumns].sort());
-      expect(names(schema.users)).toEqual([...userColumns].sort());
-      expect(names(schema.apiKeys)).toEqual([...apiKeyColumns].sort());
+      const fields = (resource: { fields: readonly { name: string }[] }) => resource.fields.map((f) => f.name);
+      expect(names(schema.organizations)).toEqual([...fields(organizationResource), "case_seq", "tlp_audit_seq", "tlp_audit_hash"].sort());
+      expect(names(schema.users)).toEqual(fields(userResource).sort());
+      expect(names(schema.apiKeys)).toEqual(fields(apiKeyResource).sort());
       expect(names(schema.cases)).toEqual([...caseColumns].sort());
       expect(names(schema.auditLog)).toEqual([...auditEntryColumns].sort());
       expect(names(schema.events)).toEqual([...eventResource.fields.map((f) => f.name), "dispatched_at"].sort());
       expect(names(schema.teams)).toEqual(teamResource.fields.map((f) => f.name).sort());
       expect(names(schema.tlpAuditLog)).toEqual([...tlpAuditEntryColumns].sort());
-      expect(names(schema.sessions)).toEqual([...sessionColumns].sort());
-      expect(names(schema.signInThrottles)).toEqual([...signInThrottleColumns].sort());
+      expect(names(schema.sessions)).toEqual(fields(sessionResource).sort());
+      expect(names(schema.signInThrottles)).toEqual(fields(signInThrottleResource).sort());
     });
   });
 
@@ -427,10 +423,14 @@ describe("sqlite adapter", () => {
     const before = "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz";
 
     it.each([
-      ["users", userListQuery("org_1", {}, 50, before), "users_organization_id_idx"],
-      ["users by status", userListQuery("org_1", { status: ["active"] }, 50, undefined), "users_organization_id_idx"],
-      ["API keys", apiKeyListQuery("org_1", {}, 50, before), "api_keys_organization_id_idx"],
-      ["API keys of several tiers", apiKeyListQuery("org_1", { tier: ["basic", "standard"] }, 50, undefined), "api_keys_organization_id_idx"],
+      ["users", listQuery(userResource, sqliteDialect, "org_1", {}, { limit: 50, order: "desc", after: before })!, "users_organization_id_idx"],
+      ["users by status", listQuery(userResource, sqliteDialect, "org_1", { status: ["active"] }, { limit: 50, order: "desc" })!, "users_organization_id_idx"],
+      ["API keys", listQuery(apiKeyResource, sqliteDialect, "org_1", {}, { limit: 50, order: "desc", after: before })!, "api_keys_organization_id_idx"],
+      [
+        "API keys of several tiers",
+        listQuery(apiKeyResource, sqliteDialect, "org_1", { tier: ["basic", "standard"] }, { limit: 50, order: "desc" })!,
+        "api_keys_organization_id_idx",
+      ],
       ["teams", listQuery(teamResource, sqliteDialect, "org_1", {}, { limit: 50, order: "desc", after: before })!, "teams_organization_id_idx"],
       ["TLP audit entries", tlpAuditListQuery("org_1", {}, 50, before), "tlp_audit_log_organization_id_idx"],
       ["TLP audit entries of one resource", tlpAuditListQuery("org_1", { resourceId: "case_1" }, 50, before), "tlp_audit_log_organization_id_resource_id_idx"],
@@ -452,10 +452,10 @@ describe("sqlite adapter", () => {
     });
 
     it.each([
-      ["a user by email", statements.userByEmail, ["a@example.test"], /USING INDEX users_email_unique/],
-      ["a session by token hash", statements.sessionByTokenHash, ["h"], /USING INDEX sessions_token_hash_unique/],
+      ["a user by email", userByEmailSql(sqliteDialect), ["a@example.test"], /USING INDEX users_email_unique/],
+      ["a session by token hash", sessionByTokenHashSql(sqliteDialect), ["h"], /USING INDEX sessions_token_hash_unique/],
       ["a shared case", statements.caseSharedWith, ["case_1", "org_1", "org_1"], /USING INDEX sqlite_autoindex_cases_1/],
-      ["a sign-in counter", statements.throttleByEmail, ["a@example.test"], /USING INDEX sqlite_autoindex_sign_in_throttles_1/],
+      ["a sign-in counter", resourceSql(signInThrottleResource, sqliteDialect).byId, ["a@example.test"], /USING INDEX sqlite_autoindex_sign_in_throttles_1/],
     ])("%s is one index lookup", (_name, text, params, index) => {
       const detail = plan({ text, params });
       expect(detail).toMatch(index);

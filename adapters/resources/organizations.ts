@@ -1,0 +1,95 @@
+/**
+ * Organizations, declared once: both dialects' tables, rows and SQL come from this declaration.
+ * No tenant owns them (they are the tenants). The table also keeps the adapter's own counters,
+ * declared internal: the case number (bespoke here) and the TLP audit chain's head (read and
+ * moved by the TLP audit repository).
+ */
+import { CaseKitError } from "../../core/errors.js";
+import type { OrganizationPolicy } from "../../core/organizations/policy.js";
+import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
+import type { Organization } from "../../core/organizations/types.js";
+import type { OrganizationRepository } from "../../core/ports/storage.js";
+import { id, int, internal, nullableJson, text, timestamp } from "../declare/columns.js";
+import type { Dialect, Executor } from "../declare/dialect.js";
+import { oncePerDialect } from "../declare/dialect.js";
+import type { DeclaredRepository } from "../declare/repository.js";
+import type { FilterValues, RecordOf } from "../declare/resource.js";
+import { defineResource } from "../declare/resource.js";
+import type { UnitState } from "../shared/unit-state.js";
+import { unitGuards } from "../shared/unit-state.js";
+
+export const organizationResource = defineResource({
+  table: "organizations",
+  noun: "An organization",
+  tenant: null,
+  columns: {
+    id: id({ unsorted: true }),
+    name: text(),
+    /** NULL (rows older than the column) or missing later settings: read back over the defaults. */
+    policy: nullableJson<Partial<OrganizationPolicy>>(),
+    /** The last case number handed out (nextCaseNumber). */
+    caseSeq: internal(int({ default: 0 })),
+    /** The TLP audit chain's head: the last entry's seq and hash (TlpAuditRepository.head). */
+    tlpAuditSeq: internal(int({ default: 0 })),
+    tlpAuditHash: internal(text({ default: "" })),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  },
+  // An update replaces name, policy and updatedAt.
+  fixed: ["createdAt"],
+  unique: [{ name: "organizations_name_unique", columns: ["name"], constraint: true, conflict: "An organization with this name already exists" }],
+});
+
+/** Compile-time proof that the declaration stores the core's Organization, its policy as stored. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type StoredOrganization = Omit<Organization, "policy"> & { policy: Partial<OrganizationPolicy> | null };
+export const _organizationRecordMatches: Same<RecordOf<typeof organizationResource>, StoredOrganization> = true;
+
+/**
+ * The stored policy over the defaults: settings added after a row was written (or a NULL policy)
+ * read as their defaults. A fresh object every time, so callers may change what they get.
+ */
+export function policyFromColumn(stored: Partial<OrganizationPolicy> | null): OrganizationPolicy {
+  // Defaults are copied deeply: they hold arrays and objects (allowedTiers, rateLimits).
+  return { ...structuredClone(defaultOrganizationPolicy), ...stored };
+}
+
+/** The bespoke statements, built once per dialect. */
+const organizationSqlFor = oncePerDialect((dialect: Dialect) => ({
+  existingIds: `SELECT id FROM organizations WHERE ${dialect.anyOf("id", dialect.param(1))}`,
+  // One statement: the row lock (PostgreSQL) or the one writer (SQLite) gives each caller its own number.
+  nextCaseNumber: `UPDATE organizations SET case_seq = case_seq + 1 WHERE id = ${dialect.param(1)} RETURNING case_seq`,
+}));
+
+export function organizationRepository(
+  organizations: DeclaredRepository<StoredOrganization, FilterValues<typeof organizationResource>>,
+  dialect: Dialect,
+  executor: Executor,
+  unit: UnitState,
+): OrganizationRepository {
+  const { reading, writing } = unitGuards(unit);
+  const { existingIds, nextCaseNumber } = organizationSqlFor(dialect);
+
+  return {
+    insert: (org) => organizations.insert(org),
+    async findById(id) {
+      const stored = await organizations.findById(null, id);
+      return stored ? { ...stored, policy: policyFromColumn(stored.policy) } : null;
+    },
+    async update(org) {
+      // The port's update of a missing organization is a no-op, as it always was on both databases.
+      await organizations.update(org);
+    },
+    async existingIds(ids) {
+      reading();
+      if (ids.length === 0) return [];
+      return (await executor.all(existingIds, [dialect.list(ids)])).map((row) => row.id as string);
+    },
+    async nextCaseNumber(organizationId) {
+      writing();
+      const [row] = await executor.all(nextCaseNumber, [organizationId]);
+      if (!row) throw new CaseKitError("not_found", `No organization ${organizationId}`);
+      return Number(row.case_seq);
+    },
+  };
+}
