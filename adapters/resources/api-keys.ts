@@ -83,10 +83,7 @@ export function apiKeyRepository(
       await keys.patchMany(organizationId, [id], { lastUsedAt: at });
     },
     findById: (organizationId, id) => keys.findById(organizationId, id),
-    async update(key) {
-      // The port's update of a missing key is a no-op, as it always was on both databases.
-      await keys.update(key);
-    },
+    update: (key) => keys.update(key),
     async delete(organizationId, id) {
       await keys.delete(organizationId, id);
     },

@@ -76,10 +76,7 @@ export function organizationRepository(
       const stored = await organizations.findById(null, id);
       return stored ? { ...stored, policy: policyFromColumn(stored.policy) } : null;
     },
-    async update(org) {
-      // The port's update of a missing organization is a no-op, as it always was on both databases.
-      await organizations.update(org);
-    },
+    update: (org) => organizations.update(org),
     async existingIds(ids) {
       reading();
       if (ids.length === 0) return [];

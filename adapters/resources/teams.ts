@@ -49,10 +49,7 @@ export function teamRepository(teams: DeclaredRepository<Team, FilterValues<type
   return {
     insert: (record) => teams.insert(record),
     findById: (organizationId, id) => teams.findById(organizationId, id),
-    async update(record) {
-      // The port's update of a missing team is a no-op, as it always was on both databases.
-      await teams.update(record);
-    },
+    update: (record) => teams.update(record),
     list: (organizationId, filter, page) => teams.list(organizationId, filter, { limit: pageLimit(page), order: "desc", after: page.beforeId }),
   };
 }

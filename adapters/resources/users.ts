@@ -84,10 +84,7 @@ export function userRepository(
       const [row] = await executor.all(byEmail, [email.toLowerCase()]);
       return row ? recordOf<StoredUser>(userResource, row) : null;
     },
-    async update(user) {
-      // The port's update of a missing user is a no-op, as it always was on both databases.
-      await users.update(user);
-    },
+    update: (user) => users.update(user),
     list: (organizationId, filter, page) => users.list(organizationId, filter, { limit: pageLimit(page), order: "desc", after: page.beforeId }),
   };
 }

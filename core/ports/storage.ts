@@ -13,6 +13,9 @@ import type { Observable, ObservableFilter, ObservableParent } from "../observab
 import type { Task, TaskFilter, TaskWithCase } from "../tasks/types.js";
 import type { Comment, CommentPageRequest, CommentParent } from "../comments/types.js";
 import type { Alert, AlertFilter, AlertSourceCount, AlertSourceCountFilter } from "../alerts/types.js";
+import type { AppendOnlyLog, BatchReads, PageRequest, RecordRepository } from "./records.js";
+
+export type { AppendOnlyLog, BatchReads, PageRequest, RecordRepository } from "./records.js";
 
 /**
  * The storage port. Adapters (adapters/sqlite, adapters/postgres) implement it and must pass the
@@ -67,35 +70,23 @@ export interface UnitOfWork {
   alerts: AlertRepository;
 }
 
-export interface PageRequest {
-  /** Rows to return at most. */
-  limit: number;
-  /** Keyset position: return only records whose id sorts before this one (newest first). */
-  beforeId?: string;
-}
-
+/** Organizations are the tenants: read by their own id, owned by nobody. */
 export interface OrganizationRepository {
   /** Throws conflict when the name is taken. */
   insert(org: Organization): Promise<void>;
   findById(id: string): Promise<Organization | null>;
-  /** Replaces name, policy and updatedAt. */
-  update(org: Organization): Promise<void>;
+  /** Replaces name, policy and updatedAt; false when there is no such organization. */
+  update(org: Organization): Promise<boolean>;
   /** Existing ids among `ids` (used to check references to other organizations). */
   existingIds(ids: readonly string[]): Promise<string[]>;
   /** Atomically increments and returns the organization's case counter (1, 2, 3 …). */
   nextCaseNumber(organizationId: string): Promise<number>;
 }
 
-export interface UserRepository {
-  /** Throws conflict when the email is taken (emails are unique across the deployment). */
-  insert(user: StoredUser): Promise<void>;
-  findById(organizationId: string, id: string): Promise<StoredUser | null>;
+/** Users; `insert` throws conflict when the email is taken (emails are unique across the deployment). */
+export interface UserRepository extends RecordRepository<StoredUser, UserFilter> {
   /** Emails are stored lower-case; sign-in looks a user up by email across organizations. */
   findByEmail(email: string): Promise<StoredUser | null>;
-  /** Replaces the stored user (same id and organization). */
-  update(user: StoredUser): Promise<void>;
-  /** Newest first. */
-  list(organizationId: string, filter: UserFilter, page: PageRequest): Promise<StoredUser[]>;
 }
 
 export interface UserFilter {
@@ -104,20 +95,14 @@ export interface UserFilter {
   email?: string;
 }
 
-export interface ApiKeyRepository {
-  insert(key: StoredApiKey): Promise<void>;
+export interface ApiKeyRepository extends RecordRepository<StoredApiKey, ApiKeyFilter> {
   /**
    * The key with this hash together with its owner, or null. Not scoped by organization: the key
    * is what establishes the organization.
    */
   findByHash(hash: string): Promise<{ key: StoredApiKey; owner: StoredUser } | null>;
   touchLastUsed(organizationId: string, id: string, at: string): Promise<void>;
-  findById(organizationId: string, id: string): Promise<StoredApiKey | null>;
-  /** Replaces the stored key (same id and organization). */
-  update(key: StoredApiKey): Promise<void>;
   delete(organizationId: string, id: string): Promise<void>;
-  /** Newest first. */
-  list(organizationId: string, filter: ApiKeyFilter, page: PageRequest): Promise<StoredApiKey[]>;
 }
 
 export interface ApiKeyFilter {
@@ -126,39 +111,22 @@ export interface ApiKeyFilter {
   userId?: string;
 }
 
-export interface CaseRepository {
-  /** Throws conflict when (organizationId, number) is taken. */
-  insert(record: Case): Promise<void>;
-  findById(organizationId: string, id: string): Promise<Case | null>;
-  /** The organization's cases among `ids` (at most 500), in any order; one query. */
-  findMany(organizationId: string, ids: readonly string[]): Promise<Case[]>;
+/** Cases; `insert` throws conflict when (organizationId, number) is taken. */
+export interface CaseRepository extends RecordRepository<Case, CaseFilter>, BatchReads<Case> {
   /**
    * A case of another organization whose `organizations` list names `viewerOrganizationId`, or
    * null. Policy checks are the core's; this only answers "is it shared with me".
    */
   findSharedWith(viewerOrganizationId: string, id: string): Promise<Case | null>;
-  /** Replaces the stored record with `record` (same id and organization); false if none. */
-  update(record: Case): Promise<boolean>;
-  /** Newest first (descending id), at most `page.limit` records matching `filter`. */
-  list(organizationId: string, filter: CaseFilter, page: PageRequest): Promise<Case[]>;
 }
 
-/** Append-only. */
-export interface AuditRepository {
-  append(entry: AuditEntry): Promise<void>;
-  /** `append` for many entries (a bulk page) in as few statements as the database allows; all or none. */
-  appendMany(entries: readonly AuditEntry[]): Promise<void>;
+export interface AuditRepository extends AppendOnlyLog<AuditEntry> {
+  /** Newest first. */
   list(organizationId: string, page: PageRequest): Promise<AuditEntry[]>;
 }
 
-export interface TeamRepository {
-  /** Throws conflict when the organization already has a team of that name. */
-  insert(team: Team): Promise<void>;
-  findById(organizationId: string, id: string): Promise<Team | null>;
-  update(team: Team): Promise<void>;
-  /** Newest first; `name` matches exactly. */
-  list(organizationId: string, filter: TeamFilter, page: PageRequest): Promise<Team[]>;
-}
+/** Teams; `insert` throws conflict when the organization already has a team of that name; a list's `name` matches exactly. */
+export type TeamRepository = RecordRepository<Team, TeamFilter>;
 
 /**
  * The TLP audit log: append-only (adapters install triggers that refuse UPDATE and DELETE) and
@@ -207,10 +175,8 @@ export interface SignInThrottleRepository {
 }
 
 /** The transactional outbox. */
-export interface EventRepository {
-  append(event: DomainEvent): Promise<void>;
-  /** `append` for many events (a bulk page) in as few statements as the database allows; all or none. */
-  appendMany(events: readonly DomainEvent[]): Promise<void>;
+export interface EventRepository extends AppendOnlyLog<DomainEvent> {
+  /** Newest first. */
   list(organizationId: string, page: PageRequest): Promise<DomainEvent[]>;
   findById(organizationId: string, id: string): Promise<DomainEvent | null>;
 }
@@ -219,15 +185,16 @@ export interface EventRepository {
  * Alerts. "Live" means not soft-deleted. Only `findById` with `includeDeleted`, `update` and a
  * list with `filter.includeDeleted` ever touch a soft-deleted alert (restore, an admin's view).
  */
-export interface AlertRepository {
-  /**
-   * Throws conflict when the id is taken, or when a live alert of the organization already has
-   * this (source, sourceRef) and TLP (a null sourceRef never clashes; deleted alerts don't count). The
-   * conflict leaves the unit of work usable on every adapter, so a caller racing another writer
-   * may catch it and read the winner with `findBySourceRef`.
-   */
-  insert(record: Alert): Promise<void>;
-  /** The live alert, or null (unknown, another organization's and deleted ids alike); a deleted one too with `includeDeleted`. */
+/**
+ * `insert` also throws conflict when a live alert of the organization already has this (source,
+ * sourceRef) and TLP (a null sourceRef never clashes; deleted alerts don't count), leaving the unit
+ * usable so a caller racing another writer may read the winner with `findBySourceRef`. `update`
+ * writes a deleted alert too (restore), and throws that conflict, leaving the unit usable, when it
+ * would give a (source, sourceRef, tlp) a second live alert. `list` shows deleted alerts only with
+ * `filter.includeDeleted`.
+ */
+export interface AlertRepository extends RecordRepository<Alert, AlertFilter>, BatchReads<Alert> {
+  /** The live alert, or null; a deleted one too with `includeDeleted`. */
   findById(organizationId: string, id: string, options?: { includeDeleted?: boolean }): Promise<Alert | null>;
   /**
    * The organization's live alert with this (source, sourceRef) and the highest TLP at or below
@@ -236,25 +203,10 @@ export interface AlertRepository {
    */
   findBySourceRef(organizationId: string, source: string, sourceRef: string, maxTlp: number): Promise<Alert | null>;
   /**
-   * Writes every field but the identity and creation ones (id, organizationId, createdAt,
-   * createdBy) of the alert with that organization and id, live or deleted. False if there is
-   * none. Throws conflict, leaving the unit usable, when the write would give a (source,
-   * sourceRef, tlp) a second live alert (restoring one whose reference a newer alert took).
-   */
-  update(record: Alert): Promise<boolean>;
-  /** The live alerts among `ids` (at most 500), in any order; one query. */
-  findMany(organizationId: string, ids: readonly string[]): Promise<Alert[]>;
-  /**
    * Sets assigneeId and updatedAt on the live alerts among `ids` (a bulk page, at most 1 000) in
    * one statement; returns how many were written.
    */
   assignMany(organizationId: string, ids: readonly string[], assigneeId: string, updatedAt: string): Promise<number>;
-  /**
-   * Newest first (descending id), at most `page.limit` alerts matching `filter`, live ones only
-   * unless `filter.includeDeleted`. One value of statusValue, severity or assigneeId walks that
-   * column's (organization_id, column, id) index; otherwise (organization_id, id).
-   */
-  list(organizationId: string, filter: AlertFilter, page: PageRequest): Promise<Alert[]>;
   /**
    * Live alerts per source (sources with none are absent), ordered by source. Read from the
    * covering index alerts_organization_id_source_idx alone, never the table.
@@ -266,90 +218,47 @@ export interface AlertRepository {
  * Tasks of cases. "Live" means not soft-deleted; no method ever hands back a soft-deleted task.
  * The repository does not check the case's marking except where a method says so.
  */
-export interface TaskRepository {
-  /** Throws conflict when the id is taken. */
-  insert(record: Task): Promise<void>;
-  /** The live task, or null (unknown, another organization's and deleted ids alike). */
-  findById(organizationId: string, id: string): Promise<Task | null>;
+/** Tasks; `findMany` hands back each task with its case's TLP. */
+export interface TaskRepository extends RecordRepository<Task, TaskFilter> {
   /** The live tasks among `ids` (at most 500), each with its case's TLP, in any order; one query. */
   findMany(organizationId: string, ids: readonly string[]): Promise<TaskWithCase[]>;
-  /**
-   * Writes every field but the identity and creation ones (id, organizationId, caseId, createdAt,
-   * createdBy) of a live task; setting deletedAt is the soft delete. False if there is no live
-   * task with that organization and id.
-   */
-  update(record: Task): Promise<boolean>;
   /** `update` for many tasks of one organization at once (a bulk page); returns how many were written. */
   updateMany(records: readonly Task[]): Promise<number>;
   /** The highest `order` among the case's live tasks, or null when it has none. */
   maxOrder(organizationId: string, caseId: string): Promise<number | null>;
   /** Whether the case has a live mandatory task that is waiting or in progress. */
   hasOpenMandatory(organizationId: string, caseId: string): Promise<boolean>;
-  /**
-   * Newest first (descending id), at most `page.limit` live tasks matching `filter`, leaving out
-   * tasks above `filter.maxTlp` and tasks whose case is above it. One caseId, status or
-   * assigneeId walks that column's (organization_id, column, id) index; otherwise
-   * (organization_id, id).
-   */
-  list(organizationId: string, filter: TaskFilter, page: PageRequest): Promise<Task[]>;
 }
 
 /**
  * Observables of cases and alerts. "Live" means not soft-deleted; no method ever hands back a
  * soft-deleted observable. Exactly one of `caseId` / `alertId` is set on every record.
  */
-export interface ObservableRepository {
-  /**
-   * Throws conflict when the id is taken, or when the parent already has a live observable with
-   * the same (dataType, data) and TLP (one live observable per parent, value and marking; deleted
-   * ones don't count).
-   * The conflict leaves the unit of work usable on every adapter, so a caller racing another
-   * writer may catch it and read the winner with `findByValue`.
-   */
-  insert(record: Observable): Promise<void>;
-  /** The live observable, or null; also null when its parent alert is soft-deleted. */
-  findById(organizationId: string, id: string): Promise<Observable | null>;
+/**
+ * `insert` also throws conflict when the parent already has a live observable with the same
+ * (dataType, data) and TLP (deleted ones don't count), leaving the unit usable so a caller racing
+ * another writer may read the winner with `findByValue`. `findById` is null too when the parent
+ * alert is soft-deleted, and `list` leaves out observables of a soft-deleted alert.
+ */
+export interface ObservableRepository extends RecordRepository<Observable, ObservableFilter> {
   /**
    * The parent's live observable with exactly this (dataType, data) (stored spelling) and the
    * highest TLP at or below `maxTlp`, or null: one above a caller's clearance never answers.
    */
   findByValue(organizationId: string, parent: ObservableParent, dataType: string, data: string, maxTlp: number): Promise<Observable | null>;
   /**
-   * Writes the mutable fields of a live observable (tlp, pap, ioc, sighted, tags, message,
-   * updatedAt, and deletedAt / deletedBy: setting deletedAt is the soft delete). False when there
-   * is no live observable with that organization and id.
-   */
-  update(record: Observable): Promise<boolean>;
-  /**
    * Every live observable of the alert, oldest first, whether or not the alert itself is
    * soft-deleted (promote and merge read them while changing the alert; the caller has decided the
    * alert may be read).
    */
   listByAlert(organizationId: string, alertId: string): Promise<Observable[]>;
-  /**
-   * Newest first (descending id), at most `page.limit` live observables matching `filter`. Leaves
-   * out observables above `filter.maxTlp`, those whose parent case or alert is above it, and those
-   * whose parent alert is soft-deleted. With `data` and nothing narrower, a single index seek on
-   * (organization_id, data, id).
-   */
-  list(organizationId: string, filter: ObservableFilter, page: PageRequest): Promise<Observable[]>;
 }
 
 /**
  * Comments on cases, alerts and tasks. "Live" means not soft-deleted; no method ever hands back a
  * soft-deleted comment. The repository does not look at the parent: the core checks it first.
  */
-export interface CommentRepository {
-  /** Throws conflict when the id is taken. */
-  insert(record: Comment): Promise<void>;
-  /** The live comment, or null (another organization's, unknown and deleted ids alike). */
-  findById(organizationId: string, id: string): Promise<Comment | null>;
-  /**
-   * Writes the mutable fields of a live comment (body, editedAt, updatedAt, and deletedAt /
-   * deletedBy: setting deletedAt is the soft delete). False when there is no live comment with
-   * that organization and id.
-   */
-  update(record: Comment): Promise<boolean>;
+export interface CommentRepository extends Omit<RecordRepository<Comment, never>, "list"> {
   /**
    * The parent's live comments, oldest first (ascending id), at most `page.limit`, only those
    * after `page.afterId`: one range scan of comments_organization_id_parent_idx, so a deep page
@@ -359,11 +268,7 @@ export interface CommentRepository {
 }
 
 /** Webhook subscriptions. Every method is scoped by organization. */
-export interface WebhookRepository {
-  insert(webhook: StoredWebhook): Promise<void>;
-  findById(organizationId: string, id: string): Promise<StoredWebhook | null>;
-  /** Replaces the stored subscription (same id and organization); false if none. */
-  update(webhook: StoredWebhook): Promise<boolean>;
+export interface WebhookRepository extends Omit<RecordRepository<StoredWebhook, never>, "list"> {
   /** Removes it with its deliveries and attempts; false if none. */
   delete(organizationId: string, id: string): Promise<boolean>;
   /** Newest first. */
