@@ -81,7 +81,8 @@ console.log(`Loaded ${total.toLocaleString("en")} alerts and as many observables
 const storage = createSqliteStorage({ path: file });
 const kit = createCaseKit({
   storage,
-  config: { keyHashSecret },
+  // The selectAll bulk assign below touches `bulkSize` alerts, above the default per-request ceiling.
+  config: { keyHashSecret, bulkMaxRows: bulkSize },
   // The unlimited init key is metered at figures this loop never reaches: the limiter runs.
   rateLimits: { deployment: { unlimited: { perMinute: 1e9, perHour: 1e9, burst: 1e9 } } },
 });
@@ -90,7 +91,8 @@ const bare = new H3().get("/ping", () => ({ status: "ok" }));
 const base = "http://bench.test/api/v1";
 const auth = { authorization: `Bearer ${init.apiKey}` };
 const json = { ...auth, "content-type": "application/json" };
-const deepCursor = Buffer.from(deepCursorId, "utf8").toString("base64url");
+// A cursor is the last id of the page before (core/pagination.ts).
+const deepCursor = deepCursorId;
 let created = 0;
 
 const call = (path: string, init: RequestInit = {}) => app.fetch(new Request(`${base}${path}`, { headers: auth, ...init }));
