@@ -27,8 +27,10 @@ export interface Dialect {
   anyOf(column: string, param: string): string;
   /** A list bound as one parameter. */
   list(values: readonly unknown[]): unknown;
-  /** The JSON array `column` holds any of the names bound at `param` (as `list`); `key` reads objects' members. */
+  /** The JSON array `column` holds any of the names bound at `param` (as `jsonNames`); `key` reads objects' members. */
   jsonHasAny(column: string, param: string, key: string | undefined): string;
+  /** How a `jsonHasAny` binds its names, when not as `list(names)` (a form an index of the column serves). */
+  jsonNames?(names: readonly string[], key: string | undefined): unknown;
   /** `column` contains the text bound at `param`, ignoring case (bound as a LIKE pattern, `\` escaping). */
   containsText(column: string, param: string): string;
   /**
@@ -37,6 +39,12 @@ export interface Dialect {
    * whole page. Undefined where one prepared statement per row costs no more (SQLite, in process).
    */
   recordset?(param: string, columns: readonly Field[]): string;
+  /**
+   * What follows a table's name in FROM so that the query reads it through `index` (SQLite's
+   * INDEXED BY), for the rare query whose index the planner would not pick; absent where the
+   * planner always decides.
+   */
+  indexedBy?(index: string): string;
   /** The key a unique violation clashed on, or undefined when `error` is anything else. */
   uniqueViolation(error: unknown): ViolatedKey | undefined;
 }

@@ -40,7 +40,7 @@ export interface DeclaredRepository<T, F> {
   delete(tenantId: string | null, id: string): Promise<boolean>;
   /** Removes the tenant's records matching `filters` (soft-deleted ones too); how many. */
   deleteWhere(tenantId: string | null, filters: F): Promise<number>;
-  /** One keyset page of the tenant's live records matching `filters`, in id order. */
+  /** One keyset page of the tenant's live records (soft-deleted ones too with `page.withDeleted`) matching `filters`, in id order. */
   list(tenantId: string | null, filters: F, page: ListPage): Promise<T[]>;
 }
 

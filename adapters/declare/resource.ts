@@ -31,6 +31,12 @@ export interface IndexSpec<K extends string> {
   columns: readonly K[];
   where?: string;
   gin?: true;
+  /**
+   * Columns SQLite's copy of the index holds after `columns`: SQLite counts an index as covering
+   * only when it holds every column a query names, the `where`'s too, where PostgreSQL reads those
+   * from the predicate.
+   */
+  sqliteAlso?: readonly K[];
 }
 
 /**
@@ -143,7 +149,7 @@ export function defineResource<const C extends Record<string, Column>, const F e
   const fixed = new Set<string>([id.key, ...(tenant ? [tenant.key] : []), ...(spec.fixed ?? [])]);
   for (const key of fixed) field(key, "a fixed column");
   for (const key of (spec.unique ?? []).flatMap((k) => k.columns)) recordField(key, "an indexed column");
-  for (const key of (spec.indexes ?? []).flatMap((k) => k.columns)) field(key, "an indexed column");
+  for (const key of (spec.indexes ?? []).flatMap((k) => [...k.columns, ...(k.sqliteAlso ?? [])])) field(key, "an indexed column");
   for (const key of spec.unique ?? []) {
     if (key.constraint && (key.columns.length !== 1 || key.where !== undefined)) throw new Error(`casekit: ${spec.table} declares ${key.name} as a column constraint, which takes one column and no where`);
   }

@@ -36,6 +36,8 @@ export interface ListPage {
   limit: number;
   order: "asc" | "desc";
   after?: string | undefined;
+  /** Soft-deleted rows too: only for the port's few reads that ask for them (an admin's view). */
+  withDeleted?: boolean | undefined;
 }
 
 export interface Query {
@@ -154,10 +156,10 @@ const liveCondition = (resource: Resource, qualifier = "", joiner = " AND "): st
   resource.softDelete ? `${joiner}${qualifier}${resource.softDelete.name} IS NULL` : "";
 
 /**
- * A tenant's live rows matching `filters`, one keyset page in id order. The text depends only on
- * which filters are given (and which bounds of a range), so it is built once per shape; values
- * are bound. An empty any-of list matches nothing: the caller gets null and runs no query.
- * `ids`, when given, restricts the rows to those ids.
+ * A tenant's live rows (soft-deleted ones too with `page.withDeleted`) matching `filters`, one
+ * keyset page in id order. The text depends only on which filters are given (and which bounds of
+ * a range), so it is built once per shape; values are bound. An empty any-of list matches
+ * nothing: the caller gets null and runs no query. `ids`, when given, restricts the rows to those ids.
  */
 export function listQuery(
   resource: Resource,
@@ -172,7 +174,7 @@ export function listQuery(
   const { shape, params } = found;
   if (page.after !== undefined) params.push(page.after);
   params.push(page.limit);
-  const key = `${shape.join(",")}|${page.order}${page.after === undefined ? "" : ">"}`;
+  const key = `${shape.join(",")}|${page.order}${page.after === undefined ? "" : ">"}${page.withDeleted ? "+deleted" : ""}`;
   return { text: cachedText(lists, resource, dialect, key, () => listText(resource, dialect, shape, page)), params };
 }
 
@@ -228,7 +230,8 @@ function matching(resource: Resource, dialect: Dialect, tenantId: string | null,
         shape.push(`${name}:1`);
         continue;
       }
-      params.push(dialect.list(spec.kind === "anyOf" ? values.map((v) => encodeValue(column, v)) : values));
+      if (spec.kind === "jsonTags") params.push(dialect.jsonNames ? dialect.jsonNames(values as readonly string[], spec.key) : dialect.list(values));
+      else params.push(dialect.list(values.map((v) => encodeValue(column, v))));
     } else if (spec.kind === "condition") {
       const encoded = encodeValue(column, value);
       for (let mark = 0; mark < marksOf(spec.sql); mark++) params.push(encoded);
@@ -254,7 +257,8 @@ function listText(resource: Resource, dialect: Dialect, shape: readonly string[]
   if (page.after !== undefined) where.push(`${id.name} ${page.order === "asc" ? ">" : "<"} ${next()}`);
   const columns = fields.map((f) => f.name).join(", ");
   const conditions = where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`;
-  return `SELECT ${columns} FROM ${table}${conditions}${liveCondition(resource, "", conditions === "" ? " WHERE " : " AND ")} ORDER BY ${id.name} ${page.order.toUpperCase()} LIMIT ${next()}`;
+  const live = page.withDeleted ? "" : liveCondition(resource, "", conditions === "" ? " WHERE " : " AND ");
+  return `SELECT ${columns} FROM ${table}${conditions}${live} ORDER BY ${id.name} ${page.order.toUpperCase()} LIMIT ${next()}`;
 }
 
 /** The conditions of a shape, in parameter order (the tenant first), and the next placeholder. */

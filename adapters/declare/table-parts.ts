@@ -21,6 +21,8 @@ export interface IndexPart {
   where: string | undefined;
   /** A GIN index of JSON containment (PostgreSQL only). */
   gin: boolean;
+  /** Keys SQLite's copy holds after `keys` (IndexSpec.sqliteAlso). */
+  sqliteAlso: readonly string[];
 }
 
 export function foreignKeysOf(resource: Resource): ForeignKeyPart[] {
@@ -32,8 +34,8 @@ export function foreignKeysOf(resource: Resource): ForeignKeyPart[] {
 export function indexesOf(resource: Resource): IndexPart[] {
   const { unique = [], indexes = [] } = resource.spec;
   return [
-    ...unique.filter((u) => !u.constraint).map((u) => ({ name: u.name, keys: u.columns, unique: true, where: u.where, gin: false })),
-    ...indexes.map((i) => ({ name: i.name, keys: i.columns, unique: false, where: i.where, gin: i.gin === true })),
+    ...unique.filter((u) => !u.constraint).map((u) => ({ name: u.name, keys: u.columns, unique: true, where: u.where, gin: false, sqliteAlso: [] })),
+    ...indexes.map((i) => ({ name: i.name, keys: i.columns, unique: false, where: i.where, gin: i.gin === true, sqliteAlso: i.sqliteAlso ?? [] })),
   ];
 }
 

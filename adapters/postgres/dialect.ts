@@ -24,9 +24,10 @@ export const postgresDialect: Dialect = {
   skipLocked: " FOR UPDATE SKIP LOCKED",
   anyOf: (column, param) => `${column} = ANY(${param})`,
   list: (values) => values,
-  // `?|` on the array itself, which a GIN index on the column serves; objects need a scan of elements.
-  jsonHasAny: (column, param, key) =>
-    key === undefined ? `${column} ?| ${param}` : `EXISTS (SELECT 1 FROM jsonb_array_elements(${column}) AS element WHERE element ->> '${key}' = ANY(${param}))`,
+  // `?|` for an array of names; for an array of objects, containment of any `[{key: name}]`,
+  // which a declared GIN index of the column (jsonb_path_ops) serves.
+  jsonHasAny: (column, param, key) => (key === undefined ? `${column} ?| ${param}` : `${column} @> ANY(${param}::jsonb[])`),
+  jsonNames: (names, key) => (key === undefined ? names : names.map((name) => JSON.stringify([{ [key]: name }]))),
   // likePattern escapes with `\`, PostgreSQL's default LIKE escape.
   containsText: (column, param) => `${column} ILIKE ${param}`,
   recordset: (param, columns) => `jsonb_to_recordset(${param}::jsonb) AS r(${columns.map((c) => `${c.name} ${recordsetTypes[c.column.kind](c.column)}`).join(", ")})`,

@@ -44,7 +44,7 @@ export function sqliteTableOf<R extends Resource>(resource: R, references: Reado
       ),
       // GIN indexes are PostgreSQL's alone.
       ...indexesOf(resource).filter((ix) => !ix.gin).map((ix) => {
-        const built = (ix.unique ? uniqueIndex(ix.name) : index(ix.name)).on(...on(ix.keys));
+        const built = (ix.unique ? uniqueIndex(ix.name) : index(ix.name)).on(...on([...ix.keys, ...ix.sqliteAlso]));
         return ix.where === undefined ? built : built.where(sql.raw(ix.where));
       }),
     ];

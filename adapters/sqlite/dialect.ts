@@ -28,6 +28,7 @@ export const sqliteDialect: Dialect = {
     `EXISTS (SELECT 1 FROM json_each(${column}) AS element WHERE ${key === undefined ? "element.value" : `json_extract(element.value, '$.${key}')`} IN (SELECT value FROM json_each(${param})))`,
   // SQLite's LIKE ignores the case of ASCII letters.
   containsText: (column, param) => `${column} LIKE ${param} ESCAPE '\\'`,
+  indexedBy: (index) => ` INDEXED BY ${index}`,
   uniqueViolation: violatedKey,
 };
 

@@ -47,7 +47,12 @@ const widgets = defineResource({
   softDelete: "deletedAt",
   fixed: ["madeAt"],
   unique: [{ name: "widgets_code_unique", columns: ["organizationId", "code"], conflict: "The organization already has a widget with this code" }],
-  indexes: [{ name: "widgets_organization_id_idx", columns: ["organizationId", "id"] }],
+  indexes: [
+    { name: "widgets_organization_id_idx", columns: ["organizationId", "id"] },
+    { name: "widgets_labels_idx", columns: ["labels"], gin: true },
+    // Covering for a count of live rows by time on SQLite too, which needs deleted_at in it.
+    { name: "widgets_live_made_at_idx", columns: ["organizationId", "madeAt"], where: "deleted_at IS NULL", sqliteAlso: ["deletedAt"] },
+  ],
   filters: {
     shape: { kind: "equals", column: "shape" },
     size: { kind: "anyOf", column: "size" },
@@ -159,7 +164,16 @@ async function postgresSetup(): Promise<Setup> {
 }
 
 const dialects: [string, () => Promise<Setup>][] = [["sqlite", sqliteSetup]];
-if (await postgresShouldRun("declared resource")) dialects.push(["postgres", postgresSetup]);
+const postgresRuns = await postgresShouldRun("declared resource");
+if (postgresRuns) dialects.push(["postgres", postgresSetup]);
+
+/** An index's columns in order, from the database's catalog. */
+const indexColumns: Record<string, string> = {
+  sqlite: "SELECT name FROM pragma_index_info(?) ORDER BY seqno",
+  postgres:
+    "SELECT a.attname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)" +
+    " WHERE c.relname = $1 AND c.relnamespace = current_schema()::regnamespace ORDER BY array_position(i.indkey::int2[], a.attnum)",
+};
 
 const org = "org_1";
 let serial = 0;
@@ -195,7 +209,7 @@ async function conflictMessage(promise: Promise<unknown>): Promise<string> {
   return (error as Error).message;
 }
 
-describe.each(dialects)("a declared resource on %s", (_name, open) => {
+describe.each(dialects)("a declared resource on %s", (name, open) => {
   let setup: Setup;
   let repo: ReturnType<typeof createRepository<typeof widgets>>;
 
@@ -241,6 +255,24 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
     expect(await repo.findMany(org, [record.id])).toEqual([]);
     expect(await repo.list(org, {}, { limit: 10, order: "asc" })).toEqual([]);
     expect(await repo.update({ ...record, name: "back", deletedAt: null })).toBe(false);
+  });
+
+  it("a list with deleted rows too returns the soft-deleted ones in their place, with its own text", async () => {
+    const [a, gone, c] = [widget(), widget({ deletedAt: "2026-03-01T00:00:00.000Z" }), widget()];
+    const theirs = widget({ organizationId: "org_other", deletedAt: "2026-03-01T00:00:00.000Z" });
+    for (const w of [a, gone, c, theirs]) await repo.insert(w);
+    expect(await repo.list(org, {}, { limit: 10, order: "desc", withDeleted: true })).toStrictEqual([c, gone, a]);
+    expect(await repo.list(org, {}, { limit: 10, order: "desc", after: c.id, withDeleted: true })).toStrictEqual([gone, a]);
+    expect(await repo.list(org, {}, { limit: 10, order: "desc" })).toStrictEqual([c, a]);
+    const all = listQuery(widgets, setup.dialect, org, {}, { limit: 5, order: "desc", withDeleted: true })!;
+    expect(all.text).not.toBe(listQuery(widgets, setup.dialect, org, {}, { limit: 5, order: "desc" })!.text);
+    expect(all.text).not.toMatch(/deleted_at IS NULL/);
+  });
+
+  it("an index holds its declared columns, and on SQLite the ones it also holds there", async () => {
+    const columns = async (index: string) => (await setup.executor.all(indexColumns[name]!, [index])).map((row) => row.name);
+    expect(await columns("widgets_live_made_at_idx")).toEqual(name === "sqlite" ? ["organization_id", "made_at", "deleted_at"] : ["organization_id", "made_at"]);
+    expect(await columns("widgets_organization_id_idx")).toEqual(["organization_id", "id"]);
   });
 
   it("update writes the mutable columns of the tenant's row only", async () => {
@@ -469,6 +501,31 @@ describe.each(dialects)("a declared resource on %s", (_name, open) => {
     await tallyRepo.insert(a);
     const [row] = await setup.executor.all("SELECT name, name AS t_name, label AS t_label, score AS t_score, tags AS t_tags FROM tallies", []);
     expect(recordOf(tallies, row!, "t_")).toStrictEqual(a);
+  });
+});
+
+describe("indexes on SQLite", () => {
+  it("a partial index that also holds its where's column covers a query naming it", async () => {
+    const setup = await sqliteSetup();
+    const plan = await setup.executor.all("EXPLAIN QUERY PLAN SELECT count(*) AS n FROM widgets WHERE organization_id = ? AND deleted_at IS NULL AND made_at >= ?", [org, "2026-01-01T00:00:00.000Z"]);
+    expect(plan.map((row) => row.detail).join("\n")).toMatch(/USING COVERING INDEX widgets_live_made_at_idx \(organization_id=\? AND made_at>\?\)/);
+    await setup.close();
+  });
+});
+
+describe.skipIf(!postgresRuns)("JSON tags on PostgreSQL", () => {
+  it("a filter on the objects' names is containment, which the column's GIN index serves", async () => {
+    const setup = await postgresSetup();
+    try {
+      const condition = postgresDialect.jsonHasAny("labels", "$1", "name");
+      await setup.exec("BEGIN");
+      await setup.exec("SET LOCAL enable_seqscan = off");
+      const plan = await setup.executor.all(`EXPLAIN SELECT id FROM widgets WHERE ${condition}`, [postgresDialect.jsonNames!(["urgent", "later"], "name")]);
+      await setup.exec("COMMIT");
+      expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toMatch(/Bitmap Index Scan on widgets_labels_idx/);
+    } finally {
+      await setup.close();
+    }
   });
 });
 
