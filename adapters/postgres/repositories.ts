@@ -21,7 +21,6 @@ import { normalizeCaseFilter, pageLimit } from "../shared/case-filter.js";
 import { uniqueViolation } from "../shared/conflicts.js";
 import { normalizeTlpAuditFilter } from "../shared/list-filters.js";
 import { guard } from "./errors.js";
-import { createAlertRepository } from "./alert-repository.js";
 import type { Executor } from "../declare/dialect.js";
 import { postgresDialect } from "./dialect.js";
 import { rowSelection, rowValues } from "./rows.js";
@@ -296,7 +295,6 @@ export function createUnitOfWork(db: NodePgDatabase, executor: Executor, unit: U
       },
     },
 
-    alerts: createAlertRepository(db, unit),
   });
 }
 

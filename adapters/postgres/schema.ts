@@ -3,11 +3,11 @@
  * row mappers and the conformance suite see one shape. Tables are unqualified on purpose: they
  * resolve through `search_path`, so one database can hold several isolated casekit schemas.
  */
-import { sql } from "drizzle-orm";
 import { bigint, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { CaseTag } from "../../core/cases/types.js";
 import type { JsonValue } from "../shared/values.js";
 import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
+import { alertResource } from "../resources/alerts.js";
 import { apiKeyResource } from "../resources/api-keys.js";
 import { commentResource } from "../resources/comments.js";
 import { eventResource } from "../resources/events.js";
@@ -160,54 +160,8 @@ export const rateLimits = pgTable(
 // carry deleted_at / deleted_by; every read path filters them out unless it asks for them.
 // ---------------------------------------------------------------------------------------------
 
-export const alerts = pgTable(
-  "alerts",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    title: text("title").notNull(),
-    description: text("description"),
-    severity: integer("severity").notNull(),
-    tlp: integer("tlp").notNull(),
-    pap: integer("pap").notNull(),
-    typeValue: text("type_value"),
-    source: text("source").notNull(),
-    sourceRef: text("source_ref"),
-    statusValue: text("status_value").notNull(),
-    assigneeId: text("assignee_id"),
-    tags: jsonb("tags").$type<JsonValue<CaseTag[]>>().notNull(),
-    customFields: jsonb("custom_fields").$type<JsonValue<Record<string, unknown>>>().notNull(),
-    /** When the event the alert reports happened (the source's time), not when it arrived. */
-    eventDate: isoTimestamp("event_date"),
-    /** How often the source sent it (idempotent ingestion), and when last. */
-    occurrences: integer("occurrences").notNull().default(1),
-    lastSeenAt: isoTimestamp("last_seen_at").notNull(),
-    /** The case it was promoted to or merged into. */
-    caseId: text("case_id"),
-    createdAt: isoTimestamp("created_at").notNull(),
-    updatedAt: isoTimestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-    deletedAt: isoTimestamp("deleted_at"),
-    deletedBy: text("deleted_by"),
-  },
-  (t) => [
-    foreignKey({ name: "alerts_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    // Idempotent ingestion: one live alert per (organization, source, sourceRef) and TLP, so a
-    // report from a caller who may not see the alert that has its reference becomes an alert of
-    // its own instead of telling that one exists (core/alerts/ingest.ts).
-    uniqueIndex("alerts_source_ref_unique").on(t.organizationId, t.source, t.sourceRef, t.tlp).where(sql`deleted_at IS NULL AND source_ref IS NOT NULL`),
-    index("alerts_organization_id_idx").on(t.organizationId, t.id),
-    index("alerts_organization_id_status_value_idx").on(t.organizationId, t.statusValue, t.id),
-    index("alerts_organization_id_severity_idx").on(t.organizationId, t.severity, t.id),
-    index("alerts_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
-    index("alerts_tags_idx").using("gin", t.tags.op("jsonb_path_ops")),
-    // Alerts by source: counted from this index alone (covering), without touching the table.
-    index("alerts_organization_id_source_idx").on(t.organizationId, t.source, t.deletedAt, t.tlp, t.statusValue, t.createdAt),
-    // Alerts by source between two instants off the hour: the partial hours at the edges are
-    // counted from this index alone (covering), one seek to the range's start.
-    index("alerts_organization_id_created_at_idx").on(t.organizationId, t.createdAt, t.tlp, t.statusValue, t.source).where(sql`deleted_at IS NULL`),
-  ],
-);
+/** Declared once in adapters/resources/alerts.ts. */
+export const alerts = pgTableOf(alertResource, { organizations });
 
 /**
  * Live alerts counted per (organization, source, status, TLP, hour of createdAt), so alerts by

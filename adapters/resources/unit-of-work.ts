@@ -8,6 +8,7 @@ import type { UnitOfWork } from "../../core/ports/storage.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { createRepository } from "../declare/repository.js";
 import type { UnitState } from "../shared/unit-state.js";
+import { alertRepository, alertResource } from "./alerts.js";
 import { apiKeyRepository, apiKeyResource } from "./api-keys.js";
 import { commentRepository, commentResource } from "./comments.js";
 import { deliveryRepository } from "./deliveries.js";
@@ -36,7 +37,8 @@ type Declared =
   | "users"
   | "apiKeys"
   | "sessions"
-  | "signInThrottles";
+  | "signInThrottles"
+  | "alerts";
 export type DialectRepositories = Omit<UnitOfWork, Declared>;
 
 export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: UnitState, own: DialectRepositories): UnitOfWork {
@@ -57,5 +59,6 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
     apiKeys: apiKeyRepository(declared(apiKeyResource), dialect, executor, unit),
     sessions: sessionRepository(declared(sessionResource), dialect, executor, unit),
     signInThrottles: signInThrottleRepository(declared(signInThrottleResource)),
+    alerts: alertRepository(declared(alertResource), dialect, executor, unit),
   };
 }

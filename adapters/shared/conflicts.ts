@@ -10,15 +10,12 @@ const details: Record<string, string> = {
   cases_organization_id_number_unique: "The organization already has a case with this number",
   "tlp_audit_log.organization_id,seq": "The organization's TLP audit log already has an entry at this position",
   tlp_audit_log_organization_id_seq_unique: "The organization's TLP audit log already has an entry at this position",
-  "alerts.organization_id,source,source_ref": "A live alert of the organization already has this source and sourceRef",
-  alerts_source_ref_unique: "A live alert of the organization already has this source and sourceRef",
 };
 
 const nouns: Record<string, string> = {
   cases: "A case",
   audit_log: "An audit entry",
   tlp_audit_log: "A TLP audit entry",
-  alerts: "An alert",
 };
 
 export interface UniqueViolation {

@@ -14,7 +14,6 @@ import {
   tlpAuditEntryToRow,
 } from "../shared/rows.js";
 import { caseListQuery } from "./case-list.js";
-import { createAlertRepository } from "./alert-repository.js";
 import { sqliteDialect, sqliteExecutor } from "./dialect.js";
 import { tlpAuditListQuery } from "./record-lists.js";
 import { translateError } from "./errors.js";
@@ -169,6 +168,5 @@ export function createUnitOfWork(statements: Statements, unit: UnitState): UnitO
       },
     },
 
-    alerts: createAlertRepository(statements, unit),
   });
 }

@@ -6,9 +6,9 @@
  * Timestamps are ISO 8601 UTC text with milliseconds (`2026-01-01T00:00:00.000Z`): that form sorts
  * as text in time order, so range filters and indexes work on it directly. JSON values are text.
  */
-import { sql } from "drizzle-orm";
 import { foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { CaseTag } from "../../core/cases/types.js";
+import { alertResource } from "../resources/alerts.js";
 import { apiKeyResource } from "../resources/api-keys.js";
 import { commentResource } from "../resources/comments.js";
 import { eventResource } from "../resources/events.js";
@@ -151,55 +151,8 @@ export const signInThrottles = sqliteTableOf(signInThrottleResource);
 // carry deleted_at / deleted_by; every read path filters them out unless it asks for them.
 // ---------------------------------------------------------------------------------------------
 
-export const alerts = sqliteTable(
-  "alerts",
-  {
-    id: text("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    title: text("title").notNull(),
-    description: text("description"),
-    severity: integer("severity").notNull(),
-    tlp: integer("tlp").notNull(),
-    pap: integer("pap").notNull(),
-    typeValue: text("type_value"),
-    source: text("source").notNull(),
-    sourceRef: text("source_ref"),
-    statusValue: text("status_value").notNull(),
-    assigneeId: text("assignee_id"),
-    tags: json<CaseTag[]>("tags").notNull(),
-    customFields: json<Record<string, unknown>>("custom_fields").notNull(),
-    /** When the event the alert reports happened (the source's time), not when it arrived. */
-    eventDate: timestamp("event_date"),
-    /** How often the source sent it (idempotent ingestion), and when last. */
-    occurrences: integer("occurrences").notNull().default(1),
-    lastSeenAt: timestamp("last_seen_at").notNull(),
-    /** The case it was promoted to or merged into. */
-    caseId: text("case_id"),
-    createdAt: timestamp("created_at").notNull(),
-    updatedAt: timestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-    deletedAt: timestamp("deleted_at"),
-    deletedBy: text("deleted_by"),
-  },
-  (t) => [
-    foreignKey({ name: "alerts_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    // Idempotent ingestion: one live alert per (organization, source, sourceRef) and TLP, so a
-    // report from a caller who may not see the alert that has its reference becomes an alert of
-    // its own instead of telling that one exists (core/alerts/ingest.ts).
-    uniqueIndex("alerts_source_ref_unique").on(t.organizationId, t.source, t.sourceRef, t.tlp).where(sql`deleted_at IS NULL AND source_ref IS NOT NULL`),
-    index("alerts_organization_id_idx").on(t.organizationId, t.id),
-    index("alerts_organization_id_status_value_idx").on(t.organizationId, t.statusValue, t.id),
-    index("alerts_organization_id_severity_idx").on(t.organizationId, t.severity, t.id),
-    index("alerts_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
-    // Alerts by source: counted from this index alone (covering), without touching the table.
-    index("alerts_organization_id_source_idx").on(t.organizationId, t.source, t.deletedAt, t.tlp, t.statusValue, t.createdAt),
-    // Alerts by source between two instants off the hour: the partial hours at the edges are
-    // counted from this index alone, one seek to the range's start. deleted_at (always NULL in it)
-    // is a column too because SQLite counts an index as covering only when it holds every column
-    // the query names.
-    index("alerts_organization_id_created_at_idx").on(t.organizationId, t.createdAt, t.tlp, t.statusValue, t.source, t.deletedAt).where(sql`deleted_at IS NULL`),
-  ],
-);
+/** Declared once in adapters/resources/alerts.ts. */
+export const alerts = sqliteTableOf(alertResource, { organizations });
 
 /**
  * Live alerts counted per (organization, source, status, TLP, hour of createdAt), so alerts by

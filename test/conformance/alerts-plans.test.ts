@@ -8,12 +8,13 @@
  * ANALYZE. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped with a printed reason outside CI when no
  * server answers (as postgres.test.ts).
  */
-import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
-import { PgDialect } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import type { Alert, AlertFilter, AlertSourceCountFilter } from "../../core/index.js";
-import { alertListStatement, alertSourceCountStatement } from "../../adapters/postgres/alert-repository.js";
-import { alertListQuery, alertSourceCountQuery } from "../../adapters/sqlite/alert-repository.js";
+import { listQuery } from "../../adapters/declare/sql.js";
+import { postgresDialect } from "../../adapters/postgres/dialect.js";
+import { sourceCountQuery } from "../../adapters/resources/alert-source-counts.js";
+import { alertResource } from "../../adapters/resources/alerts.js";
+import { sqliteDialect } from "../../adapters/sqlite/dialect.js";
 import { alertRecord } from "./alert-record.js";
 import { inPlanSchema, postgresPlan, sqlitePlan } from "../helpers/plans.js";
 import { postgresShouldRun } from "../helpers/postgres.js";
@@ -22,8 +23,8 @@ import { createFixtures } from "./fixtures.js";
 const deepId = "alert_01kaaaaaaaaaaaaaaaaaaaaaaa";
 
 describe("alert query plans: sqlite", () => {
-  const list = (filter: AlertFilter, beforeId?: string) => sqlitePlan(alertListQuery("org_1", filter, 51, beforeId));
-  const metric = (filter: AlertSourceCountFilter) => sqlitePlan(alertSourceCountQuery("org_1", filter));
+  const list = (filter: AlertFilter, beforeId?: string) => sqlitePlan(listQuery(alertResource, sqliteDialect, "org_1", filter, { limit: 51, order: "desc", after: beforeId })!);
+  const metric = (filter: AlertSourceCountFilter) => sqlitePlan(sourceCountQuery(sqliteDialect, "org_1", filter)!);
 
   it("alerts by source without bounds, or with bounds on the hour, reads only the counters, already grouped by source", () => {
     for (const filter of [{ maxTlp: 2 }, { maxTlp: 4, statusValue: ["new" as const, "closed" as const], from: "2026-01-01T00:00:00.000Z", to: "2026-02-01T00:00:00.000Z" }]) {
@@ -93,11 +94,10 @@ describe.skipIf(!run)("alert query plans: postgres", () => {
       });
       await pool.query("vacuum analyze alerts");
       await pool.query("vacuum analyze alert_source_counts");
-      const db = drizzlePg({ client: pool });
-      const explain = (statement: { sql: string; params: unknown[] }) => postgresPlan(pool, statement);
+      const explain = (query: { text: string; params: unknown[] }) => postgresPlan(pool, { sql: query.text, params: query.params });
       const organizationId = orgs[0]!.id;
 
-      const metric = (filter: AlertSourceCountFilter) => explain(new PgDialect().sqlToQuery(alertSourceCountStatement(organizationId, filter)));
+      const metric = (filter: AlertSourceCountFilter) => explain(sourceCountQuery(postgresDialect, organizationId, filter)!);
 
       // Without bounds, or on the hour, the counters alone (their primary key, or a scan of a
       // table this small: PostgreSQL's costing to decide). Never the alerts.
@@ -114,7 +114,7 @@ describe.skipIf(!run)("alert query plans: postgres", () => {
       expect(edges.match(/(Index Only Scan|Bitmap Index Scan) (using|on) alerts_organization_id_created_at_idx/g)).toHaveLength(2);
       expect(edges).not.toMatch(/Seq Scan on alerts\b/);
 
-      const deep = await explain(alertListStatement(db, organizationId, { maxTlp: 4 }, 51, alerts[4000]!.id).toSQL());
+      const deep = await explain(listQuery(alertResource, postgresDialect, organizationId, { maxTlp: 4 }, { limit: 51, order: "desc", after: alerts[4000]!.id })!);
       // (organization_id, id), or the primary key filtered by organization when the planner finds
       // the organization's rows dense enough: either way a walk down from the cursor, no sort.
       expect(deep).toMatch(/Index Scan Backward using (alerts_organization_id_idx|alerts_pkey) on alerts/);
