@@ -34,5 +34,18 @@ export function yieldingUnit(unit: UnitOfWork, sliceMs = defaultSliceMs): UnitOf
     return wrapped;
   };
 
-  return Object.fromEntries(Object.entries(unit).map(([name, repository]) => [name, wrap(repository as Record<string, unknown>)])) as unknown as UnitOfWork;
+  // Each repository is wrapped when the unit first uses it: a unit touches a few of them, and
+  // the unit of work builds each one only when asked (adapters/resources/unit-of-work.ts).
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(unit, {
+    get(target, name) {
+      let repository = wrapped.get(name);
+      if (repository === undefined) {
+        const original = Reflect.get(target, name) as Record<string, unknown> | undefined;
+        if (original === undefined) return undefined;
+        wrapped.set(name, (repository = wrap(original)));
+      }
+      return repository;
+    },
+  });
 }
