@@ -23,6 +23,13 @@ export interface Dialect {
    * over the rows this one took instead of waiting for them (` FOR UPDATE SKIP LOCKED`), or "".
    */
   skipLocked: string;
+  /**
+   * What a SELECT ends with to hold the rows it read until the unit ends, so a second writer of
+   * them waits (` FOR NO KEY UPDATE`: rows the unit inserts that reference them hold KEY SHARE
+   * locks, which FOR UPDATE would wait on, deadlocking two such units), or "" where the unit
+   * already holds the whole database.
+   */
+  holdRow: string;
   /** `column` is one of the list bound at `param` (bound as `list(values)`). */
   anyOf(column: string, param: string): string;
   /** A list bound as one parameter. */

@@ -22,6 +22,7 @@ export const postgresDialect: Dialect = {
   param: (n) => `$${n}`,
   maxParams: 65_535,
   skipLocked: " FOR UPDATE SKIP LOCKED",
+  holdRow: " FOR NO KEY UPDATE",
   anyOf: (column, param) => `${column} = ANY(${param})`,
   list: (values) => values,
   // `?|` for an array of names; for an array of objects, containment of any `[{key: name}]`,

@@ -21,6 +21,7 @@ export const sqliteDialect: Dialect = {
   maxParams: 32_766,
   // One writer at a time: a unit of work holds the whole database, so there is nothing to skip.
   skipLocked: "",
+  holdRow: "",
   // One bound JSON array, so the statement is prepared once whatever the number of values.
   anyOf: (column, param) => `${column} IN (SELECT value FROM json_each(${param}))`,
   list: (values) => JSON.stringify(values),

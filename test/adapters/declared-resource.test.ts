@@ -134,6 +134,8 @@ interface Setup {
   dialect: Dialect;
   executor: Executor;
   exec(sql: string): Promise<void>;
+  /** A statement on a connection of its own, outside the tests' transaction (PostgreSQL only). */
+  elsewhere?: (sql: string) => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -152,11 +154,15 @@ async function postgresSetup(): Promise<Setup> {
   await client.query(`set search_path = ${schema}`);
   const ddl = await generateMigration(generateDrizzleJson({}), generateDrizzleJson({ widgets: pgTableOf(widgets), gadgets: pgTableOf(gadgets), gizmos: pgTableOf(gizmos), tallies: pgTableOf(tallies) }));
   for (const statement of ddl) await client.query(statement);
+  const other = new pg.Client({ connectionString: postgresUrl, options: `-c search_path=${schema}` });
+  await other.connect();
   return {
     dialect: postgresDialect,
     executor: postgresExecutor(client),
     exec: async (sql) => void (await client.query(sql)),
+    elsewhere: async (sql) => void (await other.query(sql)),
     close: async () => {
+      await other.end();
       await client.query(`drop schema ${schema} cascade`);
       await client.end();
     },
@@ -316,6 +322,32 @@ describe.each(dialects)("a declared resource on %s", (name, open) => {
     expect(await ids({ name: "0%" })).toEqual([a.id]);
     expect(await ids({ name: "%" })).toEqual([a.id]);
     expect(await ids({ size: [3], name: "red" })).toEqual([c.id]);
+  });
+
+  it("a JSON tag filter matches names holding quotes and backslashes as written", async () => {
+    const odd = `say "hi" \\ it's {1,2}`;
+    const a = widget({ labels: [{ name: odd, colour: "red" }, { name: "plain", colour: "grey" }] });
+    const b = widget({ labels: [{ name: "say", colour: "red" }] });
+    for (const w of [a, b]) await repo.insert(w);
+    const ids = async (labels: string[]) => (await repo.list(org, { labels }, { limit: 50, order: "asc" })).map((w) => w.id);
+    expect(await ids([odd])).toEqual([a.id]);
+    expect(await ids(["say", "none"])).toEqual([b.id]);
+    expect(await ids(["plain", "say"])).toEqual([a.id, b.id]);
+  });
+
+  it("a SELECT ending with holdRow holds its rows against other writers until the unit ends, not against references", async () => {
+    const a = widget();
+    await repo.insert(a);
+    await setup.exec("COMMIT");
+    await setup.exec("BEGIN");
+    const held = await setup.executor.all(`SELECT id FROM widgets WHERE id = ${setup.dialect.param(1)}${setup.dialect.holdRow}`, [a.id]);
+    expect(held).toEqual([{ id: a.id }]);
+    // SQLite's unit holds the whole database. On PostgreSQL another connection's claim of the row
+    // fails, while the KEY SHARE lock a row referencing it would take is granted.
+    if (setup.elsewhere) {
+      await expect(setup.elsewhere(`SELECT id FROM widgets WHERE id = '${a.id}' FOR NO KEY UPDATE NOWAIT`)).rejects.toThrow(/could not obtain lock/);
+      await expect(setup.elsewhere(`SELECT id FROM widgets WHERE id = '${a.id}' FOR KEY SHARE NOWAIT`)).resolves.toBeUndefined();
+    }
   });
 
   it("keyset pages walk the tenant's rows exactly once in either order", async () => {
