@@ -1,14 +1,15 @@
 /**
- * The PostgreSQL tables. Table and column names match the SQLite adapter's so that the shared
- * row mappers and the conformance suite see one shape. Tables are unqualified on purpose: they
- * resolve through `search_path`, so one database can hold several isolated casekit schemas.
+ * The PostgreSQL tables. Table and column names match the SQLite adapter's (most tables are
+ * derived from the declarations of adapters/resources/, as SQLite's are). Tables are unqualified
+ * on purpose: they resolve through `search_path`, so one database can hold several isolated
+ * casekit schemas.
  */
-import { bigint, foreignKey, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { CaseTag } from "../../core/cases/types.js";
-import type { JsonValue } from "../shared/values.js";
-import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
+import { bigint, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { isoTimestamp, jsonb } from "./column-types.js";
 import { alertResource } from "../resources/alerts.js";
 import { apiKeyResource } from "../resources/api-keys.js";
+import { auditResource } from "../resources/audit.js";
+import { caseResource } from "../resources/cases.js";
 import { commentResource } from "../resources/comments.js";
 import { eventResource } from "../resources/events.js";
 import { observableResource } from "../resources/observables.js";
@@ -17,6 +18,7 @@ import { sessionResource } from "../resources/sessions.js";
 import { signInThrottleResource } from "../resources/sign-in-throttles.js";
 import { taskResource } from "../resources/tasks.js";
 import { teamResource } from "../resources/teams.js";
+import { tlpAuditResource } from "../resources/tlp-audit.js";
 import { userResource } from "../resources/users.js";
 import { attemptResource } from "../resources/webhook-attempts.js";
 import { deliveryResource } from "../resources/webhook-deliveries.js";
@@ -32,68 +34,11 @@ export const users = pgTableOf(userResource, { organizations });
 /** Declared once in adapters/resources/api-keys.ts. */
 export const apiKeys = pgTableOf(apiKeyResource, { organizations, users });
 
-export const cases = pgTable(
-  "cases",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    number: integer("number").notNull(),
-    title: text("title").notNull(),
-    severity: integer("severity").notNull(),
-    description: text("description"),
-    tlp: integer("tlp").notNull(),
-    pap: integer("pap").notNull(),
-    statusValue: text("status_value").notNull(),
-    typeValue: text("type_value"),
-    assigneeId: text("assignee_id"),
-    clientId: text("client_id"),
-    source: text("source"),
-    sourceRef: text("source_ref"),
-    tags: jsonb("tags").$type<JsonValue<CaseTag[]>>().notNull(),
-    teams: jsonb("teams").$type<JsonValue<{ id: string }[]>>().notNull(),
-    organizations: jsonb("organizations").$type<JsonValue<string[]>>().notNull(),
-    customFields: jsonb("custom_fields").$type<JsonValue<Record<string, unknown>>>().notNull(),
-    closedAt: isoTimestamp("closed_at"),
-    createdAt: isoTimestamp("created_at").notNull(),
-    updatedAt: isoTimestamp("updated_at").notNull(),
-    createdBy: text("created_by"),
-  },
-  (t) => [
-    foreignKey({ name: "cases_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    uniqueIndex("cases_organization_id_number_unique").on(t.organizationId, t.number),
-    // Keyset lists run newest first inside one organization, optionally narrowed by one of these.
-    index("cases_organization_id_idx").on(t.organizationId, t.id),
-    index("cases_organization_id_status_value_idx").on(t.organizationId, t.statusValue, t.id),
-    index("cases_organization_id_severity_idx").on(t.organizationId, t.severity, t.id),
-    index("cases_organization_id_assignee_id_idx").on(t.organizationId, t.assigneeId, t.id),
-    // `tag` filters use jsonb containment (tags @> '[{"name": …}]'), which jsonb_path_ops serves.
-    index("cases_tags_idx").using("gin", t.tags.op("jsonb_path_ops")),
-  ],
-);
+/** Declared once in adapters/resources/cases.ts. */
+export const cases = pgTableOf(caseResource, { organizations });
 
-export const auditLog = pgTable(
-  "audit_log",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    actorUserId: text("actor_user_id"),
-    actorKeyId: text("actor_key_id"),
-    action: text("action").notNull(),
-    resourceType: text("resource_type").notNull(),
-    resourceId: text("resource_id").notNull(),
-    changes: jsonb("changes").$type<JsonValue<Record<string, { from: unknown; to: unknown }>>>(),
-    requestId: text("request_id"),
-    ip: text("ip"),
-    userAgent: text("user_agent"),
-    at: isoTimestamp("at").notNull(),
-    /** The bulk request this entry is one record of, or null. */
-    bulkRequestId: text("bulk_request_id"),
-  },
-  (t) => [
-    foreignKey({ name: "audit_log_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    index("audit_log_organization_id_idx").on(t.organizationId, t.id),
-  ],
-);
+/** Declared once in adapters/resources/audit.ts. */
+export const auditLog = pgTableOf(auditResource, { organizations });
 
 /** The transactional outbox, declared once in adapters/resources/events.ts. */
 export const events = pgTableOf(eventResource, { organizations });
@@ -102,38 +47,10 @@ export const events = pgTableOf(eventResource, { organizations });
 export const teams = pgTableOf(teamResource, { organizations });
 
 /**
- * The TLP audit log: append-only (migration 0001 installs triggers refusing UPDATE, DELETE and
- * TRUNCATE, which drizzle-kit does not model) and hash-chained per organization; the chain's head
- * is `organizations.tlp_audit_seq` / `tlp_audit_hash`.
+ * Declared once in adapters/resources/tlp-audit.ts. Append-only: migration 0001 installs triggers
+ * refusing UPDATE, DELETE and TRUNCATE, which drizzle-kit does not model.
  */
-export const tlpAuditLog = pgTable(
-  "tlp_audit_log",
-  {
-    id: sortableId("id").primaryKey(),
-    organizationId: text("organization_id").notNull(),
-    seq: integer("seq").notNull(),
-    actorUserId: text("actor_user_id"),
-    actorKeyId: text("actor_key_id"),
-    resourceType: text("resource_type").notNull(),
-    resourceId: text("resource_id").notNull(),
-    action: text("action").notNull(),
-    tlpBefore: integer("tlp_before"),
-    tlpAfter: integer("tlp_after"),
-    outcome: text("outcome").notNull(),
-    ip: text("ip"),
-    userAgent: text("user_agent"),
-    requestId: text("request_id"),
-    at: isoTimestamp("at").notNull(),
-    prevHash: text("prev_hash").notNull(),
-    hash: text("hash").notNull(),
-  },
-  (t) => [
-    foreignKey({ name: "tlp_audit_log_organization_id_fk", columns: [t.organizationId], foreignColumns: [organizations.id] }),
-    uniqueIndex("tlp_audit_log_organization_id_seq_unique").on(t.organizationId, t.seq),
-    index("tlp_audit_log_organization_id_idx").on(t.organizationId, t.id),
-    index("tlp_audit_log_organization_id_resource_id_idx").on(t.organizationId, t.resourceId, t.id),
-  ],
-);
+export const tlpAuditLog = pgTableOf(tlpAuditResource, { organizations });
 
 /** Declared once in adapters/resources/sessions.ts. */
 export const sessions = pgTableOf(sessionResource, { organizations, users });

@@ -4,11 +4,11 @@ import pg from "pg";
 import { CaseKitError } from "../../core/errors.js";
 import type { Storage, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
-import { postgresExecutor } from "./dialect.js";
+import { postgresDialect, postgresExecutor } from "./dialect.js";
 import { translateError } from "./errors.js";
 import { migrateSchema } from "./migrate.js";
-import type { UnitState } from "./repositories.js";
-import { createUnitOfWork } from "./repositories.js";
+import { createUnitOfWork } from "../resources/unit-of-work.js";
+import type { UnitState } from "../shared/unit-state.js";
 
 interface CommonOptions {
   /**
@@ -63,7 +63,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
   // An idle connection the server drops must not crash the process; pg removes it from the pool.
   if (owned) pool.on("error", () => {});
 
-  /** One drizzle instance per connection: pg reuses connection objects, so this stays small. */
+  /** One drizzle instance per connection (for the migrator): pg reuses connection objects, so this stays small. */
   const databases = new WeakMap<pg.PoolClient, NodePgDatabase>();
   let closing: Promise<void> | undefined;
 
@@ -124,7 +124,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
 
   async function runUnit<T>(client: pg.PoolClient, unit: UnitState, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
     try {
-      return await work(createUnitOfWork(databaseOf(client), postgresExecutor(client), unit));
+      return await work(createUnitOfWork(postgresDialect, postgresExecutor(client), unit));
     } finally {
       unit.open = false;
     }

@@ -10,6 +10,8 @@ import { createRepository } from "../declare/repository.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { alertRepository, alertResource } from "./alerts.js";
 import { apiKeyRepository, apiKeyResource } from "./api-keys.js";
+import { auditRepository, auditResource } from "./audit.js";
+import { caseRepository, caseResource } from "./cases.js";
 import { commentRepository, commentResource } from "./comments.js";
 import { deliveryRepository } from "./deliveries.js";
 import { eventRepository, eventResource } from "./events.js";
@@ -19,34 +21,17 @@ import { sessionRepository, sessionResource } from "./sessions.js";
 import { signInThrottleRepository, signInThrottleResource } from "./sign-in-throttles.js";
 import { taskRepository, taskResource } from "./tasks.js";
 import { teamRepository, teamResource } from "./teams.js";
+import { tlpAuditRepository, tlpAuditResource } from "./tlp-audit.js";
 import { userRepository, userResource } from "./users.js";
 import { attemptResource } from "./webhook-attempts.js";
 import { deliveryResource } from "./webhook-deliveries.js";
 import { webhookRepository, webhookResource } from "./webhooks.js";
 
-/** The repositories declared so far; `DialectRepositories` are the ones each dialect still writes itself. */
-type Declared =
-  | "teams"
-  | "tasks"
-  | "observables"
-  | "comments"
-  | "events"
-  | "webhooks"
-  | "deliveries"
-  | "organizations"
-  | "users"
-  | "apiKeys"
-  | "sessions"
-  | "signInThrottles"
-  | "alerts";
-export type DialectRepositories = Omit<UnitOfWork, Declared>;
-
-export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: UnitState, own: DialectRepositories): UnitOfWork {
+export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: UnitState): UnitOfWork {
   const declared = <R extends Parameters<typeof createRepository>[0]>(resource: R) => createRepository(resource, dialect, executor, unit);
   const deliveries = declared(deliveryResource);
   const attempts = declared(attemptResource);
   return {
-    ...own,
     teams: teamRepository(declared(teamResource)),
     tasks: taskRepository(declared(taskResource), dialect, executor, unit),
     observables: observableRepository(declared(observableResource), dialect, executor, unit),
@@ -60,5 +45,8 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
     sessions: sessionRepository(declared(sessionResource), dialect, executor, unit),
     signInThrottles: signInThrottleRepository(declared(signInThrottleResource)),
     alerts: alertRepository(declared(alertResource), dialect, executor, unit),
+    cases: caseRepository(declared(caseResource), dialect, executor, unit),
+    audit: auditRepository(declared(auditResource)),
+    tlpAudit: tlpAuditRepository(declared(tlpAuditResource), dialect, executor, unit),
   };
 }

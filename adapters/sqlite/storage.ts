@@ -9,8 +9,9 @@ import { startCheckpointer } from "./checkpointer.js";
 import { SerialQueue } from "./queue.js";
 import { defaultReaderCount, ReaderPool } from "./readers.js";
 import { yieldingUnit } from "./yielding-unit.js";
-import type { UnitState } from "./repositories.js";
-import { createUnitOfWork } from "./repositories.js";
+import { createUnitOfWork } from "../resources/unit-of-work.js";
+import type { UnitState } from "../shared/unit-state.js";
+import { sqliteDialect, sqliteExecutor } from "./dialect.js";
 import type { SqliteDatabase } from "./statements.js";
 import { Statements, sql } from "./statements.js";
 
@@ -105,7 +106,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   async function readUnit<T>(on: Statements, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
     const unit: UnitState = { open: true, writable: false };
     try {
-      return await work(yieldingUnit(createUnitOfWork(on, unit)));
+      return await work(yieldingUnit(createUnitOfWork(sqliteDialect, sqliteExecutor(on), unit)));
     } finally {
       unit.open = false;
     }
@@ -118,7 +119,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         statements.get(sql.begin).run();
         const unit: UnitState = { open: true, writable: true };
         try {
-          const result = await work(yieldingUnit(createUnitOfWork(statements, unit)));
+          const result = await work(yieldingUnit(createUnitOfWork(sqliteDialect, sqliteExecutor(statements), unit)));
           unit.open = false;
           statements.get(sql.commit).run();
           return result;

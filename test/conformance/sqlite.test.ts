@@ -17,19 +17,19 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Storage, UnitOfWork } from "../../core/index.js";
 import { isCaseKitError } from "../../core/index.js";
 import { createSqliteStorage, resolveMigrationsFolder } from "../../adapters/sqlite/index.js";
-import { caseListQuery } from "../../adapters/sqlite/case-list.js";
 import * as schema from "../../adapters/sqlite/schema.js";
-import { auditEntryColumns, caseColumns, tlpAuditEntryColumns } from "../../adapters/shared/rows.js";
-import { tlpAuditListQuery } from "../../adapters/sqlite/record-lists.js";
 import { listQuery, resourceSql } from "../../adapters/declare/sql.js";
 import { sqliteDialect } from "../../adapters/sqlite/dialect.js";
+import type { FilterValues } from "../../adapters/declare/resource.js";
 import { apiKeyResource } from "../../adapters/resources/api-keys.js";
+import { auditResource } from "../../adapters/resources/audit.js";
+import { caseResource, caseSqlFor } from "../../adapters/resources/cases.js";
 import { organizationResource } from "../../adapters/resources/organizations.js";
 import { sessionByTokenHashSql, sessionResource } from "../../adapters/resources/sessions.js";
 import { signInThrottleResource } from "../../adapters/resources/sign-in-throttles.js";
 import { teamResource } from "../../adapters/resources/teams.js";
+import { tlpAuditResource, tlpAuditSqlFor } from "../../adapters/resources/tlp-audit.js";
 import { userByEmailSql, userResource } from "../../adapters/resources/users.js";
-import { sql as statements } from "../../adapters/sqlite/statements.js";
 import { eventResource } from "../../adapters/resources/events.js";
 import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
 import { verifyTlpChain } from "../../core/tlp/chain.js";
@@ -189,11 +189,11 @@ describe("sqlite adapter", () => {
       expect(names(schema.organizations)).toEqual([...fields(organizationResource), "case_seq", "tlp_audit_seq", "tlp_audit_hash"].sort());
       expect(names(schema.users)).toEqual(fields(userResource).sort());
       expect(names(schema.apiKeys)).toEqual(fields(apiKeyResource).sort());
-      expect(names(schema.cases)).toEqual([...caseColumns].sort());
-      expect(names(schema.auditLog)).toEqual([...auditEntryColumns].sort());
+      expect(names(schema.cases)).toEqual(caseResource.fields.map((f) => f.name).sort());
+      expect(names(schema.auditLog)).toEqual(auditResource.fields.map((f) => f.name).sort());
       expect(names(schema.events)).toEqual([...eventResource.fields.map((f) => f.name), "dispatched_at"].sort());
       expect(names(schema.teams)).toEqual(teamResource.fields.map((f) => f.name).sort());
-      expect(names(schema.tlpAuditLog)).toEqual([...tlpAuditEntryColumns].sort());
+      expect(names(schema.tlpAuditLog)).toEqual(tlpAuditResource.fields.map((f) => f.name).sort());
       expect(names(schema.sessions)).toEqual(fields(sessionResource).sort());
       expect(names(schema.signInThrottles)).toEqual(fields(signInThrottleResource).sort());
     });
@@ -388,10 +388,10 @@ describe("sqlite adapter", () => {
   });
 
   describe("case list query plans", () => {
-    const plan = (filter: Parameters<typeof caseListQuery>[1], beforeId?: string) => {
+    const plan = (filter: FilterValues<typeof caseResource>, beforeId?: string) => {
       const db = handle(":memory:");
       migrate(drizzle({ client: db }), { migrationsFolder: resolveMigrationsFolder("sqlite") });
-      const query = caseListQuery("org_1", filter, 50, beforeId);
+      const query = listQuery(caseResource, sqliteDialect, "org_1", filter, { limit: 50, order: "desc", after: beforeId })!;
       const rows = db.prepare(`EXPLAIN QUERY PLAN ${query.text}`).all(...query.params) as { detail: string }[];
       return rows.map((r) => r.detail).join("\n");
     };
@@ -432,11 +432,15 @@ describe("sqlite adapter", () => {
         "api_keys_organization_id_idx",
       ],
       ["teams", listQuery(teamResource, sqliteDialect, "org_1", {}, { limit: 50, order: "desc", after: before })!, "teams_organization_id_idx"],
-      ["TLP audit entries", tlpAuditListQuery("org_1", {}, 50, before), "tlp_audit_log_organization_id_idx"],
-      ["TLP audit entries of one resource", tlpAuditListQuery("org_1", { resourceId: "case_1" }, 50, before), "tlp_audit_log_organization_id_resource_id_idx"],
+      ["TLP audit entries", listQuery(tlpAuditResource, sqliteDialect, "org_1", {}, { limit: 50, order: "desc", after: before })!, "tlp_audit_log_organization_id_idx"],
+      [
+        "TLP audit entries of one resource",
+        listQuery(tlpAuditResource, sqliteDialect, "org_1", { resourceId: "case_1" }, { limit: 50, order: "desc", after: before })!,
+        "tlp_audit_log_organization_id_resource_id_idx",
+      ],
       [
         "TLP audit entries of an actor in a time range",
-        tlpAuditListQuery("org_1", { actorId: "user_1", from: "2026-01-01T00:00:00.000Z", to: "2026-02-01T00:00:00.000Z" }, 50, undefined),
+        listQuery(tlpAuditResource, sqliteDialect, "org_1", { actorId: "user_1", from: "2026-01-01T00:00:00.000Z", to: "2026-02-01T00:00:00.000Z" }, { limit: 50, order: "desc" })!,
         "tlp_audit_log_organization_id_idx",
       ],
     ])("a page of %s walks its index newest first without sorting", (_name, query, index) => {
@@ -446,7 +450,7 @@ describe("sqlite adapter", () => {
     });
 
     it("the chain walks (organization_id, seq) in order", () => {
-      const detail = plan({ text: statements.tlpAuditChain, params: ["org_1", 10, 1000] });
+      const detail = plan({ text: tlpAuditSqlFor(sqliteDialect).chain, params: ["org_1", 10, 1000] });
       expect(detail).toMatch(/USING INDEX tlp_audit_log_organization_id_seq_unique/);
       expect(detail).not.toMatch(/TEMP B-TREE/);
     });
@@ -454,7 +458,7 @@ describe("sqlite adapter", () => {
     it.each([
       ["a user by email", userByEmailSql(sqliteDialect), ["a@example.test"], /USING INDEX users_email_unique/],
       ["a session by token hash", sessionByTokenHashSql(sqliteDialect), ["h"], /USING INDEX sessions_token_hash_unique/],
-      ["a shared case", statements.caseSharedWith, ["case_1", "org_1", "org_1"], /USING INDEX sqlite_autoindex_cases_1/],
+      ["a shared case", caseSqlFor(sqliteDialect).sharedWith, ["case_1", "org_1", JSON.stringify(["org_1"])], /USING INDEX sqlite_autoindex_cases_1/],
       ["a sign-in counter", resourceSql(signInThrottleResource, sqliteDialect).byId, ["a@example.test"], /USING INDEX sqlite_autoindex_sign_in_throttles_1/],
     ])("%s is one index lookup", (_name, text, params, index) => {
       const detail = plan({ text, params });

@@ -10,7 +10,7 @@ import { findUndefined } from "./fixtures.js";
  * to check that the append-only guards refuse what the port never does.
  *
  * The suite calls these only between units of work, never inside one, and writes portable SQL:
- * unquoted snake_case table and column names (the shared ones, adapters/shared/rows.ts), plain
+ * unquoted snake_case table and column names (the declared ones, adapters/resources/), plain
  * `UPDATE … SET … WHERE` / `DELETE FROM … WHERE`, `NULL` and text literals in single quotes, and
  * `?` placeholders numbered by position (a PostgreSQL hook rewrites them to $1, $2 …; the suite
  * never puts a `?` inside a literal). Parameters are strings, numbers or null. JSON columns get

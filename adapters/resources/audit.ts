@@ -1,0 +1,52 @@
+/**
+ * The general audit trail, declared once: both dialects' tables, rows and SQL come from this
+ * declaration, and the port's AuditRepository is the generic repository (append-only: nothing
+ * here updates or deletes).
+ */
+import type { AuditEntry } from "../../core/audit/types.js";
+import { CaseKitError } from "../../core/errors.js";
+import type { AuditRepository } from "../../core/ports/storage.js";
+import { id, nullableJson, text, timestamp } from "../declare/columns.js";
+import type { DeclaredRepository } from "../declare/repository.js";
+import type { FilterValues, RecordOf } from "../declare/resource.js";
+import { defineResource } from "../declare/resource.js";
+import { pageLimit } from "../shared/case-filter.js";
+
+export const auditResource = defineResource({
+  table: "audit_log",
+  noun: "An audit entry",
+  columns: {
+    id: id(),
+    organizationId: text({ references: { table: "organizations", column: "id" } }),
+    actorUserId: text({ nullable: true }),
+    actorKeyId: text({ nullable: true }),
+    action: text(),
+    resourceType: text(),
+    resourceId: text(),
+    changes: nullableJson<Record<string, { from: unknown; to: unknown }>>(),
+    requestId: text({ nullable: true }),
+    ip: text({ nullable: true }),
+    userAgent: text({ nullable: true }),
+    at: timestamp(),
+    /** The bulk request this entry is one record of, or null. */
+    bulkRequestId: text({ nullable: true }),
+  },
+  // A page is one range of this index, newest first.
+  indexes: [{ name: "audit_log_organization_id_idx", columns: ["organizationId", "id"] }],
+});
+
+/** Compile-time proof that the declaration stores exactly the core's AuditEntry. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const _auditRecordMatches: Same<RecordOf<typeof auditResource>, AuditEntry> = true;
+
+export function auditRepository(audit: DeclaredRepository<AuditEntry, FilterValues<typeof auditResource>>): AuditRepository {
+  return {
+    append: (entry) => audit.insert(entry),
+    async appendMany(entries) {
+      // insertMany skips an entry whose id is taken; the port promises all or none, so a short
+      // count refuses the page, and the unit it fails rolls back the rows already written.
+      if ((await audit.insertMany(entries)) < entries.length) throw new CaseKitError("conflict", "An audit entry with this id already exists");
+    },
+    list: (organizationId, page) => audit.list(organizationId, {}, { limit: pageLimit(page), order: "desc", after: page.beforeId }),
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The TLP audit log, declared once: both dialects' tables, rows and SQL come from this
+ * declaration. Append-only (migration 0001's triggers refuse UPDATE and DELETE) and hash-chained
+ * per organization; the chain's head lives in organizations.tlp_audit_seq / tlp_audit_hash, out
+ * of the Organization record, so reading, locking and moving it is SQL of its own here, written
+ * once for both dialects, as is the chain read in seq order.
+ */
+import { CaseKitError } from "../../core/errors.js";
+import type { TlpAuditRepository } from "../../core/ports/storage.js";
+import { extendsChain } from "../../core/tlp/chain.js";
+import type { TlpAuditEntry, TlpAuditFilter, TlpOutcome } from "../../core/tlp/types.js";
+import { tlpActions, tlpResourceTypes } from "../../core/tlp/types.js";
+import { enumOf, id, int, text, timestamp } from "../declare/columns.js";
+import type { Dialect, Executor } from "../declare/dialect.js";
+import { oncePerDialect } from "../declare/dialect.js";
+import type { DeclaredRepository } from "../declare/repository.js";
+import type { FilterValues, RecordOf } from "../declare/resource.js";
+import { defineResource } from "../declare/resource.js";
+import { recordOf } from "../declare/rows.js";
+import { pageLimit } from "../shared/case-filter.js";
+import { timestampBound } from "../shared/timestamp-bound.js";
+import type { UnitState } from "../shared/unit-state.js";
+import { unitGuards } from "../shared/unit-state.js";
+
+const outcomes = ["allowed", "denied"] as const satisfies readonly TlpOutcome[];
+
+export const tlpAuditResource = defineResource({
+  table: "tlp_audit_log",
+  noun: "A TLP audit entry",
+  columns: {
+    id: id(),
+    organizationId: text({ references: { table: "organizations", column: "id" } }),
+    /** Position in the organization's chain: 1, 2, 3 … without gaps. */
+    seq: int(),
+    actorUserId: text({ nullable: true }),
+    actorKeyId: text({ nullable: true }),
+    resourceType: enumOf(tlpResourceTypes),
+    resourceId: text(),
+    action: enumOf(tlpActions),
+    tlpBefore: int({ nullable: true }),
+    tlpAfter: int({ nullable: true }),
+    outcome: enumOf(outcomes),
+    ip: text({ nullable: true }),
+    userAgent: text({ nullable: true }),
+    requestId: text({ nullable: true }),
+    /** Hashed as the canonical ISO text stored here, so the chain verifies once read back. */
+    at: timestamp(),
+    prevHash: text(),
+    hash: text(),
+  },
+  unique: [
+    {
+      name: "tlp_audit_log_organization_id_seq_unique",
+      columns: ["organizationId", "seq"],
+      conflict: "The organization's TLP audit log already has an entry at this position",
+    },
+  ],
+  // A page is one range of one of these, newest first: one resource's entries walk their own.
+  indexes: [
+    { name: "tlp_audit_log_organization_id_idx", columns: ["organizationId", "id"] },
+    { name: "tlp_audit_log_organization_id_resource_id_idx", columns: ["organizationId", "resourceId", "id"] },
+  ],
+  filters: {
+    resourceId: { kind: "equals", column: "resourceId" },
+    resourceType: { kind: "anyOf", column: "resourceType" },
+    action: { kind: "anyOf", column: "action" },
+    outcome: { kind: "equals", column: "outcome" },
+    // The reader's clearance bounds both markings an entry names (null: no marking).
+    maxTlp: { kind: "condition", column: "tlpBefore", sql: "(tlp_before IS NULL OR tlp_before <= ?) AND (tlp_after IS NULL OR tlp_after <= ?)" },
+    actorId: { kind: "condition", column: "actorUserId", sql: "actor_user_id = ? OR actor_key_id = ?" },
+    from: { kind: "atLeast", column: "at" },
+    to: { kind: "below", column: "at" },
+  },
+});
+
+/** Compile-time proof that the declaration stores exactly the core's TlpAuditEntry. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const _tlpAuditRecordMatches: Same<RecordOf<typeof tlpAuditResource>, TlpAuditEntry> = true;
+
+/** The head's and the chain's statements, built once per dialect. */
+function tlpAuditSql(dialect: Dialect) {
+  const p = dialect.param;
+  const head = `SELECT tlp_audit_seq AS seq, tlp_audit_hash AS hash FROM organizations WHERE id = ${p(1)}`;
+  return {
+    head,
+    /** The head, held until the unit ends: a second writer waits here, then reads the moved head. */
+    lockedHead: `${head}${dialect.holdRow}`,
+    moveHead: `UPDATE organizations SET tlp_audit_seq = ${p(1)}, tlp_audit_hash = ${p(2)} WHERE id = ${p(3)}`,
+    /** One range of tlp_audit_log_organization_id_seq_unique, in order. */
+    chain: `SELECT ${tlpAuditResource.fields.map((f) => f.name).join(", ")} FROM tlp_audit_log WHERE organization_id = ${p(1)} AND seq > ${p(2)} ORDER BY seq LIMIT ${p(3)}`,
+  };
+}
+export const tlpAuditSqlFor = oncePerDialect(tlpAuditSql);
+
+type Head = { seq: number; hash: string };
+
+export function tlpAuditRepository(
+  entries: DeclaredRepository<TlpAuditEntry, FilterValues<typeof tlpAuditResource>>,
+  dialect: Dialect,
+  executor: Executor,
+  unit: UnitState,
+): TlpAuditRepository {
+  const { reading, writing } = unitGuards(unit);
+  const sql = tlpAuditSqlFor(dialect);
+  /** The organization's head, or undefined for an unknown organization. */
+  const headOf = async (organizationId: string, locked: boolean): Promise<Head | undefined> => {
+    const [row] = await executor.all(locked ? sql.lockedHead : sql.head, [organizationId]);
+    return row ? { seq: Number(row.seq), hash: String(row.hash) } : undefined;
+  };
+  const moveHead = (to: TlpAuditEntry) => executor.run(sql.moveHead, [to.seq, to.hash, to.organizationId]);
+
+  return {
+    // Inside a transaction the head is held until the unit ends, so two writers never fork the
+    // chain; in `read`, a plain read of the committed head.
+    async head(organizationId) {
+      reading();
+      return (await headOf(organizationId, unit.writable)) ?? { seq: 0, hash: "" };
+    },
+    async append(entry) {
+      writing();
+      // Checked under the head's lock (taken here too, for a caller that did not read the head in
+      // this unit): a forked or gapped chain is refused before anything is written. An unknown
+      // organization falls through to the insert, which its foreign key fails.
+      const current = await headOf(entry.organizationId, true);
+      if (current && (entry.seq !== current.seq + 1 || entry.prevHash !== current.hash)) {
+        throw new CaseKitError("conflict", "The TLP audit entry does not follow the organization's last entry");
+      }
+      await entries.insert(entry);
+      await moveHead(entry);
+    },
+    async appendMany(run) {
+      writing();
+      const last = run.at(-1);
+      if (last === undefined) return;
+      const current = await headOf(last.organizationId, true);
+      if (current && !extendsChain(current, run)) {
+        throw new CaseKitError("conflict", "The TLP audit entries do not follow the organization's last entry");
+      }
+      if ((await entries.insertMany(run)) < run.length) throw new CaseKitError("conflict", "A TLP audit entry with this id or sequence number exists already");
+      await moveHead(last);
+    },
+    list: (organizationId, { from, to, ...filter }: TlpAuditFilter, page) =>
+      entries.list(
+        organizationId,
+        { ...filter, from: timestampBound("from", from), to: timestampBound("to", to) },
+        { limit: pageLimit(page), order: "desc", after: page.beforeId },
+      ),
+    async chain(organizationId, afterSeq, limit) {
+      reading();
+      const count = pageLimit({ limit });
+      if (count === 0) return [];
+      return (await executor.all(sql.chain, [organizationId, afterSeq, count])).map((row) => recordOf<TlpAuditEntry>(tlpAuditResource, row));
+    },
+  };
+}
