@@ -52,6 +52,12 @@ export interface Dialect {
    * planner always decides.
    */
   indexedBy?(index: string): string;
+  /**
+   * The select list of a read of whole records (by id, a list page), run by `Executor.records`: each
+   * row comes back as the record itself, keyed by field and every value decoded by the database,
+   * so no JavaScript maps a page of wide rows column by column.
+   */
+  selectRecord(fields: readonly Field[]): string;
   /** The key a unique violation clashed on, or undefined when `error` is anything else. */
   uniqueViolation(error: unknown): ViolatedKey | undefined;
 }
@@ -59,6 +65,8 @@ export interface Dialect {
 /** How a unit of work runs statements; one executor per unit, on the unit's connection. */
 export interface Executor {
   all(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /** `all` for a read whose select list is the dialect's `selectRecord`: each row is a record `T`. */
+  records<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
   /** Runs a write; resolves to the number of rows it changed. */
   run(sql: string, params: readonly unknown[]): Promise<number>;
   /**

@@ -5,11 +5,11 @@
  */
 import { CaseKitError } from "../../core/errors.js";
 import type { UnitState } from "../shared/unit-state.js";
-import { unitGuards } from "../shared/unit-state.js";
+import { checkReading, checkWriting } from "../shared/unit-state.js";
 import type { Dialect, Executor, ViolatedKey } from "./dialect.js";
 import type { FilterValues, RecordOf, Resource, UniqueSpec } from "./resource.js";
-import { encodeValue, paramsOf, recordOf, recordsetRow } from "./rows.js";
-import type { ListPage } from "./sql.js";
+import { encodeValue, paramsOf, recordsetRow } from "./rows.js";
+import type { ListPage, ResourceSql } from "./sql.js";
 import { deleteQuery, insertManyText, listQuery, patchText, resourceSql, rowsPerInsert, scopeParams } from "./sql.js";
 
 /**
@@ -58,38 +58,44 @@ function conflictOf(resource: Resource, key: ViolatedKey, record: object): CaseK
   return new CaseKitError("conflict", `${resource.spec.noun} with ${isId ? "this id" : "these values"} already exists`);
 }
 
+/** A statement's failure: the declared conflict when it clashed on a unique key, else as it came. */
+function translated(resource: Resource, dialect: Dialect, error: unknown, record: object): unknown {
+  const key = dialect.uniqueViolation(error);
+  return key ? conflictOf(resource, key, record) : error;
+}
+
+/** Writes the mutable columns of the tenant's live record; how many rows changed (0 or 1). */
+async function updated(resource: Resource, dialect: Dialect, executor: Executor, sql: ResourceSql, record: object): Promise<number> {
+  const params = paramsOf(sql.updateFields, record);
+  try {
+    return await (sql.updateMayClash ? executor.guarded(sql.update, params) : executor.run(sql.update, params));
+  } catch (error) {
+    throw translated(resource, dialect, error, record);
+  }
+}
+
+/**
+ * One per resource and unit of work, so it holds no closures of its own beyond its methods (a
+ * unit builds every resource's repository). Whole-record reads select the dialect's
+ * selectRecord: the database hands back the records.
+ */
 export function createRepository<R extends Resource>(resource: R, dialect: Dialect, executor: Executor, unit: UnitState): DeclaredRepository<RecordOf<R>, FilterValues<R>> {
   type T = RecordOf<R>;
-  const { reading, writing } = unitGuards(unit);
   const sql = resourceSql(resource, dialect);
-  const unique = resource.spec.unique ?? [];
-  const translated = (error: unknown, record: T): unknown => {
-    const key = dialect.uniqueViolation(error);
-    return key ? conflictOf(resource, key, record) : error;
-  };
-  const updated = async (record: T): Promise<number> => {
-    const params = paramsOf(sql.updateFields, record);
-    try {
-      return await (sql.updateMayClash ? executor.guarded(sql.update, params) : executor.run(sql.update, params));
-    } catch (error) {
-      throw translated(error, record);
-    }
-  };
-  const rows = (found: Record<string, unknown>[]): T[] => found.map((row) => recordOf<T>(resource, row));
 
   return {
     async insert(record) {
-      writing();
+      checkWriting(unit);
       let written: number;
       try {
         written = await executor.run(sql.insert, paramsOf(resource.fields, record));
       } catch (error) {
-        throw translated(error, record);
+        throw translated(resource, dialect, error, record);
       }
       if (written > 0) return;
       // Nothing written: some unique key is taken. Probing costs only on this path, and
       // DO NOTHING left the unit usable on both dialects, as a refused statement would on SQLite.
-      for (const [i, key] of unique.entries()) {
+      for (const [i, key] of (resource.spec.unique ?? []).entries()) {
         const taken = await executor.all(sql.uniqueProbes[i]!, paramsOf(sql.uniqueFields[i]!, record));
         if (taken.length > 0) throw worded(key, record);
       }
@@ -97,7 +103,7 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
     },
 
     async insertMany(records) {
-      writing();
+      checkWriting(unit);
       const perStatement = rowsPerInsert(resource, dialect);
       let written = 0;
       for (let start = 0; start < records.length; start += perStatement) {
@@ -109,34 +115,34 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
     },
 
     async upsert(record) {
-      writing();
+      checkWriting(unit);
       try {
         await executor.run(sql.upsert, paramsOf(resource.fields, record));
       } catch (error) {
-        throw translated(error, record);
+        throw translated(resource, dialect, error, record);
       }
     },
 
     async findById(tenantId, id) {
-      reading();
-      const found = await executor.all(sql.byId, scopeParams(resource, tenantId, id));
-      return found[0] ? recordOf<T>(resource, found[0]) : null;
+      checkReading(unit);
+      const [found] = await executor.records<T>(sql.byId, scopeParams(resource, tenantId, id));
+      return found ?? null;
     },
 
     async findMany(tenantId, ids) {
-      reading();
+      checkReading(unit);
       if (ids.length === 0) return [];
       const query = listQuery(resource, dialect, tenantId, {}, { limit: ids.length, order: "asc" }, ids);
-      return query ? rows(await executor.all(query.text, query.params)) : [];
+      return query ? executor.records<T>(query.text, query.params) : [];
     },
 
     async update(record) {
-      writing();
-      return (await updated(record)) > 0;
+      checkWriting(unit);
+      return (await updated(resource, dialect, executor, sql, record)) > 0;
     },
 
     async updateMany(records) {
-      writing();
+      checkWriting(unit);
       if (records.length === 0) return 0;
       // One statement for the page where the dialect binds a recordset; a clash on a unique key
       // then needs the per-row path, which words it.
@@ -145,12 +151,12 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
         return executor.run(sql.updateMany, [JSON.stringify(rows)]);
       }
       let written = 0;
-      for (const record of records) written += await updated(record);
+      for (const record of records) written += await updated(resource, dialect, executor, sql, record);
       return written;
     },
 
     async patchMany(tenantId, ids, patch) {
-      writing();
+      checkWriting(unit);
       if (ids.length === 0) return 0;
       const keys = Object.keys(patch).filter((key) => (patch as Record<string, unknown>)[key] !== undefined);
       if (keys.length === 0) throw new Error(`casekit: a patch of ${resource.table} names no field`);
@@ -160,21 +166,21 @@ export function createRepository<R extends Resource>(resource: R, dialect: Diale
     },
 
     async delete(tenantId, id) {
-      writing();
+      checkWriting(unit);
       return (await executor.run(sql.delete, scopeParams(resource, tenantId, id))) > 0;
     },
 
     async deleteWhere(tenantId, filters) {
-      writing();
+      checkWriting(unit);
       const query = deleteQuery(resource, dialect, tenantId, filters as Record<string, unknown>);
       return query ? executor.run(query.text, query.params) : 0;
     },
 
     async list(tenantId, filters, page) {
-      reading();
+      checkReading(unit);
       if (!(page.limit > 0)) return [];
       const query = listQuery(resource, dialect, tenantId, filters as Record<string, unknown>, page);
-      return query ? rows(await executor.all(query.text, query.params)) : [];
+      return query ? executor.records<T>(query.text, query.params) : [];
     },
   };
 }

@@ -12,7 +12,7 @@ import { likePattern } from "../shared/values.js";
 export interface ResourceSql {
   /** Writes nothing on a clash with any unique key (see repository.ts). Binds every field. */
   insert: string;
-  /** The live row of a tenant by id. */
+  /** The live record of a tenant by id (selected as the dialect's `selectRecord`: run with `executor.records`). */
   byId: string;
   /** Sets the mutable columns of a tenant's live row by id; binds `updateFields`. */
   update: string;
@@ -86,7 +86,7 @@ function build(resource: Resource, dialect: Dialect): ResourceSql {
   const probes = uniqueFields.map((keyFields, k) => `SELECT 1 AS taken FROM ${table} WHERE ${keyFields.map((f, i) => `${f.name} = ${p(i + 1)}`).join(" AND ")}${partial[k]} LIMIT 1`);
   return {
     insert: `INSERT INTO ${table} (${columns}) VALUES (${fields.map((_, i) => p(i + 1)).join(", ")}) ON CONFLICT DO NOTHING`,
-    byId: `SELECT ${columns} FROM ${table} WHERE ${scoped(1)}`,
+    byId: `SELECT ${dialect.selectRecord(fields)} FROM ${table} WHERE ${scoped(1)}`,
     update: `UPDATE ${table} SET ${mutable.map((f, i) => `${f.name} = ${p(i + 1)}`).join(", ")} WHERE ${scoped(mutable.length + 1)}`,
     updateFields: [...mutable, ...keyFields],
     updateMayClash: uniqueFields.some((keyFields) => keyFields.some((f) => mutable.includes(f))),
@@ -159,7 +159,8 @@ const liveCondition = (resource: Resource, qualifier = "", joiner = " AND "): st
  * A tenant's live rows (soft-deleted ones too with `page.withDeleted`) matching `filters`, one
  * keyset page in id order. The text depends only on which filters are given (and which bounds of
  * a range), so it is built once per shape; values are bound. An empty any-of list matches
- * nothing: the caller gets null and runs no query. `ids`, when given, restricts the rows to those ids.
+ * nothing: the caller gets null and runs no query. `ids`, when given, restricts the rows to those
+ * ids. Rows are selected as the dialect's `selectRecord`: run the text with `executor.records`.
  */
 export function listQuery(
   resource: Resource,
@@ -255,10 +256,9 @@ function listText(resource: Resource, dialect: Dialect, shape: readonly string[]
   const { table, fields, id } = resource;
   const { where, next } = whereOf(resource, dialect, shape);
   if (page.after !== undefined) where.push(`${id.name} ${page.order === "asc" ? ">" : "<"} ${next()}`);
-  const columns = fields.map((f) => f.name).join(", ");
   const conditions = where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`;
   const live = page.withDeleted ? "" : liveCondition(resource, "", conditions === "" ? " WHERE " : " AND ");
-  return `SELECT ${columns} FROM ${table}${conditions}${live} ORDER BY ${id.name} ${page.order.toUpperCase()} LIMIT ${next()}`;
+  return `SELECT ${dialect.selectRecord(fields)} FROM ${table}${conditions}${live} ORDER BY ${id.name} ${page.order.toUpperCase()} LIMIT ${next()}`;
 }
 
 /** The conditions of a shape, in parameter order (the tenant first), and the next placeholder. */

@@ -2,6 +2,7 @@
 import pg from "pg";
 import type { Column, ColumnKind } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
+import type { Field } from "../declare/resource.js";
 
 /** SQLSTATE unique_violation. */
 export const uniqueViolationCode = "23505";
@@ -18,6 +19,17 @@ const recordsetTypes: Record<ColumnKind, (column: Column) => string> = {
   json: () => "jsonb",
 };
 
+/**
+ * A column as its record value: timestamps as canonical ISO text (what `toISOString` writes, and
+ * cheaper than the Date node-postgres would build), 64-bit integers as doubles (node-postgres
+ * hands bigint over as text); the rest node-postgres reads as the record holds it.
+ */
+function recordValue({ name, column }: Field): string {
+  if (column.kind === "timestamp") return `to_char(${name} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  if (column.kind === "int" && column.big) return `${name}::float8`;
+  return name;
+}
+
 export const postgresDialect: Dialect = {
   param: (n) => `$${n}`,
   maxParams: 65_535,
@@ -32,6 +44,7 @@ export const postgresDialect: Dialect = {
   // likePattern escapes with `\`, PostgreSQL's default LIKE escape.
   containsText: (column, param) => `${column} ILIKE ${param}`,
   recordset: (param, columns) => `jsonb_to_recordset(${param}::jsonb) AS r(${columns.map((c) => `${c.name} ${recordsetTypes[c.column.kind](c.column)}`).join(", ")})`,
+  selectRecord: (fields) => fields.map((f) => `${recordValue(f)} AS "${f.key}"`).join(", "),
   uniqueViolation: (error) =>
     error instanceof pg.DatabaseError && error.code === uniqueViolationCode ? { constraint: error.constraint } : undefined,
 };
@@ -52,6 +65,7 @@ export function postgresExecutor(client: pg.ClientBase): Executor {
   const query = (text: string, params: readonly unknown[]) => client.query<Record<string, unknown>>({ name: nameOf(text), text, values: params as unknown[] });
   return {
     all: async (text, params) => (await query(text, params)).rows,
+    records: async <T>(text: string, params: readonly unknown[]) => (await query(text, params)).rows as T[],
     run: async (text, params) => (await query(text, params)).rowCount ?? 0,
     // A failed statement aborts a PostgreSQL transaction; rolling back to the savepoint undoes only it.
     async guarded(text, params) {

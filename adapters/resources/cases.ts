@@ -12,11 +12,10 @@ import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
-import { recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
-import { unitGuards } from "../shared/unit-state.js";
+import { checkReading } from "../shared/unit-state.js";
 
 export const caseResource = defineResource({
   table: "cases",
@@ -79,23 +78,22 @@ function caseSql(dialect: Dialect) {
   const p = dialect.param;
   return {
     /** Found by its primary key, then checked: another organization's case whose list names the viewer. */
-    sharedWith: `SELECT ${caseResource.fields.map((f) => f.name).join(", ")} FROM cases WHERE id = ${p(1)} AND organization_id <> ${p(2)} AND ${dialect.jsonHasAny("cases.organizations", p(3), undefined)}`,
+    sharedWith: `SELECT ${dialect.selectRecord(caseResource.fields)} FROM cases WHERE id = ${p(1)} AND organization_id <> ${p(2)} AND ${dialect.jsonHasAny("cases.organizations", p(3), undefined)}`,
   };
 }
 export const caseSqlFor = oncePerDialect(caseSql);
 
 export function caseRepository(cases: DeclaredRepository<Case, FilterValues<typeof caseResource>>, dialect: Dialect, executor: Executor, unit: UnitState): CaseRepository {
-  const { reading } = unitGuards(unit);
   const { sharedWith } = caseSqlFor(dialect);
-  const viewer = (organizationId: string) => (dialect.jsonNames ? dialect.jsonNames([organizationId], undefined) : dialect.list([organizationId]));
   return {
     insert: (record) => cases.insert(record),
     findById: (organizationId, id) => cases.findById(organizationId, id),
     findMany: (organizationId, ids) => cases.findMany(organizationId, ids),
     async findSharedWith(viewerOrganizationId, id) {
-      reading();
-      const [row] = await executor.all(sharedWith, [id, viewerOrganizationId, viewer(viewerOrganizationId)]);
-      return row ? recordOf<Case>(caseResource, row) : null;
+      checkReading(unit);
+      const viewer = dialect.jsonNames ? dialect.jsonNames([viewerOrganizationId], undefined) : dialect.list([viewerOrganizationId]);
+      const [found] = await executor.records<Case>(sharedWith, [id, viewerOrganizationId, viewer]);
+      return found ?? null;
     },
     update: (record) => cases.update(record),
     list: (organizationId, { createdAfter, createdBefore, ...filter }: CaseFilter, page) => {

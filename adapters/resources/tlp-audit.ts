@@ -16,11 +16,10 @@ import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
-import { recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
-import { unitGuards } from "../shared/unit-state.js";
+import { checkReading, checkWriting } from "../shared/unit-state.js";
 
 const outcomes = ["allowed", "denied"] as const satisfies readonly TlpOutcome[];
 
@@ -84,15 +83,22 @@ function tlpAuditSql(dialect: Dialect) {
   return {
     head,
     /** The head, held until the unit ends: a second writer waits here, then reads the moved head. */
-    lockedHead: `${head}${dialect.holdRow}`,
+    heldHead: `${head}${dialect.holdRow}`,
     moveHead: `UPDATE organizations SET tlp_audit_seq = ${p(1)}, tlp_audit_hash = ${p(2)} WHERE id = ${p(3)}`,
     /** One range of tlp_audit_log_organization_id_seq_unique, in order. */
-    chain: `SELECT ${tlpAuditResource.fields.map((f) => f.name).join(", ")} FROM tlp_audit_log WHERE organization_id = ${p(1)} AND seq > ${p(2)} ORDER BY seq LIMIT ${p(3)}`,
+    chain: `SELECT ${dialect.selectRecord(tlpAuditResource.fields)} FROM tlp_audit_log WHERE organization_id = ${p(1)} AND seq > ${p(2)} ORDER BY seq LIMIT ${p(3)}`,
   };
 }
 export const tlpAuditSqlFor = oncePerDialect(tlpAuditSql);
 
 type Head = { seq: number; hash: string };
+type TlpAuditSql = ReturnType<typeof tlpAuditSql>;
+
+/** The organization's head, or undefined for an unknown organization. */
+async function headOf(executor: Executor, sql: TlpAuditSql, organizationId: string, held: boolean): Promise<Head | undefined> {
+  const [row] = await executor.all(held ? sql.heldHead : sql.head, [organizationId]);
+  return row ? { seq: Number(row.seq), hash: String(row.hash) } : undefined;
+}
 
 export function tlpAuditRepository(
   entries: DeclaredRepository<TlpAuditEntry, FilterValues<typeof tlpAuditResource>>,
@@ -100,44 +106,36 @@ export function tlpAuditRepository(
   executor: Executor,
   unit: UnitState,
 ): TlpAuditRepository {
-  const { reading, writing } = unitGuards(unit);
   const sql = tlpAuditSqlFor(dialect);
-  /** The organization's head, or undefined for an unknown organization. */
-  const headOf = async (organizationId: string, locked: boolean): Promise<Head | undefined> => {
-    const [row] = await executor.all(locked ? sql.lockedHead : sql.head, [organizationId]);
-    return row ? { seq: Number(row.seq), hash: String(row.hash) } : undefined;
-  };
-  const moveHead = (to: TlpAuditEntry) => executor.run(sql.moveHead, [to.seq, to.hash, to.organizationId]);
-
   return {
     // Inside a transaction the head is held until the unit ends, so two writers never fork the
     // chain; in `read`, a plain read of the committed head.
     async head(organizationId) {
-      reading();
-      return (await headOf(organizationId, unit.writable)) ?? { seq: 0, hash: "" };
+      checkReading(unit);
+      return (await headOf(executor, sql, organizationId, unit.writable)) ?? { seq: 0, hash: "" };
     },
     async append(entry) {
-      writing();
+      checkWriting(unit);
       // Checked under the head's lock (taken here too, for a caller that did not read the head in
       // this unit): a forked or gapped chain is refused before anything is written. An unknown
       // organization falls through to the insert, which its foreign key fails.
-      const current = await headOf(entry.organizationId, true);
+      const current = await headOf(executor, sql, entry.organizationId, true);
       if (current && (entry.seq !== current.seq + 1 || entry.prevHash !== current.hash)) {
         throw new CaseKitError("conflict", "The TLP audit entry does not follow the organization's last entry");
       }
       await entries.insert(entry);
-      await moveHead(entry);
+      await executor.run(sql.moveHead, [entry.seq, entry.hash, entry.organizationId]);
     },
     async appendMany(run) {
-      writing();
+      checkWriting(unit);
       const last = run.at(-1);
       if (last === undefined) return;
-      const current = await headOf(last.organizationId, true);
+      const current = await headOf(executor, sql, last.organizationId, true);
       if (current && !extendsChain(current, run)) {
         throw new CaseKitError("conflict", "The TLP audit entries do not follow the organization's last entry");
       }
       if ((await entries.insertMany(run)) < run.length) throw new CaseKitError("conflict", "A TLP audit entry with this id or sequence number exists already");
-      await moveHead(last);
+      await executor.run(sql.moveHead, [last.seq, last.hash, last.organizationId]);
     },
     list: (organizationId, { from, to, ...filter }: TlpAuditFilter, page) =>
       entries.list(
@@ -146,10 +144,10 @@ export function tlpAuditRepository(
         { limit: pageLimit(page), order: "desc", after: page.beforeId },
       ),
     async chain(organizationId, afterSeq, limit) {
-      reading();
+      checkReading(unit);
       const count = pageLimit({ limit });
       if (count === 0) return [];
-      return (await executor.all(sql.chain, [organizationId, afterSeq, count])).map((row) => recordOf<TlpAuditEntry>(tlpAuditResource, row));
+      return executor.records<TlpAuditEntry>(sql.chain, [organizationId, afterSeq, count]);
     },
   };
 }

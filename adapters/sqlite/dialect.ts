@@ -1,6 +1,7 @@
 /** SQLite's side of the generic SQL (adapters/declare/dialect.ts). */
 import Database from "better-sqlite3";
 import type { Dialect, Executor, ViolatedKey } from "../declare/dialect.js";
+import type { Field } from "../declare/resource.js";
 import type { Statements } from "./statements.js";
 
 const uniqueCodes = new Set(["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"]);
@@ -14,6 +15,16 @@ export function violatedKey(error: unknown): (ViolatedKey & { table?: string | u
   const at = error.message.indexOf(": ");
   const qualified = at < 0 ? [] : error.message.slice(at + 2).split(", ");
   return { table: qualified[0]?.split(".")[0], columns: qualified.map((name) => name.slice(name.indexOf(".") + 1)) };
+}
+
+/**
+ * A column as its record value inside json_object: JSON text embedded as JSON, a 0 / 1 integer as
+ * a boolean; the rest is already what the record holds (timestamps are stored canonical).
+ */
+function recordValue({ name, column }: Field): string {
+  if (column.kind === "json") return `json(${name})`;
+  if (column.kind === "bool") return `CASE WHEN ${name} IS NULL THEN NULL WHEN ${name} THEN json('true') ELSE json('false') END`;
+  return name;
 }
 
 export const sqliteDialect: Dialect = {
@@ -30,6 +41,9 @@ export const sqliteDialect: Dialect = {
   // SQLite's LIKE ignores the case of ASCII letters.
   containsText: (column, param) => `${column} LIKE ${param} ESCAPE '\\'`,
   indexedBy: (index) => ` INDEXED BY ${index}`,
+  // One JSON object text per record: SQLite writes it and JSON.parse reads it in about half the
+  // time the driver takes to build a wide row's object, and it needs no mapping afterwards.
+  selectRecord: (fields) => `json_object(${fields.map((f) => `'${f.key}', ${recordValue(f)}`).join(", ")})`,
   uniqueViolation: violatedKey,
 };
 
@@ -42,6 +56,7 @@ export function sqliteExecutor(statements: Statements): Executor {
   const run = async (sql: string, params: readonly unknown[]) => statements.get(sql).run(...params).changes;
   return {
     all: async (sql, params) => statements.get(sql).all(...params) as Record<string, unknown>[],
+    records: async <T>(sql: string, params: readonly unknown[]) => (statements.get(sql).pluck(true).all(...params) as string[]).map((row) => JSON.parse(row) as T),
     run,
     guarded: run,
   };

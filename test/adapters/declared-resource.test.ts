@@ -253,6 +253,30 @@ describe.each(dialects)("a declared resource on %s", (name, open) => {
     expect(await repo.findById("org_other", full.id)).toBeNull();
   });
 
+  it("whole records come back decoded by the database (selectRecord): awkward text, extreme numbers, nested JSON", async () => {
+    const awkward = widget({
+      name: `it's "quoted" \\ back\nslash, tab\t, ünïcødé 🧪 and {json: [1]}`,
+      size: -(2 ** 31),
+      weight: 2 ** 53 - 1,
+      active: false,
+      tags: ["", "a\"b", "🧪"],
+      labels: [{ name: "x\\y", colour: "\u00e9" }],
+      meta: { note: "nested \"quotes\" and \n" },
+      seenAt: "2026-12-31T23:59:59.999Z",
+    });
+    await repo.insert(awkward);
+    expect(await repo.findById(org, awkward.id)).toStrictEqual(awkward);
+    expect(await repo.list(org, {}, { limit: 5, order: "asc" })).toStrictEqual([awkward]);
+    expect(await repo.findMany(org, [awkward.id])).toStrictEqual([awkward]);
+    const tallyRepo = createRepository(tallies, setup.dialect, setup.executor, { open: true, writable: true });
+    const tally = { name: "extremes", label: "E", score: 0.1 + 0.2, tags: [] };
+    const tiny = { name: "tiny", label: "T", score: -5e-324, tags: ["x"] };
+    await tallyRepo.insert(tally);
+    await tallyRepo.insert(tiny);
+    expect(await tallyRepo.findById(null, tally.name)).toStrictEqual(tally);
+    expect(await tallyRepo.list(null, {}, { limit: 5, order: "asc" })).toStrictEqual([tally, tiny]);
+  });
+
   it("soft-deleted rows are invisible to every read and untouchable by update", async () => {
     const record = widget();
     await repo.insert(record);
