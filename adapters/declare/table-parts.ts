@@ -54,3 +54,19 @@ export function referencedColumn<T, C extends { name: string }>(tables: Readonly
   if (!found) throw new Error(`casekit: the declared reference ${part.table}.${part.column} is not among the tables given`);
   return found;
 }
+
+/**
+ * A dialect's drizzle tables for `resources` (export name → declaration), built in the given
+ * order: each table's foreign keys resolve among the tables built before it.
+ */
+export function tablesOf<const R extends Record<string, Resource>, T>(
+  resources: R,
+  build: (resource: Resource, references: Readonly<Record<string, T>>) => T,
+): { [K in keyof R]: T } {
+  const byName: Record<string, T> = {};
+  const tables: Record<string, T> = {};
+  for (const [exportName, resource] of Object.entries(resources)) {
+    tables[exportName] = byName[resource.table] = build(resource, byName);
+  }
+  return tables as { [K in keyof R]: T };
+}

@@ -27,26 +27,47 @@ import { attemptResource } from "./webhook-attempts.js";
 import { deliveryResource } from "./webhook-deliveries.js";
 import { webhookRepository, webhookResource } from "./webhooks.js";
 
+/** The repositories of one unit, each built when the unit first uses it. */
 export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: UnitState): UnitOfWork {
   const declared = <R extends Parameters<typeof createRepository>[0]>(resource: R) => createRepository(resource, dialect, executor, unit);
-  const deliveries = declared(deliveryResource);
-  const attempts = declared(attemptResource);
-  return {
-    teams: teamRepository(declared(teamResource)),
-    tasks: taskRepository(declared(taskResource), dialect, executor, unit),
-    observables: observableRepository(declared(observableResource), dialect, executor, unit),
-    comments: commentRepository(declared(commentResource)),
-    events: eventRepository(declared(eventResource)),
-    webhooks: webhookRepository(declared(webhookResource), deliveries, attempts, dialect, executor, unit),
-    deliveries: deliveryRepository(deliveries, attempts, dialect, executor, unit),
-    organizations: organizationRepository(declared(organizationResource), dialect, executor, unit),
-    users: userRepository(declared(userResource), dialect, executor, unit),
-    apiKeys: apiKeyRepository(declared(apiKeyResource), dialect, executor, unit),
-    sessions: sessionRepository(declared(sessionResource), dialect, executor, unit),
-    signInThrottles: signInThrottleRepository(declared(signInThrottleResource)),
-    alerts: alertRepository(declared(alertResource), dialect, executor, unit),
-    cases: caseRepository(declared(caseResource), dialect, executor, unit),
-    audit: auditRepository(declared(auditResource)),
-    tlpAudit: tlpAuditRepository(declared(tlpAuditResource), dialect, executor, unit),
-  };
+  const deliveries = () => declared(deliveryResource);
+  const attempts = () => declared(attemptResource);
+  return lazily<UnitOfWork>({
+    teams: () => teamRepository(declared(teamResource)),
+    tasks: () => taskRepository(declared(taskResource), dialect, executor, unit),
+    observables: () => observableRepository(declared(observableResource), dialect, executor, unit),
+    comments: () => commentRepository(declared(commentResource)),
+    events: () => eventRepository(declared(eventResource)),
+    webhooks: () => webhookRepository(declared(webhookResource), deliveries(), attempts(), dialect, executor, unit),
+    deliveries: () => deliveryRepository(deliveries(), attempts(), dialect, executor, unit),
+    organizations: () => organizationRepository(declared(organizationResource), dialect, executor, unit),
+    users: () => userRepository(declared(userResource), dialect, executor, unit),
+    apiKeys: () => apiKeyRepository(declared(apiKeyResource), dialect, executor, unit),
+    sessions: () => sessionRepository(declared(sessionResource), dialect, executor, unit),
+    signInThrottles: () => signInThrottleRepository(declared(signInThrottleResource)),
+    alerts: () => alertRepository(declared(alertResource), dialect, executor, unit),
+    cases: () => caseRepository(declared(caseResource), dialect, executor, unit),
+    audit: () => auditRepository(declared(auditResource)),
+    tlpAudit: () => tlpAuditRepository(declared(tlpAuditResource), dialect, executor, unit),
+  });
+}
+
+/**
+ * An object whose members are built on first read and kept: a request's unit uses two or three
+ * of sixteen repositories, so building all of them per unit was most of an empty unit's cost.
+ */
+function lazily<T extends object>(builders: { [K in keyof T]: () => T[K] }): T {
+  const built = {} as T;
+  for (const key of Object.keys(builders) as (keyof T & string)[]) {
+    Object.defineProperty(built, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = builders[key]();
+        Object.defineProperty(built, key, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return built;
 }

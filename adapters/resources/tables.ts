@@ -1,0 +1,42 @@
+/**
+ * Every declared table, named as the schema modules export it, in an order where a table comes
+ * after the tables its foreign keys point at. Each dialect's schema.ts builds its drizzle tables
+ * from this one list (`tablesOf`), so adding a resource here adds it to both databases.
+ */
+import { alertResource } from "./alerts.js";
+import { apiKeyResource } from "./api-keys.js";
+import { auditResource } from "./audit.js";
+import { caseResource } from "./cases.js";
+import { commentResource } from "./comments.js";
+import { eventResource } from "./events.js";
+import { observableResource } from "./observables.js";
+import { organizationResource } from "./organizations.js";
+import { sessionResource } from "./sessions.js";
+import { signInThrottleResource } from "./sign-in-throttles.js";
+import { taskResource } from "./tasks.js";
+import { teamResource } from "./teams.js";
+import { tlpAuditResource } from "./tlp-audit.js";
+import { userResource } from "./users.js";
+import { attemptResource } from "./webhook-attempts.js";
+import { deliveryResource } from "./webhook-deliveries.js";
+import { webhookResource } from "./webhooks.js";
+
+export const declaredTables = {
+  organizations: organizationResource,
+  users: userResource,
+  apiKeys: apiKeyResource,
+  cases: caseResource,
+  auditLog: auditResource,
+  events: eventResource,
+  teams: teamResource,
+  tlpAuditLog: tlpAuditResource,
+  sessions: sessionResource,
+  signInThrottles: signInThrottleResource,
+  alerts: alertResource,
+  tasks: taskResource,
+  observables: observableResource,
+  comments: commentResource,
+  webhooks: webhookResource,
+  webhookDeliveries: deliveryResource,
+  webhookAttempts: attemptResource,
+} as const;
