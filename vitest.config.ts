@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import SummaryReporter from "./test/summary-reporter.js";
 
@@ -28,15 +29,45 @@ const integration = [
   "test/webhooks/postgres-hosts.test.ts",
 ];
 
+/**
+ * Files share a worker and its loaded modules (`isolate: false`): importing the core, the host and
+ * the adapters once per worker instead of once per file halves the unit project's CPU time.
+ * test/helpers/shared-worker.ts fails any such file that leaves a global changed or a handle open.
+ * The files below cannot help it and get a fresh worker each (project `unit-isolated`, part of
+ * `npm run test:unit`): examples/hono.ts serves through @hono/node-server, which replaces
+ * `globalThis.Request` and `Response` for the rest of the process.
+ */
+const isolated = ["test/examples/mounted.test.ts"];
+const shared = { isolate: false, setupFiles: ["test/helpers/shared-worker.ts"] };
+
+/**
+ * Files that run with no other file of ours beside them, before the rest (project
+ * `integration-alone`, part of `npm run test:integration`). The background checkpointer's test
+ * pauses 300 ms between bursts of writes and the checkpointer ticks every 250 ms: with other files
+ * writing and fsyncing beside it, a checkpoint can miss a pause and the WAL passes its bound.
+ */
+const alone = ["test/adapters/sqlite-checkpointer.test.ts"];
+
 export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // vitest's default is one worker fewer than the cores (one worker on a 2-core CI machine). Much
+    // of the integration project waits (on PostgreSQL, child processes, Chromium, timers), so one
+    // worker more than the cores keeps them busy.
+    maxWorkers: availableParallelism() + 1,
+    // Group 0 (integration-alone) runs first, by itself; then every other project, in parallel.
+    sequence: { groupOrder: 1 },
     reporters: ["default", new SummaryReporter()],
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: integration } },
-      { extends: true, test: { name: "integration", include: integration } },
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...integration, ...isolated], ...shared } },
+      { extends: true, test: { name: "unit-isolated", include: isolated } },
+      { extends: true, test: { name: "integration", include: integration, exclude: alone, ...shared } },
+      {
+        extends: true,
+        test: { name: "integration-alone", include: alone, ...shared, maxWorkers: 1, sequence: { groupOrder: 0 } },
+      },
     ],
   },
 });
