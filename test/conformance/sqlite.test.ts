@@ -37,6 +37,7 @@ import { createFixtures, sleep } from "./fixtures.js";
 import { auditGuards, auditGuardTriggers, sqliteRawAccess } from "./sqlite-raw.js";
 import type { RawAccess } from "./index.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
+import { migratedFiles, migratedMemoryDatabase } from "../helpers/migrated-sqlite.js";
 import { describeStorage } from "./index.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "casekit-sqlite-"));
@@ -55,13 +56,17 @@ const shippedMigrations = (
  */
 const suiteConnections = new Map<Storage, { raw: () => Database.Database; close: () => void }>();
 
-function suiteStorage(path: string): Storage {
+/** Fresh migrated files for the suite, copies of one migrated once (test/helpers/migrated-sqlite.ts). */
+const migratedFile = migratedFiles(join(scratch, "template.sqlite"));
+
+async function suiteStorage(path: string): Promise<Storage> {
   if (path === ":memory:") {
-    const db = new Database(path);
+    const db = await migratedMemoryDatabase();
     const storage = createSqliteStorage({ database: db });
     suiteConnections.set(storage, { raw: () => db, close: () => db.close() });
     return storage;
   }
+  await migratedFile(path);
   const storage = createSqliteStorage({ path });
   let second: Database.Database | undefined;
   suiteConnections.set(storage, {
@@ -85,8 +90,8 @@ const closeSuiteStorage = async (storage: Storage) => {
   suiteConnections.delete(storage);
 };
 
-describeStorage("sqlite (in memory)", async () => suiteStorage(":memory:"), closeSuiteStorage, suiteOptions);
-describeStorage("sqlite (file, WAL)", async () => suiteStorage(freshFile()), closeSuiteStorage, suiteOptions);
+describeStorage("sqlite (in memory)", () => suiteStorage(":memory:"), closeSuiteStorage, suiteOptions);
+describeStorage("sqlite (file, WAL)", () => suiteStorage(freshFile()), closeSuiteStorage, suiteOptions);
 
 describe("sqlite adapter", () => {
   const opened: Storage[] = [];

@@ -2,6 +2,7 @@ import { createCaseKit, generateKeySecret, hashKeySecret, ManualClock } from "..
 import type { ApiKey, CaseKit, CaseKitOptions, Principal, Scope, StoredApiKey, StoredUser, User, UserRole } from "../../core/index.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { fastPasswordHasher } from "./fast-passwords.js";
+import { migratedMemoryDatabase } from "./migrated-sqlite.js";
 
 export const keyHashSecret = "test-key-hash-secret-0123456789abcdef";
 
@@ -17,7 +18,7 @@ export interface TestKit {
 /** A kit on an in-memory SQLite database with a manual clock and one initialised organization. */
 export async function makeTestKit(options: Pick<CaseKitOptions, "rateLimits"> = {}): Promise<TestKit> {
   const clock = new ManualClock("2026-03-01T12:00:00.000Z");
-  const storage = createSqliteStorage({ path: ":memory:" });
+  const storage = createSqliteStorage({ database: await migratedMemoryDatabase() });
   await storage.migrate();
   const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret }, ...options });
   const init = await kit.setup.initOrganization({ organizationName: "Acme SOC", email: "admin@acme.test" });
