@@ -41,10 +41,11 @@ const isolated = ["test/examples/mounted.test.ts"];
 const shared = { isolate: false, setupFiles: ["test/helpers/shared-worker.ts"] };
 
 /**
- * Files that run with no other file of ours beside them, before the rest (project
- * `integration-alone`, part of `npm run test:integration`). The background checkpointer's test
- * pauses 300 ms between bursts of writes and the checkpointer ticks every 250 ms: with other files
- * writing and fsyncing beside it, a checkpoint can miss a pause and the WAL passes its bound.
+ * Files that run with no other file of ours beside them, after all the rest (project
+ * `integration-alone`, part of `npm run test:integration`: one worker, isolated, which vitest
+ * runs last and by itself). The background checkpointer's test pauses 300 ms between bursts of
+ * writes and the checkpointer ticks every 250 ms: with other files writing and fsyncing beside it,
+ * a checkpoint can miss a pause and the WAL passes its bound.
  */
 const alone = ["test/adapters/sqlite-checkpointer.test.ts"];
 
@@ -57,17 +58,12 @@ export default defineConfig({
     // of the integration project waits (on PostgreSQL, child processes, Chromium, timers), so one
     // worker more than the cores keeps them busy.
     maxWorkers: availableParallelism() + 1,
-    // Group 0 (integration-alone) runs first, by itself; then every other project, in parallel.
-    sequence: { groupOrder: 1 },
     reporters: ["default", new SummaryReporter()],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...integration, ...isolated], ...shared } },
       { extends: true, test: { name: "unit-isolated", include: isolated } },
       { extends: true, test: { name: "integration", include: integration, exclude: alone, ...shared } },
-      {
-        extends: true,
-        test: { name: "integration-alone", include: alone, ...shared, maxWorkers: 1, sequence: { groupOrder: 0 } },
-      },
+      { extends: true, test: { name: "integration-alone", include: alone, maxWorkers: 1 } },
     ],
   },
 });
