@@ -99,6 +99,9 @@ export interface Resource<C extends Record<string, Column> = Record<string, Colu
   readonly _columns?: C;
 }
 
+/** True when A and B are the same type: beside each declaration, the proof that it stores exactly the core's record. */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
 /** The record type a resource stores (its `internal` columns are the table's alone). */
 export type RecordOf<R> = R extends Resource<infer C> ? { -readonly [K in keyof C as C[K] extends { readonly internal: true } ? never : K]: ValueOf<C[K]> } : never;
 

@@ -13,7 +13,7 @@ import { enumOf, id, int, json, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { paramsOf, recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
@@ -104,7 +104,6 @@ export const alertResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's Alert. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _alertRecordMatches: Same<RecordOf<typeof alertResource>, Alert> = true;
 
 /** The bespoke statements, built once per dialect. */

@@ -11,7 +11,7 @@ import { enumOf, id, int, json, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
@@ -53,7 +53,6 @@ export const apiKeyResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's StoredApiKey. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _apiKeyRecordMatches: Same<RecordOf<typeof apiKeyResource>, StoredApiKey> = true;
 
 /** Every request with a key starts here: one statement, the unique hash index then the owner's primary key. */

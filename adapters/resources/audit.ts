@@ -8,7 +8,7 @@ import { CaseKitError } from "../../core/errors.js";
 import type { AuditRepository } from "../../core/ports/storage.js";
 import { id, nullableJson, text, timestamp } from "../declare/columns.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 
@@ -36,7 +36,6 @@ export const auditResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's AuditEntry. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _auditRecordMatches: Same<RecordOf<typeof auditResource>, AuditEntry> = true;
 
 export function auditRepository(audit: DeclaredRepository<AuditEntry, FilterValues<typeof auditResource>>): AuditRepository {

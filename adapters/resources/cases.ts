@@ -10,7 +10,7 @@ import { enumOf, id, int, json, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
@@ -70,7 +70,6 @@ export const caseResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's Case. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _caseRecordMatches: Same<RecordOf<typeof caseResource>, Case> = true;
 
 /** The bespoke read, built once per dialect. */

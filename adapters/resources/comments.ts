@@ -7,7 +7,7 @@ import { commentParentKinds } from "../../core/comments/types.js";
 import type { CommentRepository } from "../../core/ports/storage.js";
 import { enumOf, id, text, timestamp } from "../declare/columns.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 
@@ -40,7 +40,6 @@ export const commentResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's Comment. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _commentRecordMatches: Same<RecordOf<typeof commentResource>, Comment> = true;
 
 export function commentRepository(comments: DeclaredRepository<Comment, FilterValues<typeof commentResource>>): CommentRepository {

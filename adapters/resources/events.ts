@@ -8,7 +8,7 @@ import { CaseKitError } from "../../core/errors.js";
 import type { EventRepository } from "../../core/ports/storage.js";
 import { id, int, internal, json, text, timestamp } from "../declare/columns.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 
@@ -36,7 +36,6 @@ export const eventResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's DomainEvent. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _eventRecordMatches: Same<RecordOf<typeof eventResource>, DomainEvent> = true;
 
 export function eventRepository(events: DeclaredRepository<DomainEvent, FilterValues<typeof eventResource>>): EventRepository {

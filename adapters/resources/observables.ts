@@ -10,7 +10,7 @@ import { bool, id, int, json, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
@@ -85,7 +85,6 @@ export const observableResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's Observable. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _observableRecordMatches: Same<RecordOf<typeof observableResource>, Observable> = true;
 
 /** The bespoke reads, built once per dialect. */

@@ -13,7 +13,7 @@ import { id, int, internal, nullableJson, text, timestamp } from "../declare/col
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
@@ -41,7 +41,6 @@ export const organizationResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores the core's Organization, its policy as stored. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type StoredOrganization = Omit<Organization, "policy"> & { policy: Partial<OrganizationPolicy> | null };
 export const _organizationRecordMatches: Same<RecordOf<typeof organizationResource>, StoredOrganization> = true;
 

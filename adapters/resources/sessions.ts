@@ -10,7 +10,7 @@ import { id, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { recordOf } from "../declare/rows.js";
 import type { UnitState } from "../shared/unit-state.js";
@@ -35,7 +35,6 @@ export const sessionResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's Session. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _sessionRecordMatches: Same<RecordOf<typeof sessionResource>, Session> = true;
 
 /** Every signed-in request starts here: one statement, the unique token index then the owner's primary key. */

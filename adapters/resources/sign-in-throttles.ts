@@ -7,7 +7,7 @@ import type { SignInThrottle } from "../../core/account/types.js";
 import type { SignInThrottleRepository } from "../../core/ports/storage.js";
 import { id, int, timestamp } from "../declare/columns.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 
 export const signInThrottleResource = defineResource({
@@ -23,7 +23,6 @@ export const signInThrottleResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's SignInThrottle. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _signInThrottleRecordMatches: Same<RecordOf<typeof signInThrottleResource>, SignInThrottle> = true;
 
 export function signInThrottleRepository(throttles: DeclaredRepository<SignInThrottle, FilterValues<typeof signInThrottleResource>>): SignInThrottleRepository {

@@ -10,7 +10,7 @@ import { bool, enumOf, id, int, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { encodeValue, recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
@@ -70,7 +70,6 @@ export const taskResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's Task. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _taskRecordMatches: Same<RecordOf<typeof taskResource>, Task> = true;
 
 /** The bespoke statements, built once per dialect. */

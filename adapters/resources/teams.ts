@@ -6,7 +6,7 @@ import type { TeamRepository } from "../../core/ports/storage.js";
 import type { Team } from "../../core/teams/types.js";
 import { id, text, timestamp } from "../declare/columns.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 
@@ -42,7 +42,6 @@ export const teamResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's Team. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _teamRecordMatches: Same<RecordOf<typeof teamResource>, Team> = true;
 
 export function teamRepository(teams: DeclaredRepository<Team, FilterValues<typeof teamResource>>): TeamRepository {

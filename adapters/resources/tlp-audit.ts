@@ -14,7 +14,7 @@ import { enumOf, id, int, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
@@ -73,7 +73,6 @@ export const tlpAuditResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's TlpAuditEntry. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _tlpAuditRecordMatches: Same<RecordOf<typeof tlpAuditResource>, TlpAuditEntry> = true;
 
 /** The head's and the chain's statements, built once per dialect. */

@@ -10,7 +10,7 @@ import { enumOf, id, int, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
@@ -45,7 +45,6 @@ export const userResource = defineResource({
 });
 
 /** Compile-time proof that the declaration stores exactly the core's StoredUser. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _userRecordMatches: Same<RecordOf<typeof userResource>, StoredUser> = true;
 
 const ownerPrefix = "owner_";

@@ -8,7 +8,7 @@ import { attemptErrorClasses } from "../../core/webhooks/types.js";
 import { enumOf, float, id, int, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { recordOf } from "../declare/rows.js";
 import type { UnitState } from "../shared/unit-state.js";
@@ -39,7 +39,6 @@ export const attemptResource = defineResource({
 export type AttemptFilters = FilterValues<typeof attemptResource>;
 
 /** Compile-time proof that the declaration stores exactly the core's DeliveryAttempt. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _attemptRecordMatches: Same<RecordOf<typeof attemptResource>, DeliveryAttempt> = true;
 
 const attemptsOfSqlFor = oncePerDialect(

@@ -5,7 +5,7 @@
 import type { Delivery } from "../../core/webhooks/types.js";
 import { attemptErrorClasses, deliveryStatuses } from "../../core/webhooks/types.js";
 import { enumOf, id, int, text, timestamp } from "../declare/columns.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 
 export const deliveryResource = defineResource({
@@ -50,5 +50,4 @@ export const deliveryResource = defineResource({
 export type DeliveryFilters = FilterValues<typeof deliveryResource>;
 
 /** Compile-time proof that the declaration stores exactly the core's Delivery. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const _deliveryRecordMatches: Same<RecordOf<typeof deliveryResource>, Delivery> = true;

@@ -13,7 +13,7 @@ import { enumOf, id, int, json, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
-import type { FilterValues, RecordOf } from "../declare/resource.js";
+import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
@@ -73,7 +73,6 @@ export const webhookResource = defineResource({
 type WebhookRecord = RecordOf<typeof webhookResource>;
 
 /** Compile-time proof that the declaration stores exactly the core's StoredWebhook, its grant flattened. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Flattened = Omit<StoredWebhook, "grant"> & { grantKeyId: string | null; grantTlpClearance: number; grantScopes: Scope[] };
 export const _webhookRecordMatches: Same<WebhookRecord, Flattened> = true;
 
