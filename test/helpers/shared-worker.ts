@@ -92,6 +92,5 @@ afterAll(async () => {
     leaked = leakedSince(resourcesBefore);
   }
   const where = "this file shares its worker with others (isolate: false): undo it in an afterAll hook, or list the file in `isolated` in vitest.config.ts";
-  expect(changed, `changed process-wide state; ${where}`).toEqual([]);
-  expect(leaked, `left handles open; ${where}`).toEqual([]);
+  expect({ changed, leaked }, `changed process-wide state or left handles open; ${where}`).toEqual({ changed: [], leaked: [] });
 });
