@@ -3,10 +3,11 @@ import { defineConfig } from "vitest/config";
 import SummaryReporter from "./test/summary-reporter.js";
 
 /**
- * Two projects. `unit` is what a developer runs while working (`npm run test:unit`, seconds to a
- * couple of minutes): the core, the host in-process, SQLite in memory and on files. `integration`
+ * Two kinds of tests. `unit*` is what a developer runs while working (`npm run test:unit`, about
+ * half a minute): the core, the host in-process, SQLite in memory and on files. `integration*`
  * needs more of the machine: PostgreSQL, child processes (the real `casekit serve`, crash and
- * cluster tests), Chromium, and the packed package. `npm test` runs both.
+ * cluster tests), Chromium, and the packed package. `npm test` runs both. Each kind is a main
+ * project plus one for the few files that need a worker to themselves (see `isolated`, `alone`).
  */
 const integration = [
   "test/conformance/postgres*.test.ts",
