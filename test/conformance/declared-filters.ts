@@ -19,6 +19,9 @@ const compare = (a: unknown, b: unknown): number => (a === b ? 0 : (a as number 
 /** Whether `record` matches the filter `spec` given `value` (SQL's NULL matches nothing). */
 export function matches(spec: Evaluable, record: Row, value: unknown): boolean {
   const held = record[spec.column];
+  // A range with neither bound constrains nothing, as the SQL adds no condition for it: rows
+  // whose column is null match it too.
+  if (spec.kind === "range" && (value as { after?: unknown }).after === undefined && (value as { before?: unknown }).before === undefined) return true;
   if (held === null || held === undefined) return false;
   switch (spec.kind) {
     case "equals":
