@@ -17,6 +17,7 @@ import { recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
+import { joinedOrganization } from "./organizations.js";
 import { ownerJoin, ownerOf } from "./users.js";
 
 export const apiKeyResource = defineResource({
@@ -62,6 +63,22 @@ export const apiKeyByHashSql = oncePerDialect((dialect: Dialect) => {
   return `SELECT ${columns}, ${owner.columns} FROM api_keys ${owner.join} WHERE api_keys.hash = ${dialect.param(1)}`;
 });
 
+const organizationPrefix = "org_";
+
+/**
+ * The same lookup with the key's organization and its access version, in one statement and so one
+ * snapshot: the version read is exactly the one the key, owner and policy were read at (see
+ * core/access/access-cache.ts). The organization joins by its primary key.
+ */
+export const apiKeyAccessByHashSql = oncePerDialect((dialect: Dialect) => {
+  const owner = ownerJoin("api_keys");
+  const columns = apiKeyResource.fields.map((f) => `api_keys.${f.name}`).join(", ");
+  return (
+    `SELECT ${columns}, ${owner.columns}, ${joinedOrganization.columns(organizationPrefix)}, organizations.access_version AS ${organizationPrefix}access_version ` +
+    `FROM api_keys ${owner.join} JOIN organizations ON organizations.id = api_keys.organization_id WHERE api_keys.hash = ${dialect.param(1)}`
+  );
+});
+
 export function apiKeyRepository(
   keys: DeclaredRepository<StoredApiKey, FilterValues<typeof apiKeyResource>>,
   dialect: Dialect,
@@ -70,6 +87,7 @@ export function apiKeyRepository(
 ): ApiKeyRepository {
   const { reading } = unitGuards(unit);
   const byHash = apiKeyByHashSql(dialect);
+  const accessByHash = apiKeyAccessByHashSql(dialect);
 
   return {
     insert: (key) => keys.insert(key),
@@ -77,6 +95,17 @@ export function apiKeyRepository(
       reading();
       const [row] = await executor.all(byHash, [hash]);
       return row ? { key: recordOf<StoredApiKey>(apiKeyResource, row), owner: ownerOf(row) } : null;
+    },
+    async findAccessByHash(hash) {
+      reading();
+      const [row] = await executor.all(accessByHash, [hash]);
+      if (!row) return null;
+      return {
+        key: recordOf<StoredApiKey>(apiKeyResource, row),
+        owner: ownerOf(row),
+        organization: joinedOrganization.read(row, organizationPrefix),
+        accessVersion: Number(row[`${organizationPrefix}access_version`]),
+      };
     },
     async touchLastUsed(organizationId, id, at) {
       await keys.patchMany(organizationId, [id], { lastUsedAt: at });

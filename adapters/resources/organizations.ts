@@ -1,8 +1,8 @@
 /**
  * Organizations, declared once: both dialects' tables, rows and SQL come from this declaration.
  * No tenant owns them (they are the tenants). The table also keeps the adapter's own counters,
- * declared internal: the case number (bespoke here) and the TLP audit chain's head (read and
- * moved by the TLP audit repository).
+ * declared internal: the case number (bespoke here), the TLP audit chain's head (read and
+ * moved by the TLP audit repository) and the access version (moved by triggers, read here).
  */
 import { CaseKitError } from "../../core/errors.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
@@ -15,6 +15,7 @@ import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
+import { recordOf } from "../declare/rows.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
 
@@ -32,6 +33,13 @@ export const organizationResource = defineResource({
     /** The TLP audit chain's head: the last entry's seq and hash (TlpAuditRepository.head). */
     tlpAuditSeq: internal(int({ default: 0 })),
     tlpAuditHash: internal(text({ default: "" })),
+    /**
+     * Moves on every committed change that affects access in the organization (its keys, users or
+     * policy); the in-memory access cache (core/access/access-cache.ts) reuses what it loaded while
+     * this is unchanged. Moved by database triggers, never by the record (see the migration
+     * `*_access_version.sql`): any write, through casekit or by hand, moves it in its own transaction.
+     */
+    accessVersion: internal(int({ default: 0 })),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   },
@@ -58,7 +66,20 @@ const organizationSqlFor = oncePerDialect((dialect: Dialect) => ({
   existingIds: `SELECT id FROM organizations WHERE ${dialect.anyOf("id", dialect.param(1))}`,
   // One statement: the row lock (PostgreSQL) or the one writer (SQLite) gives each caller its own number.
   nextCaseNumber: `UPDATE organizations SET case_seq = case_seq + 1 WHERE id = ${dialect.param(1)} RETURNING case_seq`,
+  accessVersion: accessVersionSql(dialect),
 }));
+
+/** The access version read on every authenticated request: one primary-key lookup. */
+export const accessVersionSql = (dialect: Dialect): string => `SELECT access_version FROM organizations WHERE id = ${dialect.param(1)}`;
+
+/** An organization's columns as a joined row's `<prefix><name>`, and the record read back from them. */
+export const joinedOrganization = {
+  columns: (prefix: string): string => organizationResource.fields.map((f) => `organizations.${f.name} AS ${prefix}${f.name}`).join(", "),
+  read(row: Record<string, unknown>, prefix: string): Organization {
+    const stored = recordOf<StoredOrganization>(organizationResource, row, prefix);
+    return { ...stored, policy: policyFromColumn(stored.policy) };
+  },
+};
 
 export function organizationRepository(
   organizations: DeclaredRepository<StoredOrganization, FilterValues<typeof organizationResource>>,
@@ -67,7 +88,7 @@ export function organizationRepository(
   unit: UnitState,
 ): OrganizationRepository {
   const { reading, writing } = unitGuards(unit);
-  const { existingIds, nextCaseNumber } = organizationSqlFor(dialect);
+  const { existingIds, nextCaseNumber, accessVersion } = organizationSqlFor(dialect);
 
   return {
     insert: (org) => organizations.insert(org),
@@ -86,6 +107,11 @@ export function organizationRepository(
       const [row] = await executor.all(nextCaseNumber, [organizationId]);
       if (!row) throw new CaseKitError("not_found", `No organization ${organizationId}`);
       return Number(row.case_seq);
+    },
+    async accessVersion(organizationId) {
+      reading();
+      const [row] = await executor.all(accessVersion, [organizationId]);
+      return row ? Number(row.access_version) : null;
     },
   };
 }

@@ -48,6 +48,13 @@ export interface Storage {
   migrate(): Promise<void>;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
+  /**
+   * Optional fast path for `OrganizationRepository.accessVersion`, read on every authenticated
+   * request (core/access/access-cache.ts): same answer, without a unit of work around it. It must
+   * never answer a version older than the last committed one (an uncommitted newer one only costs
+   * the cache a reload). Without it the core reads the version in `read`.
+   */
+  accessVersion?(organizationId: string): Promise<number | null>;
   close(): Promise<void>;
 }
 
@@ -81,6 +88,23 @@ export interface OrganizationRepository {
   existingIds(ids: readonly string[]): Promise<string[]>;
   /** Atomically increments and returns the organization's case counter (1, 2, 3 …). */
   nextCaseNumber(organizationId: string): Promise<number>;
+  /**
+   * The organization's access version, or null when there is no such organization. Adapters move
+   * it in the same transaction as every write that can change what a key or user of the
+   * organization may do: any insert, update or delete of a key or a user (a key's lastUsedAt
+   * alone excepted) and any change of the organization's own fields (its policy); never for
+   * bookkeeping (the case counter, the TLP chain head).
+   */
+  accessVersion(organizationId: string): Promise<number | null>;
+}
+
+/** What authenticating a key needs, read in one statement (one snapshot): see ApiKeyRepository.findAccessByHash. */
+export interface KeyAccess {
+  key: StoredApiKey;
+  owner: StoredUser;
+  organization: Organization;
+  /** The organization's access version in the same snapshot as the rest. */
+  accessVersion: number;
 }
 
 /** Users; `insert` throws conflict when the email is taken (emails are unique across the deployment). */
@@ -101,6 +125,11 @@ export interface ApiKeyRepository extends RecordRepository<StoredApiKey, ApiKeyF
    * is what establishes the organization.
    */
   findByHash(hash: string): Promise<{ key: StoredApiKey; owner: StoredUser } | null>;
+  /**
+   * `findByHash` plus the key's organization and its access version, all in one statement, so the
+   * version is exactly the one the rest was read at. Not scoped by organization, like findByHash.
+   */
+  findAccessByHash(hash: string): Promise<KeyAccess | null>;
   touchLastUsed(organizationId: string, id: string, at: string): Promise<void>;
   delete(organizationId: string, id: string): Promise<void>;
 }
