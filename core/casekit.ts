@@ -1,4 +1,5 @@
 import { createAccountService } from "./account/service.js";
+import { createAccessCache } from "./access/access-cache.js";
 import type { PrincipalClaims } from "./access/resolve-principal.js";
 import { resolvePrincipal } from "./access/resolve-principal.js";
 import { hostIdentitySchema } from "./access/claims.js";
@@ -43,6 +44,12 @@ export interface CaseKitOptions {
   config?: Partial<CaseKitConfig>;
   /** Rate limits: the store (memory by default), deployment figures, failure mode. */
   rateLimits?: Partial<RateLimitConfig>;
+  /**
+   * Keys the in-memory access cache holds at most (least recently used dropped first; default
+   * 10 000, 0 to read every key from storage on every request). Whatever the size, every request
+   * checks its organization's access version, so a cached key is never used past a change.
+   */
+  accessCacheEntries?: number;
 }
 
 /** The one way in: wires the ports into the services. Every service call takes a principal. */
@@ -74,14 +81,18 @@ export function createCaseKit(options: CaseKitOptions) {
     return resolvePrincipal(user, { ...claims, authenticatedBy: "host" });
   }
 
-  const limits = createRateLimiter(deps, options.rateLimits);
+  // One cache for the key check and the limiter: a key's request reads its organization's
+  // access version once (core/access/access-cache.ts).
+  const access = createAccessCache(deps, { maxEntries: options.accessCacheEntries });
+  const limits = createRateLimiter(deps, options.rateLimits, access);
 
   return {
     deps,
     limits,
     storage: deps.storage,
     clock,
-    authenticateKey: createKeyAuthenticator(deps),
+    access,
+    authenticateKey: createKeyAuthenticator(deps, access),
     principalFor,
     account: createAccountService(deps),
     cases: createCaseService(deps),
@@ -92,7 +103,7 @@ export function createCaseKit(options: CaseKitOptions) {
     keys: createKeyService(deps),
     users: createUserService(deps),
     teams: createTeamService(deps),
-    organizations: createOrganizationService(deps, { onPolicyChanged: (id) => limits.forgetPolicy(id) }),
+    organizations: createOrganizationService(deps),
     tlp: createTlpService(deps),
     setup: createSetupService(deps),
     health: createHealthService(deps),

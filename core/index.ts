@@ -15,6 +15,8 @@ export type * from "./ports/storage.js";
 
 export { requireClearance, requireScope } from "./access/principal.js";
 export type { Principal, RequestOrigin } from "./access/principal.js";
+export type { AccessCache } from "./access/access-cache.js";
+export { defaultAccessCacheEntries } from "./access/access-cache.js";
 export { adminScopes, allScopes, dataScopes, isScope, scopesOfRole } from "./access/scopes.js";
 export type { Scope } from "./access/scopes.js";
 

@@ -5,6 +5,7 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { CaseKitError } from "../../core/errors.js";
 import type { Storage, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
+import { accessVersionReader } from "./access-version.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { SerialQueue } from "./queue.js";
 import { defaultReaderCount, ReaderPool } from "./readers.js";
@@ -87,6 +88,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   // A connection's `name` is the file it opened ("" for a private temporary database).
   const readers = wal && readerCount > 0 && db.name !== "" && !db.name.startsWith("file:") ? new ReaderPool(resolve(db.name), readerCount) : undefined;
   const statements = new Statements(db);
+  const accessVersions = accessVersionReader(db, readers ? resolve(db.name) : undefined);
   let closing: Promise<void> | undefined;
 
   const ensureOpen = (): void => {
@@ -164,8 +166,14 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       else statements.get(sql.ping).get();
     },
 
+    async accessVersion(organizationId: string): Promise<number | null> {
+      ensureOpen();
+      return accessVersions.read(organizationId);
+    },
+
     close(): Promise<void> {
       // Units already queued finish first; later calls are refused.
+      accessVersions.close();
       closing ??= Promise.all([
         readers?.close(),
         queue.run(async () => {

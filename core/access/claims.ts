@@ -23,6 +23,9 @@ export const principalClaimsSchema = z.strictObject({
   ...claimShape,
 });
 
+/** A request's origin alone, checked as inside the claims (paths `origin.…`): for a principal built once and reused per request. */
+export const originClaimSchema = z.strictObject({ origin: claimShape.origin });
+
 /** `kit.principalFor`'s argument: a user of an organization, vouched for by the host. */
 export const hostIdentitySchema = z.strictObject({
   organizationId: idSchema("org"),

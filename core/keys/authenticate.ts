@@ -1,7 +1,11 @@
+import type { AccessCache } from "../access/access-cache.js";
+import { originClaimSchema } from "../access/claims.js";
 import type { Principal, RequestOrigin } from "../access/principal.js";
 import { resolvePrincipal } from "../access/resolve-principal.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
+import type { KeyAccess } from "../ports/storage.js";
+import { parse } from "../validation.js";
 import { hashKeySecret, isWellFormedKeySecret } from "./secret.js";
 
 /** lastUsedAt is refreshed at most this often, so a busy key does not write on every request. */
@@ -9,36 +13,48 @@ const lastUsedResolutionMs = 60_000;
 
 /**
  * Turns a key secret into a principal, or throws the 401 code that says why not. Junk is refused
- * by its checksum before any storage lookup. The owner is read on every call, so disabling a user
- * stops their keys on the very next request.
+ * by its checksum before any storage lookup. The key, its owner and organization come from the
+ * access cache, which checks the organization's access version on every call: a key suspended or
+ * revoked, an owner disabled or a clearance lowered stops (or narrows) the key on the very next
+ * request, on every host. Expiry is checked against the clock on every call.
  */
-export function createKeyAuthenticator(deps: CaseKitDeps) {
+export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache) {
   const { storage, clock, config } = deps;
+  /** The principal an entry resolves to (without origin), built once per cached entry. */
+  const principals = new WeakMap<KeyAccess, Principal>();
+  /** When this process last wrote an entry's lastUsedAt (the cached key's own value goes stale). */
+  const touched = new WeakMap<KeyAccess, number>();
 
   return async function authenticateKey(secret: string, origin?: RequestOrigin): Promise<Principal> {
     if (!isWellFormedKeySecret(secret)) throw new CaseKitError("invalid_key");
     const hash = hashKeySecret(secret, config.keyHashSecret);
-    const found = await storage.read((tx) => tx.apiKeys.findByHash(hash));
+    const found = await access.keyByHash(hash);
     if (!found) throw new CaseKitError("invalid_key");
-    const { key, owner } = found;
-    const now = clock.now();
+    const { key } = found;
+    const now = clock.now().getTime();
     if (key.status === "revoked") throw new CaseKitError("key_revoked");
     if (key.status === "suspended") throw new CaseKitError("key_suspended");
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now.getTime()) throw new CaseKitError("key_expired");
-    const principal = resolvePrincipal(owner, {
-      authenticatedBy: "key",
-      keyId: key.id,
-      tier: key.tier,
-      scopes: key.scopes,
-      tlpClearance: key.tlpClearance,
-      ...(origin ? { origin } : {}),
-    });
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) throw new CaseKitError("key_expired");
+    let base = principals.get(found);
+    if (base === undefined) {
+      // Throws (owner_inactive, validation_failed) on every call for such an entry: only successes are kept.
+      base = resolvePrincipal(found.owner, { authenticatedBy: "key", keyId: key.id, tier: key.tier, scopes: key.scopes, tlpClearance: key.tlpClearance });
+      principals.set(found, base);
+    }
+    // A fresh object per request: it carries the request's origin, and the limiter finds the
+    // organization it was authenticated against by it (AccessCache.vouch).
+    const principal: Principal = origin ? { ...base, origin: parse(originClaimSchema, { origin }).origin! } : { ...base };
+    access.vouch(principal, found.organization);
 
-    if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= lastUsedResolutionMs) {
+    const lastUsed = touched.get(found) ?? (key.lastUsedAt === null ? null : Date.parse(key.lastUsedAt));
+    if (lastUsed === null || now - lastUsed >= lastUsedResolutionMs) {
+      touched.set(found, now);
       // Bookkeeping, not access: the request does not wait for it, or a key's first request of
       // the minute would wait for the writer behind another client's long unit of work (SQLite
-      // has one writer). A touch that fails is made again by the key's next request.
-      void storage.transaction((tx) => tx.apiKeys.touchLastUsed(key.organizationId, key.id, now.toISOString())).catch(() => undefined);
+      // has one writer). It does not move the access version (the triggers leave lastUsedAt out).
+      // A touch that fails is made again by the key's next request.
+      const at = new Date(now).toISOString();
+      void storage.transaction((tx) => tx.apiKeys.touchLastUsed(key.organizationId, key.id, at)).catch(() => touched.delete(found));
     }
     return principal;
   };

@@ -1,7 +1,8 @@
+import type { AccessCache } from "../access/access-cache.js";
+import { createAccessCache } from "../access/access-cache.js";
 import type { Principal } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
-import type { Organization } from "../organizations/types.js";
 import type { RateLimitStore } from "../ports/rate-limit-store.js";
 import { createMemoryRateLimitStore } from "../ports/rate-limit-store.js";
 import type { DecideOptions, LimitDecision } from "./limiter.js";
@@ -37,29 +38,22 @@ export function rowCost(rows: number): number {
   return Number.isFinite(rows) && rows > 0 ? Math.floor(rows / rowsPerCostUnit) : 0;
 }
 
-/** Organization policies are read at most this often per organization and process. */
-const policyCacheMs = 10_000;
-
 /**
  * Rate limits, applied after authentication and before the handler: per key, by tier, lowered
  * by the deployment and then by the organization's policy. Every figure comes from the clock port.
+ * The policy comes from the access cache (core/access/access-cache.ts): the organization the key
+ * was authenticated against in this request, so a policy change applies from the next request on.
  */
-export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitConfig> = {}) {
+export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitConfig> = {}, access: AccessCache = createAccessCache(deps)) {
   const config: RateLimitConfig = {
     store: options.store ?? createMemoryRateLimitStore({ now: () => deps.clock.now().getTime() }),
     deployment: checkedDeployment(options.deployment ?? {}),
     sourceFailures: options.sourceFailures ?? defaultSourceFailureLimits,
     failureMode: options.failureMode ?? "closed",
   };
-  const policies = new Map<string, { at: number; overrides: RateLimitOverrides }>();
 
-  async function organizationOverrides(organizationId: string, now: number): Promise<RateLimitOverrides> {
-    const cached = policies.get(organizationId);
-    if (cached && now - cached.at < policyCacheMs) return cached.overrides;
-    const organization: Organization | null = await deps.storage.read((tx) => tx.organizations.findById(organizationId));
-    const overrides = organization?.policy.rateLimits ?? {};
-    policies.set(organizationId, { at: now, overrides });
-    return overrides;
+  async function organizationOverrides(principal: Principal): Promise<RateLimitOverrides> {
+    return (await access.organizationFor(principal))?.policy.rateLimits ?? {};
   }
 
   async function spend(key: string, limits: RateLimits, now: number, options: DecideOptions): Promise<LimitDecision> {
@@ -70,11 +64,11 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
   }
 
   /** What the principal is metered by, and its limits; null for a caller no limit applies to. */
-  async function meterOf(principal: Principal, now: number): Promise<{ meter: string; limits: RateLimits } | null> {
+  async function meterOf(principal: Principal): Promise<{ meter: string; limits: RateLimits } | null> {
     if (principal.tier === null) return null;
     const meter = principal.keyId !== null ? `key:${principal.keyId}` : principal.authenticatedBy === "host" ? `user:${principal.userId}` : null;
     if (meter === null) return null;
-    return { meter, limits: effectiveLimits(principal.tier, config.deployment, await organizationOverrides(principal.organizationId, now)) };
+    return { meter, limits: effectiveLimits(principal.tier, config.deployment, await organizationOverrides(principal)) };
   }
 
   return {
@@ -89,7 +83,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
      */
     async consume(principal: Principal): Promise<LimitDecision | null> {
       const now = deps.clock.now().getTime();
-      const metered = await meterOf(principal, now);
+      const metered = await meterOf(principal);
       if (metered === null) return null;
       try {
         return await spend(metered.meter, metered.limits, now, { cost: 1 });
@@ -110,7 +104,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
       const cost = rowCost(rows);
       if (cost === 0) return null;
       const now = deps.clock.now().getTime();
-      const metered = await meterOf(principal, now);
+      const metered = await meterOf(principal);
       if (metered === null) return null;
       return spend(metered.meter, metered.limits, now, { cost, force: true }).catch(() => null);
     },
@@ -128,11 +122,6 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
         if (config.failureMode === "open") return null;
         throw new CaseKitError("unavailable", "The rate-limit store cannot be reached", undefined, { cause: error });
       }
-    },
-
-    /** Forget cached organization policies (after a policy change in this process). */
-    forgetPolicy(organizationId: string): void {
-      policies.delete(organizationId);
     },
   };
 }

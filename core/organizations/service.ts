@@ -7,8 +7,12 @@ import { parse } from "../validation.js";
 import { organizationPolicyUpdateSchema } from "./policy.js";
 import type { Organization } from "./types.js";
 
-/** The caller's own organization: any authenticated caller may read it; `org:admin` changes its policy. */
-export function createOrganizationService(deps: CaseKitDeps, hooks: { onPolicyChanged?: (organizationId: string) => void } = {}) {
+/**
+ * The caller's own organization: any authenticated caller may read it; `org:admin` changes its
+ * policy. A policy change moves the organization's access version in its own transaction (a
+ * database trigger), so every host's access cache sees it from the next request on.
+ */
+export function createOrganizationService(deps: CaseKitDeps) {
   const { storage, clock } = deps;
 
   return {
@@ -28,9 +32,6 @@ export function createOrganizationService(deps: CaseKitDeps, hooks: { onPolicyCh
         const after: Organization = { ...before, policy: { ...before.policy, ...patch }, updatedAt: now.toISOString() };
         await tx.organizations.update(after);
         await recordChange(deps, tx, principal, { name: "organization.updated", resourceType: "organization", before, after, tlp: null, now });
-        return after;
-      }).then((after) => {
-        hooks.onPolicyChanged?.(after.id);
         return after;
       });
     },

@@ -29,7 +29,6 @@ async function storePolicy(w: World, rateLimits: unknown): Promise<void> {
     const organization = (await tx.organizations.findById(w.organizationId))!;
     await tx.organizations.update({ ...organization, policy: { ...organization.policy, rateLimits: rateLimits as RateLimitOverrides } });
   });
-  w.kit.limits.forgetPolicy(w.organizationId);
 }
 
 describe("every authenticated answer states the key's limits", () => {
