@@ -191,7 +191,7 @@ describe("sqlite adapter", () => {
     it("the drizzle schema and the shared row shapes name the same columns", () => {
       const names = (table: Parameters<typeof getTableConfig>[0]) => getTableConfig(table).columns.map((c) => c.name).sort();
       const fields = (resource: { fields: readonly { name: string }[] }) => resource.fields.map((f) => f.name);
-      expect(names(schema.organizations)).toEqual([...fields(organizationResource), "case_seq", "tlp_audit_seq", "tlp_audit_hash"].sort());
+      expect(names(schema.organizations)).toEqual([...fields(organizationResource), "case_seq", "tlp_audit_seq", "tlp_audit_hash", "access_version"].sort());
       expect(names(schema.users)).toEqual(fields(userResource).sort());
       expect(names(schema.apiKeys)).toEqual(fields(apiKeyResource).sort());
       expect(names(schema.cases)).toEqual(caseResource.fields.map((f) => f.name).sort());
