@@ -8,9 +8,10 @@ import type { SqliteDatabase, Statement } from "./statements.js";
  * request, as one prepared statement outside any unit of work (no queue, no BEGIN … COMMIT).
  *
  * On a WAL file it runs on a read-only connection of its own that never opens a transaction, so
- * each read is its own snapshot of the last commit (of any process on the file). Never on a reader
- * of the pool: one of those may be inside another unit's older snapshot, and a version older than
- * the last commit would let the cache use an entry past a change. Without such a file (in memory,
+ * each read is its own snapshot of the last commit (of any process on the file), and it never
+ * waits for a free reader (`read` would, behind a long list or bulk read). Never directly on a
+ * reader of the pool: one of those may be inside another unit's older snapshot, and a version
+ * older than the last commit would let the cache use an entry past a change. Without such a file (in memory,
  * or `readers: 0`) it runs on the writer, which sees at least every commit, plus what a unit in
  * flight wrote, which at worst costs the cache a reload.
  */
