@@ -15,11 +15,9 @@ const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower 
  * millisecond the random part is incremented, so ids from one generator are strictly increasing
  * even under a frozen test clock; keyset pagination relies on that order.
  */
-export function createIdGenerator(
-  clock: Clock,
-  randomBytes: (n: number) => Uint8Array = (n) => crypto.getRandomValues(new Uint8Array(n)),
-): IdGenerator {
+export function createIdGenerator(clock: Clock, randomBytes: (n: number) => Uint8Array = pooledRandomBytes): IdGenerator {
   let lastTime = -1;
+  let lastTimeText = "";
   const last = new Uint8Array(10);
 
   return {
@@ -30,10 +28,32 @@ export function createIdGenerator(
       } else {
         last.set(randomBytes(10));
         lastTime = time;
+        lastTimeText = encodeTime(time);
       }
-      return `${prefix}_${encodeTime(time)}${encodeRandom(last)}`;
+      return `${prefix}_${lastTimeText}${encodeRandom(last)}`;
     },
   };
+}
+
+/** Bytes drawn from the system's CSPRNG in one call, handed out ten at a time. */
+const poolSize = 8192;
+const pool = new Uint8Array(poolSize);
+let poolOffset = poolSize;
+
+/**
+ * Random bytes without a system call per id: one `getRandomValues` fills 8 KiB (819 ids' worth),
+ * and each call takes the next unused slice. Bytes are never handed out twice; the slice is a view
+ * the caller copies at once (`last.set`), before the pool can be refilled.
+ */
+function pooledRandomBytes(n: number): Uint8Array {
+  if (n > poolSize) return crypto.getRandomValues(new Uint8Array(n));
+  if (poolOffset + n > poolSize) {
+    crypto.getRandomValues(pool);
+    poolOffset = 0;
+  }
+  const slice = pool.subarray(poolOffset, poolOffset + n);
+  poolOffset += n;
+  return slice;
 }
 
 function encodeTime(ms: number): string {
