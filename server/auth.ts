@@ -2,6 +2,7 @@ import type { H3Event } from "h3";
 import { getQuery, getRequestIP } from "h3";
 import { CaseKitError } from "../core/index.js";
 import type { CaseKit, Principal, RequestOrigin } from "../core/index.js";
+import type { AnswerHeaders } from "./answer.js";
 import { countBadKeys, meterKey } from "./rate-limit.js";
 
 /**
@@ -100,7 +101,7 @@ export interface AuthOptions {
 export async function authenticate(
   event: H3Event,
   kit: CaseKit,
-  exchange: { requestId: string; headers: Headers },
+  exchange: { requestId: string; headers: AnswerHeaders },
   options: AuthOptions,
 ): Promise<Principal> {
   const secret = readCredential(event);

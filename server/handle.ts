@@ -3,7 +3,8 @@ import type { EventHandler, H3Event } from "h3";
 import { isCaseKitError } from "../core/index.js";
 import type { CaseKit, ErrorCode, Principal } from "../core/index.js";
 import { bufferBody, leavesBodyUnread } from "./body.js";
-import { problemResponse, toProblem } from "./problem.js";
+import { AnswerHeaders, textAnswer } from "./answer.js";
+import { toProblem, writeProblem } from "./problem.js";
 import { StatusAnswer } from "./route.js";
 import type { Problem } from "./problem.js";
 
@@ -50,7 +51,7 @@ export interface Exchange {
   /** The account-area session the request was authenticated by. */
   sessionId?: string;
   /** Headers to add to the response, success or error (e.g. `Allow` on a 405). */
-  headers: Headers;
+  headers: AnswerHeaders;
 }
 
 export interface HostHandlerOptions {
@@ -63,7 +64,8 @@ export interface HostHandlerOptions {
  * (`req_…`, never taken from the client, so nobody can forge ids into audit entries), the body
  * limit before anything else (413 on every route, keyed or not; see bufferBody), the work's
  * value as a 200 JSON response or its error as problem details, security headers, and one access
- * log line. It always returns a Response, so it behaves the same standalone and mounted.
+ * log line. It always returns a Response, so it behaves the same standalone and mounted: on Node
+ * srvx's FastResponse, written to the socket without web streams (see answer.ts).
  */
 export function defineHostHandler(
   host: HostState,
@@ -72,8 +74,9 @@ export function defineHostHandler(
 ): EventHandler {
   return defineHandler(async (event) => {
     const started = performance.now();
-    const exchange: Exchange = { requestId: host.kit.deps.ids.next("req"), headers: new Headers() };
-    let response: Response;
+    const exchange: Exchange = { requestId: host.kit.deps.ids.next("req"), headers: new AnswerHeaders() };
+    let status: number;
+    let body: string | undefined;
     let code: ErrorCode | undefined;
     let errorName: string | undefined;
     try {
@@ -81,8 +84,9 @@ export function defineHostHandler(
       await bufferBody(event.req, host.bodyLimitBytes);
       const value = await work(event, exchange);
       const answer = value instanceof StatusAnswer ? value : new StatusAnswer(200, value);
-      response = new Response(JSON.stringify(answer.value), { status: answer.status, headers: exchange.headers });
-      response.headers.set("content-type", "application/json; charset=utf-8");
+      status = answer.status;
+      body = JSON.stringify(answer.value);
+      exchange.headers.set("content-type", "application/json; charset=utf-8");
     } catch (error) {
       const { problem, unexpected } = toProblem(error);
       code = problem.code;
@@ -93,12 +97,13 @@ export function defineHostHandler(
       if (isCaseKitError(error) && error.code === "rate_limited" && error.retryAfterSeconds !== undefined) {
         exchange.headers.set("retry-after", String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
       }
-      response = problemResponse(problem, exchange.headers, options.challenge);
+      status = problem.status;
+      body = writeProblem(problem, exchange.headers, options.challenge);
     }
-    response.headers.set("x-request-id", exchange.requestId);
-    response.headers.set("cache-control", "no-store");
-    response.headers.set("x-content-type-options", "nosniff");
-    if (leavesBodyUnread(event.req)) response.headers.set("connection", "close");
+    exchange.headers.set("x-request-id", exchange.requestId);
+    exchange.headers.set("cache-control", "no-store");
+    exchange.headers.set("x-content-type-options", "nosniff");
+    if (leavesBodyUnread(event.req)) exchange.headers.set("connection", "close");
 
     if (host.logger) {
       const line: AccessLogLine = {
@@ -107,7 +112,7 @@ export function defineHostHandler(
         requestId: exchange.requestId,
         method: event.req.method,
         path: event.url.pathname,
-        status: response.status,
+        status,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         ...(exchange.principal?.keyId ? { keyId: exchange.principal.keyId } : {}),
         ...(exchange.sessionId ? { sessionId: exchange.sessionId } : {}),
@@ -117,7 +122,7 @@ export function defineHostHandler(
       };
       safely(() => host.logger?.(line));
     }
-    return response;
+    return textAnswer(event.req, status, body, exchange.headers);
   });
 }
 

@@ -1,6 +1,7 @@
 import type { H3Event } from "h3";
 import { CaseKitError, hostIdentitySchema, isCaseKitError } from "../core/index.js";
 import type { KeyTier, Principal, Scope } from "../core/index.js";
+import type { AnswerHeaders } from "./answer.js";
 import { authenticate, originOf } from "./auth.js";
 import type { HostState } from "./handle.js";
 import { httpStatusOf } from "./problem.js";
@@ -46,7 +47,7 @@ const defaultHostTier: KeyTier = "standard";
  */
 export function createRequestAuthenticator(options: IdentityOptions) {
   const { identify, acceptApiKeys = false } = options;
-  return async function authenticateRequest(event: H3Event, host: HostState, exchange: { requestId: string; headers: Headers }): Promise<Principal> {
+  return async function authenticateRequest(event: H3Event, host: HostState, exchange: { requestId: string; headers: AnswerHeaders }): Promise<Principal> {
     if (!identify) return authenticate(event, host.kit, exchange, host);
     const identity = await askHost(identify, event, host, exchange.requestId);
     if (identity === undefined) {

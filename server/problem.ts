@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { errorTitles, isCaseKitError } from "../core/index.js";
 import type { ErrorCode, FieldError } from "../core/index.js";
+import { AnswerHeaders } from "./answer.js";
 
 /**
  * RFC 9457 problem details. Every error the host answers is one of these, served as
@@ -130,12 +131,18 @@ export function bearerChallenge(problem: Problem): string {
 }
 
 /**
- * The problem as a response. Every 401 carries a challenge: the API's Bearer challenge unless
- * the caller names another (the account area challenges for its session cookie).
+ * The problem as an answer's content type, headers and body. Every 401 carries a challenge: the
+ * API's Bearer challenge unless the caller names another (the account area challenges for its
+ * session cookie).
  */
-export function problemResponse(problem: Problem, headers?: Headers, challenge: (problem: Problem) => string = bearerChallenge): Response {
-  const out = new Headers(headers);
-  out.set("content-type", "application/problem+json");
-  if (problem.status === 401) out.set("www-authenticate", challenge(problem));
-  return new Response(JSON.stringify(problem), { status: problem.status, headers: out });
+export function writeProblem(problem: Problem, headers: AnswerHeaders, challenge: (problem: Problem) => string = bearerChallenge): string {
+  headers.set("content-type", "application/problem+json");
+  if (problem.status === 401) headers.set("www-authenticate", challenge(problem));
+  return JSON.stringify(problem);
+}
+
+/** The problem as a standard Response of its own (see `writeProblem`). */
+export function problemResponse(problem: Problem, headers: AnswerHeaders = new AnswerHeaders(), challenge?: (problem: Problem) => string): Response {
+  const body = writeProblem(problem, headers, challenge);
+  return new Response(body, { status: problem.status, headers: headers.pairs() });
 }

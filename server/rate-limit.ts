@@ -1,5 +1,6 @@
 import { CaseKitError, isCaseKitError } from "../core/index.js";
 import type { CaseKit, ErrorCode, LimitDecision, Principal } from "../core/index.js";
+import type { AnswerHeaders } from "./answer.js";
 
 /**
  * The host's side of rate limiting (spec section 8). The core decides (`kit.limits`); the host
@@ -7,7 +8,7 @@ import type { CaseKit, ErrorCode, LimitDecision, Principal } from "../core/index
  * handler runs, so no tier bypasses tenant, scope, TLP or owner checks and every authenticated
  * answer, errors included, says where the key stands.
  */
-export async function meterKey(kit: CaseKit, principal: Principal, headers: Headers): Promise<void> {
+export async function meterKey(kit: CaseKit, principal: Principal, headers: AnswerHeaders): Promise<void> {
   const decision = await kit.limits.consume(principal);
   if (decision === null) return;
   writeLimitHeaders(decision, headers);
@@ -19,14 +20,18 @@ export async function meterKey(kit: CaseKit, principal: Principal, headers: Head
  * are whole, non-negative numbers: the limiter's figures are (see `effectiveLimits`), and a value
  * that somehow is not is left out rather than sent.
  */
-export function writeLimitHeaders(decision: LimitDecision, headers: Headers): void {
-  const values: [string, number][] = [
-    ["x-ratelimit-limit", decision.limit],
-    ["x-ratelimit-remaining", Math.max(0, decision.remaining)],
-    ["x-ratelimit-reset", Math.ceil(decision.resetAt / 1000)],
-  ];
-  if (!values.every(([, value]) => Number.isSafeInteger(value) && value >= 0)) return;
-  for (const [name, value] of values) headers.set(name, String(value));
+export function writeLimitHeaders(decision: LimitDecision, headers: AnswerHeaders): void {
+  const limit = decision.limit;
+  const remaining = Math.max(0, decision.remaining);
+  const reset = Math.ceil(decision.resetAt / 1000);
+  if (!isCount(limit) || !isCount(remaining) || !isCount(reset)) return;
+  headers.set("x-ratelimit-limit", String(limit));
+  headers.set("x-ratelimit-remaining", String(remaining));
+  headers.set("x-ratelimit-reset", String(reset));
+}
+
+function isCount(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0;
 }
 
 function refusal(decision: LimitDecision, detail: string): CaseKitError {
@@ -61,7 +66,7 @@ export async function countBadKeys<T>(kit: CaseKit, address: string | undefined,
  * After a bulk request: charges the key for the rows the answer reports (`matched`, changed or
  * skipped; see `rowCost`), and states the budget after the charge in this answer's headers.
  */
-export async function chargeBulkRows(kit: CaseKit, principal: Principal, value: unknown, headers: Headers): Promise<void> {
+export async function chargeBulkRows(kit: CaseKit, principal: Principal, value: unknown, headers: AnswerHeaders): Promise<void> {
   const rows = bulkRowsOf(value);
   if (rows === 0) return;
   const decision = await kit.limits.chargeRows(principal, rows);

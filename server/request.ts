@@ -1,6 +1,7 @@
 import { getQuery, getRouterParams } from "h3";
 import type { H3Event } from "h3";
 import { CaseKitError } from "../core/index.js";
+import type { AnswerHeaders } from "./answer.js";
 import { hasWellFormedIds } from "./path-ids.js";
 
 /** h3's parsed query (repeated parameters become arrays), copied into a plain object. */
@@ -27,7 +28,7 @@ export function paramsOf(event: H3Event): Record<string, string> {
 }
 
 /** A known path with a method it does not serve: 405 with `Allow`. */
-export function methodNotAllowed(headers: Headers, methods: readonly string[]): never {
+export function methodNotAllowed(headers: AnswerHeaders, methods: readonly string[]): never {
   const allowed = methods.includes("GET") ? [...methods, "HEAD"] : [...methods];
   headers.set("allow", allowed.join(", "));
   throw new CaseKitError("method_not_allowed", `This endpoint accepts ${allowed.join(", ")}`);
