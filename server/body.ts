@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { CaseKitError } from "../core/index.js";
 
 /** The default largest body the host reads: 1 MiB (conventions, "Requests"). */
@@ -17,9 +18,17 @@ const buffered = new WeakMap<Request, Uint8Array>();
  * `readJsonBody`.
  */
 export async function bufferBody(request: Request, limitBytes: number): Promise<void> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limitBytes) throw tooLarge(limitBytes);
-  if (buffered.has(request) || request.body === null) return;
+  const node = nodeRequestOf(request);
+  const declared = node ? node.headers["content-length"] : request.headers.get("content-length");
+  if (declared !== null && declared !== undefined && Number(declared) > limitBytes) throw tooLarge(limitBytes);
+  if (buffered.has(request)) return;
+  if (node) {
+    // As srvx's own Request: GET and HEAD have no body to read.
+    if (node.method === "GET" || node.method === "HEAD") return;
+    buffered.set(request, await readNodeLimited(node, limitBytes));
+    return;
+  }
+  if (request.body === null) return;
   buffered.set(request, await readLimited(request, limitBytes));
 }
 
@@ -46,7 +55,7 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
 
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    text = utf8.decode(bytes);
   } catch {
     throw new CaseKitError("invalid_json", "The body is not valid UTF-8");
   }
@@ -74,8 +83,71 @@ export function isJsonContentType(value: string): boolean {
  */
 export function leavesBodyUnread(request: Request): boolean {
   if (buffered.has(request)) return false;
+  const node = nodeRequestOf(request);
+  if (node) {
+    const length = node.headers["content-length"];
+    return node.headers["transfer-encoding"] !== undefined || (length !== undefined && length.trim() !== "0");
+  }
   const length = request.headers.get("content-length");
   return request.headers.has("transfer-encoding") || (length !== null && length.trim() !== "0");
+}
+
+/** Stateless between calls (no `stream` option), so one decoder serves every request. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** The Node request behind an h3 request that came through srvx's Node adapter. */
+function nodeRequestOf(request: Request): IncomingMessage | undefined {
+  return (request as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
+}
+
+/**
+ * The Node side of `readLimited`: the body from the IncomingMessage's own events, no web stream.
+ * Over the limit it stops listening and pauses the request, leaving the rest unread (the answer
+ * closes the connection); a body another reader already took, or a client gone mid-body, is
+ * "could not be read to its end", as on the web side.
+ */
+function readNodeLimited(req: IncomingMessage, limitBytes: number): Promise<Uint8Array> {
+  const raw = (req as { rawBody?: unknown }).rawBody;
+  if (Buffer.isBuffer(raw)) {
+    // A framework in front read the body already and kept it (srvx honours this too).
+    return raw.byteLength > limitBytes ? Promise.reject(tooLarge(limitBytes)) : Promise.resolve(raw);
+  }
+  if (req.readableEnded || req.destroyed) return Promise.reject(unreadable());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const cleanup = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > limitBytes) {
+        cleanup();
+        req.pause();
+        reject(tooLarge(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+    };
+    const onError = () => {
+      cleanup();
+      reject(unreadable());
+    };
+    const onClose = () => {
+      if (req.complete) return;
+      cleanup();
+      reject(unreadable());
+    };
+    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+    req.resume();
+  });
 }
 
 async function readLimited(request: Request, limitBytes: number): Promise<Uint8Array> {
@@ -87,7 +159,7 @@ async function readLimited(request: Request, limitBytes: number): Promise<Uint8A
   try {
     for (;;) {
       const { done, value } = await reader.read().catch(() => {
-        throw new CaseKitError("invalid_json", "The body could not be read to its end");
+        throw unreadable();
       });
       if (done) break;
       total += value.byteLength;
@@ -108,6 +180,10 @@ async function readLimited(request: Request, limitBytes: number): Promise<Uint8A
 
 function tooLarge(limitBytes: number): CaseKitError {
   return new CaseKitError("payload_too_large", `The body must not exceed ${limitBytes} bytes`);
+}
+
+function unreadable(): CaseKitError {
+  return new CaseKitError("invalid_json", "The body could not be read to its end");
 }
 
 function unsupported(): CaseKitError {
