@@ -7,6 +7,8 @@ import { createCaseKitApp } from "./app.js";
 import type { HostConfig } from "./config.js";
 import { databaseSetting, isPostgresUrl, loadHostConfig } from "./config.js";
 import { openRateLimitStore, openStorage } from "./open-storage.js";
+import { createHostLog } from "./host-log.js";
+import type { HostLog } from "./host-log.js";
 import { listenHttp } from "./listen.js";
 import type { DispatchLoop } from "./worker.js";
 import { startWebhookWorker } from "./worker.js";
@@ -24,7 +26,8 @@ Usage:
 --database takes a SQLite file path (default ./data/casekit.db) or a postgres:// URL.
 Environment: CASEKIT_DATABASE, CASEKIT_PORT, CASEKIT_HOST, CASEKIT_KEY_HASH_SECRET,
 CASEKIT_KEY_ENVIRONMENT, CASEKIT_BODY_LIMIT, CASEKIT_WEBHOOK_ALLOWLIST, CASEKIT_DISPATCHER,
-CASEKIT_WEBHOOK_RETENTION_DAYS, CASEKIT_TRUST_PROXY, CASEKIT_SHUTDOWN_TIMEOUT (see README, "Configuration").`;
+CASEKIT_WEBHOOK_RETENTION_DAYS, CASEKIT_TRUST_PROXY, CASEKIT_SHUTDOWN_TIMEOUT, CASEKIT_LOG_LEVEL,
+CASEKIT_LOG_PROBES (see README, "Configuration").`;
 
 type Out = { log: (line: string) => void; error: (line: string) => void };
 
@@ -36,9 +39,9 @@ export async function main(argv: string[], out: Out = console): Promise<number> 
       case "init":
         return await init(rest, out);
       case "serve":
-        return await serve(rest, out);
+        return await serve(rest);
       case "worker":
-        return await worker(rest, out);
+        return await worker(rest);
       case "migrate":
         return await migrate(rest, out);
       case "copy":
@@ -127,12 +130,13 @@ async function migrate(args: string[], out: Out): Promise<number> {
   return 0;
 }
 
-async function serve(args: string[], out: Out): Promise<number> {
+async function serve(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: { ...databaseOption, port: { type: "string" }, host: { type: "string" } },
   });
   const config = loadHostConfig(values);
+  const log = createHostLog({ level: config.logLevel, logProbes: config.logProbes });
   const storage = await openStorage(config.database, { sqliteWalLimitBytes: config.sqliteWalLimitBytes });
   let limitStore: Awaited<ReturnType<typeof openRateLimitStore>> | undefined;
   let listener: Awaited<ReturnType<typeof listenHttp>>;
@@ -152,31 +156,39 @@ async function serve(args: string[], out: Out): Promise<number> {
     const app = createCaseKitApp(kit, {
       bodyLimitBytes: config.bodyLimitBytes,
       trustProxy: config.trustProxy,
-      logger: (line) => out.log(JSON.stringify(line)),
+      logger: log.access,
+      onUnexpectedError: log.unexpected,
     });
     listener = await listenHttp(app, {
       port: config.port,
       host: config.host,
       requestId: () => kit.deps.ids.next("req"),
-      onClientError: (line) => out.log(JSON.stringify({ msg: "request refused before routing", time: kit.clock.now().toISOString(), ...line })),
+      onClientError: (line) => log.logger.info(line, "request refused before routing"),
     });
   } catch (error) {
     // Nothing may keep the process alive after a failed start: close what was opened.
     await limitStore?.close();
     await storage.close();
+    await log.flush();
     throw error;
   }
-  const deliveries = config.dispatcher === "on" ? startDeliveries(kit, config, out) : null;
-  out.log(`casekit ${version} listening on ${listener.url}api/v1 (database: ${redact(config.database)}; webhook dispatcher ${config.dispatcher})`);
+  const deliveries = config.dispatcher === "on" ? startDeliveries(kit, config, log) : null;
+  log.logger.info(
+    { version, url: `${listener.url}api/v1`, database: redact(config.database), dispatcher: config.dispatcher },
+    `casekit ${version} listening on ${listener.url}api/v1`,
+  );
 
   const stop = async (signal: string) => {
-    out.log(`casekit: ${signal} received, shutting down (requests in flight get up to ${config.shutdownTimeoutMs / 1000} s)`);
+    log.logger.info({ signal, shutdownTimeoutMs: config.shutdownTimeoutMs }, `casekit: ${signal} received, shutting down (requests in flight get up to ${config.shutdownTimeoutMs / 1000} s)`);
     const { forced } = await listener.close(config.shutdownTimeoutMs);
-    if (forced > 0) out.error(JSON.stringify({ level: "warn", msg: "shutdown deadline reached: requests still in flight were cut", requests: forced }));
+    if (forced > 0) log.logger.warn({ requests: forced }, "shutdown deadline reached: requests still in flight were cut");
     // The attempt in flight finishes and is recorded before the storage closes.
     await deliveries?.stop();
     await limitStore?.close();
     await storage.close();
+    log.logger.info("casekit stopped");
+    // The last lines, access lines of the drained requests included, reach the output before the exit.
+    await log.flush();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop("SIGINT"));
@@ -185,21 +197,24 @@ async function serve(args: string[], out: Out): Promise<number> {
 }
 
 /** Only the webhook dispatcher: for hosts that serve no API, or to add delivery capacity. */
-async function worker(args: string[], out: Out): Promise<number> {
+async function worker(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: databaseOption });
   const config = loadHostConfig(values);
+  const log = createHostLog({ level: config.logLevel, logProbes: config.logProbes });
   const storage = await openStorage(config.database, { sqliteWalLimitBytes: config.sqliteWalLimitBytes });
   await storage.migrate();
   const kit = createCaseKit({
     storage,
     config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows },
   });
-  const deliveries = startDeliveries(kit, config, out);
-  out.log(`casekit ${version} worker delivering webhooks (database: ${redact(config.database)})`);
+  const deliveries = startDeliveries(kit, config, log);
+  log.logger.info({ version, database: redact(config.database) }, `casekit ${version} worker delivering webhooks`);
   const stop = async (signal: string) => {
-    out.log(`casekit: ${signal} received, shutting down`);
+    log.logger.info({ signal }, `casekit: ${signal} received, shutting down`);
     await deliveries.stop();
     await storage.close();
+    log.logger.info("casekit stopped");
+    await log.flush();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop("SIGINT"));
@@ -207,12 +222,12 @@ async function worker(args: string[], out: Out): Promise<number> {
   return 0;
 }
 
-function startDeliveries(kit: CaseKit, config: HostConfig, out: Out): DispatchLoop {
+function startDeliveries(kit: CaseKit, config: HostConfig, log: HostLog): DispatchLoop {
   return startWebhookWorker(kit, {
     allowlist: config.webhookAllowlist,
     retentionDays: config.webhookRetentionDays,
     // The message only: errors of the storage or the transport never carry secrets, but a stack adds nothing.
-    onError: (error) => out.error(JSON.stringify({ level: "error", msg: "webhook dispatcher step failed", error: error instanceof Error ? error.message : String(error) })),
+    onError: (error) => log.logger.error({ error: error instanceof Error ? error.message : String(error) }, "webhook dispatcher step failed"),
   });
 }
 

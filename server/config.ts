@@ -4,6 +4,10 @@ import { dirname, resolve } from "node:path";
 import { parseWebhookAllowlist, rateLimitOverridesSchema } from "../core/index.js";
 import type { RateLimitOverrides } from "../core/index.js";
 
+/** CASEKIT_LOG_LEVEL's values: pino's level names. */
+export const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+export type LogLevel = (typeof logLevels)[number];
+
 /**
  * The host's settings. Each comes from a command-line flag, else an environment variable, else
  * a default; README "Configuration" lists them.
@@ -34,6 +38,10 @@ export interface HostConfig {
   bulkMaxRows: number;
   /** CASEKIT_SQLITE_WAL_LIMIT: the WAL size (bytes) past which SQLite's WAL is checkpointed back to empty. */
   sqliteWalLimitBytes: number;
+  /** CASEKIT_LOG_LEVEL: the least severe level `casekit serve` and `casekit worker` write (default info). */
+  logLevel: LogLevel;
+  /** CASEKIT_LOG_PROBES: log successful answers to /livez, /readyz and /api/v1/health too (default false). */
+  logProbes: boolean;
   rateLimits: {
     /** Lowers the tiers' figures; gives `unlimited` keys figures (none by default). */
     deployment: RateLimitOverrides;
@@ -67,6 +75,8 @@ export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proc
     trustProxy: oneOf(env.CASEKIT_TRUST_PROXY ?? "false", "CASEKIT_TRUST_PROXY", ["true", "false"]) === "true",
     webhookRetentionDays: toInteger(env.CASEKIT_WEBHOOK_RETENTION_DAYS ?? "30", "CASEKIT_WEBHOOK_RETENTION_DAYS", 1, 3650),
     bulkMaxRows: toInteger(env.CASEKIT_BULK_MAX_ROWS ?? "10000", "CASEKIT_BULK_MAX_ROWS", 1, 1_000_000),
+    logLevel: oneOf(env.CASEKIT_LOG_LEVEL ?? "info", "CASEKIT_LOG_LEVEL", logLevels),
+    logProbes: oneOf(env.CASEKIT_LOG_PROBES ?? "false", "CASEKIT_LOG_PROBES", ["true", "false"]) === "true",
     sqliteWalLimitBytes: toInteger(env.CASEKIT_SQLITE_WAL_LIMIT ?? String(64 * 1024 * 1024), "CASEKIT_SQLITE_WAL_LIMIT", 1024 * 1024, 64 * 1024 * 1024 * 1024),
     rateLimits: {
       deployment: parseRateLimits(env.CASEKIT_RATE_LIMITS),

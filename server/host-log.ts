@@ -1,0 +1,69 @@
+import pino from "pino";
+import type { DestinationStream, Logger } from "pino";
+import type { LogLevel } from "./config.js";
+import type { AccessLogLine } from "./handle.js";
+import { apiBasePath } from "./route.js";
+
+/**
+ * Paths orchestrators and load balancers call every few seconds: their successful answers are
+ * not logged unless asked (CASEKIT_LOG_PROBES), so they do not drown the lines that matter.
+ */
+const probePaths: ReadonlySet<string> = new Set(["/livez", "/readyz", `${apiBasePath}/health`]);
+
+export interface HostLogOptions {
+  level: LogLevel;
+  /** Log successful probe answers too. */
+  logProbes: boolean;
+  /** Where the lines go; standard output through an asynchronous sonic-boom by default. */
+  destination?: DestinationStream;
+}
+
+/** The structured log of `casekit serve`: one JSON object per line. */
+export interface HostLog {
+  logger: Logger;
+  /** For the app's `logger` option: the access line at `info` (`error` for a 5xx). */
+  access(line: AccessLogLine): void;
+  /** For the app's `onUnexpectedError` option: the error's message and stack under the request id. */
+  unexpected(error: unknown, context: { requestId: string }): void;
+  /** Writes out whatever is still buffered; before the process exits. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Lines are written through pino to an asynchronous destination: a request never waits for the
+ * terminal or the log collector, and lines written while a write is in flight go out together.
+ * Each line has `level` (its name), `time` (ISO 8601) and `msg`, then its fields. What goes in is
+ * chosen by the callers: the access line's fields (never headers, queries or bodies), start-up
+ * and shutdown facts (the database URL with its password masked), never a key or a password.
+ */
+export function createHostLog(options: HostLogOptions): HostLog {
+  const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
+  const logger = pino(
+    {
+      level: options.level,
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+  return {
+    logger,
+    access(line) {
+      if (!options.logProbes && line.status < 400 && probePaths.has(line.path)) return;
+      // pino writes its own time and msg; the rest of the line goes as it is.
+      const { msg, time: _time, ...fields } = line;
+      if (line.status >= 500) logger.error(fields, msg);
+      else logger.info(fields, msg);
+    },
+    unexpected(error, { requestId }) {
+      // Name, message and stack only (not pino's `err` serializer, which copies every property: a
+      // driver's error may carry the statement's values).
+      const described = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : { type: typeof error, message: String(error) };
+      logger.error({ requestId, error: described }, "unexpected error");
+    },
+    flush() {
+      return new Promise((resolve) => logger.flush(() => resolve()));
+    },
+  };
+}
