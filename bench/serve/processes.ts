@@ -48,10 +48,10 @@ export function initOrganization(database: string, name: string): Organization {
 }
 
 /** `casekit serve` on `database`, resolved once /livez answers. */
-export async function startServe(name: string, database: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Running> {
+export async function startServe(name: string, database: string, env: Record<string, string> = {}, nodeArgs: string[] = [], onSpawn?: (pid: number) => void): Promise<Running> {
   const port = await freePort();
   const args = [...nodeArgs, bin, "serve", "--database", database, "--port", String(port), "--host", "127.0.0.1"];
-  return start(name, args, `${database}.${name}.log`, { ...benchEnv, ...env }, `http://127.0.0.1:${port}`, "/livez");
+  return start(name, args, `${database}.${name.replace(/\W+/g, "-")}.log`, { ...benchEnv, ...env }, `http://127.0.0.1:${port}`, "/livez", onSpawn);
 }
 
 /** A TypeScript file of the bench (tsx) as its own process, given its port as the first argument. */
@@ -60,10 +60,11 @@ export async function startScript(name: string, script: string, logFile: string,
   return start(name, ["--import", "tsx", join(packageRoot, "bench", "serve", script), String(port), ...args], logFile, env, `http://127.0.0.1:${port}`, "/livez");
 }
 
-async function start(name: string, args: string[], logFile: string, env: Record<string, string>, origin: string, ready: string): Promise<Running> {
+async function start(name: string, args: string[], logFile: string, env: Record<string, string>, origin: string, ready: string, onSpawn?: (pid: number) => void): Promise<Running> {
   const log = openSync(logFile, "a");
   const child = spawn(process.execPath, args, { cwd: packageRoot, env: { ...process.env, ...env }, stdio: ["ignore", log, log] });
   closeSync(log);
+  onSpawn?.(child.pid!);
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once("exit", () => ((exited = true), resolve())));
   const deadline = Date.now() + 60_000;

@@ -27,6 +27,8 @@ export const settings = {
   bulkRows: number("BENCH_BULK_ROWS", 100_000, 5_000),
   /** Milliseconds between the GETs issued while a bulk runs. */
   probeMs: number("BENCH_PROBE_MS", 5, 5),
+  /** The WAL size (MB) the WAL scenario must stay under (issue 14: 256, "configurable"). */
+  walTargetMb: number("BENCH_WAL_TARGET_MB", 256, 256),
   /** Seconds of sustained creates for the WAL scenario. */
   walSeconds: number("BENCH_WAL_SECONDS", 600, 10),
   /** Events queued per webhook round, and subscriptions each is delivered to. */

@@ -13,7 +13,8 @@ import { encodeParams } from "./recorded.js";
 
 type Db = { readonly: boolean; prepare(sql: string): Stmt; exec(sql: string): unknown; pragma(sql: string, options?: { simple?: boolean }): unknown };
 type Stmt = { source: string; database: Db; [method: string]: unknown };
-type Method = (this: unknown, ...args: unknown[]) => unknown;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each patched method has its own `this`
+type Method = (this: any, ...args: unknown[]) => unknown;
 
 const logFile = process.env.BENCH_SQL_LOG;
 if (isMainThread && logFile) {

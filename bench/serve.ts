@@ -1,0 +1,155 @@
+/**
+ * Issue 14's figures, out of process (`npm run bench -- serve`; BENCH_QUICK=1 for a short
+ * development run; the other settings in bench/serve/settings.ts). Builds the package, starts
+ * `casekit serve` processes from dist/ on fresh SQLite files and a bare h3 endpoint, drives them
+ * with autocannon, and prints a markdown report (also written to the file BENCH_REPORT names, if
+ * set). The run's temporary folder (databases, server logs) is removed unless BENCH_KEEP=1.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { api } from "./serve/api.js";
+import { bulkAssignAlerts, bulkUpdateTasks } from "./serve/bulk.js";
+import type { BulkSample } from "./serve/bulk.js";
+import { captureCreates } from "./serve/floor/capture.js";
+import type { Running } from "./serve/processes.js";
+import { benchEnv, build, initOrganization, startScript, startServe } from "./serve/processes.js";
+import { markdown } from "./serve/report.js";
+import type { RunResults } from "./serve/report.js";
+import { createBody } from "./serve/requests.js";
+import type { LoadScenario } from "./serve/rounds.js";
+import { runRounds } from "./serve/rounds.js";
+import { names, selectedGroups } from "./serve/scenarios.js";
+import { seedAlerts, seedCases, seedTasks } from "./serve/seed.js";
+import { settings } from "./serve/settings.js";
+import { sustainedCreates } from "./serve/wal.js";
+import { deliveryRound, startReceiver, subscribe } from "./serve/webhooks.js";
+
+const log = (line: string) => console.log(line);
+const want = selectedGroups(settings.only);
+const dir = mkdtempSync(join(tmpdir(), "casekit-bench-serve-"));
+const running: Running[] = [];
+const keep = <T extends Running>(r: T): T => (running.push(r), r);
+
+try {
+  if (!settings.skipBuild) {
+    log("building the package (dist/ is what casekit serve runs)…");
+    build();
+  }
+  const scenarios: LoadScenario[] = [];
+  const connections = new Map<string, number>();
+  const add = (name: string, server: Running, path: string, key: string | undefined, extra: { method?: "POST"; body?: string; connections?: number } = {}) => {
+    const n = extra.connections ?? settings.connections;
+    connections.set(name, n);
+    scenarios.push({
+      name,
+      pid: server.pid,
+      target: {
+        url: server.origin + path,
+        method: extra.method ?? "GET",
+        headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(extra.body ? { "content-type": "application/json" } : {}) },
+        ...(extra.body ? { body: extra.body } : {}),
+        connections: n,
+      },
+    });
+  };
+
+  const loadGroups = ["health", "metering", "create", "list"].some((g) => want.has(g as never));
+  if (loadGroups) add(names.bare, keep(await startScript("bare h3", "bare-h3.ts", join(dir, "bare-h3.log"))), "/ping", undefined);
+
+  if (want.has("health") || want.has("create")) {
+    const database = join(dir, "fresh.db");
+    const organization = initOrganization(database, "Fresh SOC");
+    const serve = keep(await startServe("serve", database));
+    if (want.has("health")) add(names.health, serve, "/api/v1/health", organization.apiKey);
+    if (want.has("create")) add(names.create, serve, "/api/v1/cases", organization.apiKey, { method: "POST", body: createBody });
+  }
+  if (want.has("metering")) {
+    const database = join(dir, "metering.db");
+    const metered = initOrganization(database, "Metered SOC");
+    const unmetered = initOrganization(database, "Unmetered SOC");
+    const host = keep(await startScript("metering host", "metering-host.ts", `${database}.log`, [database, unmetered.organizationId], benchEnv));
+    add(names.metered, host, "/api/v1/health", metered.apiKey);
+    add(names.unmetered, host, "/api/v1/health", unmetered.apiKey);
+  }
+
+  let listServe: Running | undefined;
+  let listOrganization: ReturnType<typeof initOrganization> | undefined;
+  const listDatabase = join(dir, "lists.db");
+  if (want.has("list") || want.has("bulk")) {
+    listOrganization = initOrganization(listDatabase, "Busy SOC");
+    listServe = keep(await startServe("serve (seeded)", listDatabase));
+    const { origin } = listServe;
+    const key = listOrganization.apiKey;
+    const template = await api<{ id: string }>(origin, key, "POST", "/cases", JSON.parse(createBody));
+    log(`seeding ${settings.cases} cases…`);
+    seedCases(listDatabase, template.id, settings.cases - 1);
+    if (want.has("bulk")) {
+      const alert = await api<{ id: string }>(origin, key, "POST", "/alerts", { title: "Seeded alert", severity: 2, source: "bench" });
+      const task = await api<{ id: string }>(origin, key, "POST", `/cases/${template.id}/tasks`, { title: "Seeded task" });
+      log(`seeding ${settings.bulkRows} alerts and ${settings.bulkRows} tasks…`);
+      seedAlerts(listDatabase, alert.id, settings.bulkRows - 1);
+      seedTasks(listDatabase, task.id, settings.bulkRows - 1);
+    }
+    if (want.has("list")) {
+      add(names.list, listServe, "/api/v1/cases?limit=50", key);
+      add(names.list10, listServe, "/api/v1/cases?limit=50", key, { connections: 10 });
+    }
+  }
+
+  const floor = want.has("create") ? { dir, capture: await captureCreates(dir, settings.floorCreates), batch: settings.floorBatch } : undefined;
+  if (floor) log(`floor: captured ${floor.capture.calls.length} statements of ${floor.capture.creates} creates`);
+
+  const results: RunResults = {
+    rounds: await runRounds(scenarios, floor, { rounds: settings.rounds, seconds: settings.seconds, log }),
+    connections,
+    cases: settings.cases,
+    bulkRows: settings.bulkRows,
+  };
+
+  if (want.has("bulk") && listServe && listOrganization) {
+    const targets = { origin: listServe.origin, key: listOrganization.apiKey, userId: listOrganization.userId, rows: settings.bulkRows, probeMs: settings.probeMs };
+    const bulk = { alerts: [] as BulkSample[], tasks: [] as BulkSample[] };
+    for (let round = 1; round <= settings.rounds; round++) {
+      bulk.alerts.push(await bulkAssignAlerts(targets));
+      bulk.tasks.push(await bulkUpdateTasks(targets, round));
+      log(`round ${round}  bulk alerts ${bulk.alerts.at(-1)!.seconds.toFixed(2)} s (probe p99 ${bulk.alerts.at(-1)!.probeP99Ms.toFixed(1)} ms), tasks ${bulk.tasks.at(-1)!.seconds.toFixed(2)} s (probe p99 ${bulk.tasks.at(-1)!.probeP99Ms.toFixed(1)} ms)`);
+    }
+    results.bulk = bulk;
+  }
+  for (const r of running.splice(0)) await r.stop();
+
+  if (want.has("webhooks")) {
+    const database = join(dir, "webhooks.db");
+    const organization = initOrganization(database, "Hooked SOC");
+    const receiver = await startReceiver();
+    try {
+      const setUp = await startServe("serve (webhooks, set-up)", database, { CASEKIT_DISPATCHER: "off" });
+      await subscribe(setUp.origin, organization.apiKey, receiver.url, settings.webhookSubscribers);
+      await setUp.stop();
+      const samples = [];
+      for (let round = 1; round <= settings.rounds; round++) {
+        samples.push(await deliveryRound(database, organization, receiver, settings.webhookEvents, settings.webhookSubscribers));
+        log(`round ${round}  webhooks ${samples.at(-1)!.deliveriesPerSecond.toFixed(0)} deliveries/s, ${samples.at(-1)!.cpuMicrosPerDelivery.toFixed(0)} µs CPU per delivery`);
+      }
+      results.webhooks = { samples, events: settings.webhookEvents, subscribers: settings.webhookSubscribers };
+    } finally {
+      await receiver.close();
+    }
+  }
+
+  if (want.has("wal")) {
+    const database = join(dir, "wal.db");
+    const organization = initOrganization(database, "Steady SOC");
+    log(`WAL: ${settings.walSeconds} s of sustained creates…`);
+    results.wal = { ...(await sustainedCreates(database, organization, settings.walSeconds, settings.connections)), limitMb: settings.walTargetMb };
+  }
+
+  const report = markdown(results);
+  if (process.env.BENCH_REPORT) writeFileSync(process.env.BENCH_REPORT, `${report}\n`);
+  console.log(`\n${report}\n`);
+} finally {
+  for (const r of running) await r.stop();
+  if (process.env.BENCH_KEEP === "1") console.log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}

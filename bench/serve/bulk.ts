@@ -1,0 +1,73 @@
+/**
+ * selectAll bulks of many alerts and tasks on the running server, each timed to its answer while a
+ * probe GET is sent every `probeMs` (never waiting for the previous one): the probe's p99 says
+ * how long a request waits behind the bulk.
+ */
+import { api } from "./api.js";
+import { spread } from "./stats.js";
+
+export interface BulkSample {
+  seconds: number;
+  probeP99Ms: number;
+  probes: number;
+}
+
+export async function timedWithProbe(origin: string, key: string, probePath: string, probeMs: number, work: () => Promise<void>): Promise<BulkSample> {
+  const latencies: number[] = [];
+  const pending = new Set<Promise<void>>();
+  let probing = true;
+  const probe = async () => {
+    const started = performance.now();
+    const response = await fetch(`${origin}/api/v1${probePath}`, { headers: { authorization: `Bearer ${key}` } });
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`probe GET ${probePath}: ${response.status}`);
+    latencies.push(performance.now() - started);
+  };
+  const timer = setInterval(() => {
+    if (!probing) return;
+    const p = probe().finally(() => pending.delete(p));
+    pending.add(p);
+  }, probeMs);
+  const started = performance.now();
+  try {
+    await work();
+  } finally {
+    probing = false;
+    clearInterval(timer);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(pending);
+  latencies.sort((a, b) => a - b);
+  return { seconds, probeP99Ms: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? NaN, probes: latencies.length };
+}
+
+export interface BulkTargets {
+  origin: string;
+  key: string;
+  userId: string;
+  rows: number;
+  probeMs: number;
+}
+
+const probePath = "/cases?limit=10";
+
+/** POST /bulk/alerts/assign over every alert (the same assignee each round: every alert is written). */
+export async function bulkAssignAlerts(t: BulkTargets): Promise<BulkSample> {
+  return timedWithProbe(t.origin, t.key, probePath, t.probeMs, async () => {
+    const result = await api<{ matched: number }>(t.origin, t.key, "POST", "/bulk/alerts/assign", { options: { selectAll: true }, assigneeId: t.userId });
+    if (result.matched !== t.rows) throw new Error(`bulk assign matched ${result.matched} alerts, not ${t.rows}`);
+  });
+}
+
+/** POST /bulk/tasks over every task, assigning and unassigning by turns so each round changes them all. */
+export async function bulkUpdateTasks(t: BulkTargets, round: number): Promise<BulkSample> {
+  return timedWithProbe(t.origin, t.key, probePath, t.probeMs, async () => {
+    const fields = { assigneeId: round % 2 === 0 ? t.userId : null };
+    const result = await api<{ matched: number }>(t.origin, t.key, "POST", "/bulk/tasks", { options: { selectAll: true }, fields });
+    if (result.matched !== t.rows) throw new Error(`bulk task update matched ${result.matched} tasks, not ${t.rows}`);
+  });
+}
+
+export function summarize(samples: BulkSample[]) {
+  return { seconds: spread(samples.map((s) => s.seconds)), probeP99Ms: spread(samples.map((s) => s.probeP99Ms)) };
+}

@@ -1,0 +1,35 @@
+/**
+ * What metering costs, out of process. `casekit serve` meters every key (no tier, no setting turns
+ * it off), so this host builds the same kit and app as `casekit serve` does (server/cli.ts) and
+ * serves it on the same node:http edge (`listenHttp`), with one change: the keys of one
+ * organization are treated as the limiter treats callers it does not limit (`consume` answers
+ * null: no decision, no headers). A metered and an unmetered key then hit the same process, in
+ * turns, and their difference is the metering.
+ *
+ *   node --import tsx bench/serve/metering-host.ts <port> <database> <unmetered organization id>
+ */
+import { createCaseKit } from "../../core/index.js";
+import { createCaseKitApp } from "../../server/app.js";
+import { loadHostConfig } from "../../server/config.js";
+import { listenHttp } from "../../server/listen.js";
+import { openStorage } from "../../server/open-storage.js";
+
+const [port, database, unmetered] = process.argv.slice(2);
+const config = loadHostConfig({ database: database!, port: port!, host: "127.0.0.1" });
+const storage = await openStorage(config.database, { sqliteWalLimitBytes: config.sqliteWalLimitBytes });
+await storage.migrate();
+const kit = createCaseKit({
+  storage,
+  config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows },
+  rateLimits: { deployment: config.rateLimits.deployment, failureMode: config.rateLimits.failureMode },
+});
+const consume = kit.limits.consume.bind(kit.limits);
+kit.limits.consume = async (principal) => (principal.organizationId === unmetered ? null : consume(principal));
+const app = createCaseKitApp(kit, { bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, logger: (line) => console.log(JSON.stringify(line)) });
+const listener = await listenHttp(app, { port: config.port, host: config.host, requestId: () => kit.deps.ids.next("req") });
+process.once("SIGTERM", () => {
+  void listener.close(5_000).then(async () => {
+    await storage.close();
+    process.exit(0);
+  });
+});
