@@ -1,6 +1,7 @@
 /**
  * Runs benchmarks by name (`npm run bench -- rate-limit`), or all of them. Benchmarks run on
- * demand, never in CI: figures depend on the machine, their ratios much less.
+ * demand, never in CI: figures depend on the machine, their ratios much less. A benchmark is a
+ * file directly in bench/; a folder beside it (bench/serve/) holds that benchmark's parts.
  */
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";

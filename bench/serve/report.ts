@@ -123,7 +123,7 @@ export function markdown(run: RunResults): string {
   if (run.wal) {
     const mb = (b: number) => b / 1024 / 1024;
     judge(
-      `WAL after ${fixed(run.wal.seconds / 60)} min of sustained creates`,
+      `WAL after ${run.wal.seconds >= 120 ? `${fixed(run.wal.seconds / 60)} min` : `${fixed(run.wal.seconds)} s`} of sustained creates`,
       `peak ${fixed(mb(run.wal.peakBytes))} MB, final ${fixed(mb(run.wal.finalBytes))} MB`,
       `${fixed(run.wal.creates / run.wal.seconds)} creates/s`,
       `< ${run.wal.limitMb} MB (judged on the peak)`,

@@ -24,6 +24,7 @@ const capture = JSON.parse(readFileSync(captureFile!, "utf8")) as Capture;
 const batch = Number(batchArg);
 
 const statements = new Map<string, Database.Statement>();
+const modes = new Map<Database.Statement, string>();
 const key = (call: Call) => `${call.readonly ? "r" : "w"}:${call.sql}`;
 const writer = new Database(file!);
 for (const setting of capture.setup.writer) run(writer, setting);
@@ -86,13 +87,19 @@ function run(db: Connection, call: Call, params: unknown[] = decodeParams(call.p
     return;
   }
   const statement = statements.get(key(call)) ?? db.prepare(call.sql);
-  if (statement.reader) {
-    statement.raw(call.mode.raw === true);
-    statement.pluck(call.mode.pluck === true);
-    statement.expand(call.mode.expand === true);
-  }
+  if (statement.reader) setMode(statement, call.mode);
   if (call.method === "run") statement.run(...params);
   else if (call.method === "get") statement.get(...params);
   else if (call.method === "all") statement.all(...params);
   else for (const _row of statement.iterate(...params));
+}
+
+/** The statement's raw/pluck/expand as captured, set only when it differs from the last call's. */
+function setMode(statement: Database.Statement, mode: Call["mode"]): void {
+  const wanted = `${mode.raw === true}/${mode.pluck === true}/${mode.expand === true}`;
+  if (modes.get(statement) === wanted) return;
+  modes.set(statement, wanted);
+  statement.raw(mode.raw === true);
+  statement.pluck(mode.pluck === true);
+  statement.expand(mode.expand === true);
 }
