@@ -74,6 +74,13 @@ export function seedAlerts(database: string, templateId: string, count: number):
   seedCopies(database, { table: "alerts", templateId, count, vary: (row, i) => ({ source_ref: row.source_ref === null ? null : `${String(row.source_ref)}-${i}`, title: `Seeded alert ${i}` }) });
 }
 
+/** Tasks, spread over the organization's newest cases (up to 100), in order within each. */
 export function seedTasks(database: string, templateId: string, count: number): void {
-  seedCopies(database, { table: "tasks", templateId, count, vary: (_row, i) => ({ title: `Seeded task ${i}` }) });
+  const db = new Database(database, { readonly: true });
+  const cases = db
+    .prepare("SELECT cases.id FROM cases JOIN tasks ON tasks.organization_id = cases.organization_id WHERE tasks.id = ? ORDER BY cases.id DESC LIMIT 100")
+    .pluck()
+    .all(templateId) as string[];
+  db.close();
+  seedCopies(database, { table: "tasks", templateId, count, vary: (_row, i) => ({ case_id: cases[i % cases.length], sort_order: 1 + Math.floor(i / cases.length), title: `Seeded task ${i}` }) });
 }

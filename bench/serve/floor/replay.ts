@@ -4,10 +4,10 @@
  *
  *   node --import tsx bench/serve/floor/replay.ts <capture.json> <copy.db> <creates per transaction>
  *
- * The writer's own transaction control (BEGIN, COMMIT, savepoints) is left out and replaced: one
- * BEGIN IMMEDIATE … COMMIT around every `batch` captured transactions (1: one commit per create,
- * as a request does; 50: what group commit may reach). Everything else runs as captured, reads on
- * a read-only connection as the storage's readers do. Statements are prepared before the clock
+ * The writer's own transaction control is replaced (plan.ts): one BEGIN IMMEDIATE … COMMIT around
+ * every `batch` captured transactions (1: one commit per create, as a request does; 50: what group
+ * commit may reach). Everything else runs as captured, reads on a read-only connection as the
+ * storage's readers do. Statements are prepared before the clock
  * starts (the server prepares once, too). Prints `{ cpuMicros, wallMs, transactions }` as JSON.
  */
 import { readFileSync } from "node:fs";
@@ -15,6 +15,7 @@ import Database from "better-sqlite3";
 import type { Capture } from "./capture.js";
 import { decodeParams } from "./recorded.js";
 import type { Recorded } from "./recorded.js";
+import { replayPlan } from "./plan.js";
 
 type Call = Extract<Recorded, { kind: "call" }>;
 type Connection = Database.Database;
@@ -31,47 +32,27 @@ for (const setting of capture.setup.writer) run(writer, setting);
 const reader = new Database(file!, { readonly: true, fileMustExist: true });
 for (const setting of capture.setup.reader) run(reader, setting);
 
-const control = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
-const ends = /^\s*(COMMIT|END|ROLLBACK)\s*(TRANSACTION)?\s*;?\s*$/i;
-const script = capture.calls.map((call) => ({ call, params: decodeParams(call.params), control: !call.readonly && control.test(call.sql), ends: !call.readonly && ends.test(call.sql) }));
-for (const { call } of script) {
-  if (isPrepared(call) && !statements.has(key(call))) statements.set(key(call), (call.readonly ? reader : writer).prepare(call.sql));
+const plan = replayPlan(capture.calls, batch);
+const params = plan.steps.map((step) => (step.kind === "call" ? decodeParams(step.call.params) : []));
+for (const step of plan.steps) {
+  if (step.kind === "call" && isPrepared(step.call) && !statements.has(key(step.call))) statements.set(key(step.call), (step.call.readonly ? reader : writer).prepare(step.call.sql));
 }
 const begin = writer.prepare("BEGIN IMMEDIATE");
 const commit = writer.prepare("COMMIT");
 
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-let open = false;
-let captured = 0;
-let transactions = 0;
-for (const step of script) {
-  if (step.control) {
-    if (step.ends) {
-      captured += 1;
-      if (open && captured % batch === 0) {
-        commit.run();
-        open = false;
-        transactions += 1;
-      }
-    }
-    continue;
-  }
-  if (!step.call.readonly && !open) {
-    begin.run();
-    open = true;
-  }
-  run(step.call.readonly ? reader : writer, step.call, step.params);
-}
-if (open) {
-  commit.run();
-  transactions += 1;
+for (let i = 0; i < plan.steps.length; i++) {
+  const step = plan.steps[i]!;
+  if (step.kind === "begin") begin.run();
+  else if (step.kind === "commit") commit.run();
+  else run(step.call.readonly ? reader : writer, step.call, params[i]);
 }
 const wallMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
 writer.close();
 reader.close();
-console.log(JSON.stringify({ cpuMicros: cpu.user + cpu.system, wallMs, transactions, captured }));
+console.log(JSON.stringify({ cpuMicros: cpu.user + cpu.system, wallMs, transactions: plan.transactions, captured: plan.captured }));
 
 function isPrepared(call: Call): boolean {
   return call.method !== "exec" && call.method !== "pragma";
