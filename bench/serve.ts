@@ -30,6 +30,17 @@ const want = selectedGroups(settings.only);
 const dir = mkdtempSync(join(tmpdir(), "casekit-bench-serve-"));
 const running: Running[] = [];
 const keep = <T extends Running>(r: T): T => (running.push(r), r);
+/** A group that fails (a request refused, a server that died) is reported; the others still run. */
+const failures: { group: string; message: string }[] = [];
+const attempt = async (group: string, work: () => Promise<void>) => {
+  try {
+    await work();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    failures.push({ group, message });
+    log(`${group} failed: ${message}`);
+  }
+};
 
 try {
   if (!settings.skipBuild) {
@@ -97,18 +108,16 @@ try {
     }
   }
 
-  const floor = want.has("create") ? { dir, capture: await captureCreates(dir, settings.floorCreates), batch: settings.floorBatch } : undefined;
-  if (floor) log(`floor: captured ${floor.capture.calls.length} statements of ${floor.capture.creates} creates`);
+  const results: RunResults = { rounds: { load: new Map(), floor: { perCreate: [], batched: [] } }, connections, cases: settings.cases, bulkRows: settings.bulkRows };
+  if (scenarios.length > 0) await attempt("load", async () => {
+    const floor = want.has("create") ? { dir, capture: await captureCreates(dir, settings.floorCreates), batch: settings.floorBatch } : undefined;
+    if (floor) log(`floor: captured ${floor.capture.calls.length} statements of ${floor.capture.creates} creates`);
+    results.rounds = await runRounds(scenarios, floor, { rounds: settings.rounds, seconds: settings.seconds, log });
+  });
 
-  const results: RunResults = {
-    rounds: await runRounds(scenarios, floor, { rounds: settings.rounds, seconds: settings.seconds, log }),
-    connections,
-    cases: settings.cases,
-    bulkRows: settings.bulkRows,
-  };
-
-  if (want.has("bulk") && listServe && listOrganization) {
-    const targets = { origin: listServe.origin, key: listOrganization.apiKey, userId: listOrganization.userId, rows: settings.bulkRows, probeMs: settings.probeMs };
+  if (want.has("bulk") && listServe && listOrganization) await attempt("bulk", async () => {
+    const [serve, organization] = [listServe!, listOrganization!];
+    const targets = { origin: serve.origin, key: organization.apiKey, userId: organization.userId, rows: settings.bulkRows, probeMs: settings.probeMs };
     const bulk = { alerts: [] as BulkSample[], tasks: [] as BulkSample[] };
     for (let round = 1; round <= settings.rounds; round++) {
       bulk.alerts.push(await bulkAssignAlerts(targets));
@@ -116,15 +125,15 @@ try {
       log(`round ${round}  bulk alerts ${bulk.alerts.at(-1)!.seconds.toFixed(2)} s (probe p99 ${bulk.alerts.at(-1)!.probeP99Ms.toFixed(1)} ms), tasks ${bulk.tasks.at(-1)!.seconds.toFixed(2)} s (probe p99 ${bulk.tasks.at(-1)!.probeP99Ms.toFixed(1)} ms)`);
     }
     results.bulk = bulk;
-  }
+  });
   for (const r of running.splice(0)) await r.stop();
 
-  if (want.has("webhooks")) {
+  if (want.has("webhooks")) await attempt("webhooks", async () => {
     const database = join(dir, "webhooks.db");
     const organization = initOrganization(database, "Hooked SOC");
     const receiver = await startReceiver();
     try {
-      const setUp = await startServe("serve (webhooks, set-up)", database, { CASEKIT_DISPATCHER: "off" });
+      const setUp = keep(await startServe("serve (webhooks, set-up)", database, { CASEKIT_DISPATCHER: "off" }));
       await subscribe(setUp.origin, organization.apiKey, receiver.url, settings.webhookSubscribers);
       await setUp.stop();
       const samples = [];
@@ -136,16 +145,16 @@ try {
     } finally {
       await receiver.close();
     }
-  }
+  });
 
-  if (want.has("wal")) {
+  if (want.has("wal")) await attempt("wal", async () => {
     const database = join(dir, "wal.db");
     const organization = initOrganization(database, "Steady SOC");
     log(`WAL: ${settings.walSeconds} s of sustained creates…`);
     results.wal = { ...(await sustainedCreates(database, organization, settings.walSeconds, settings.connections)), limitMb: settings.walTargetMb };
-  }
+  });
 
-  const report = markdown(results);
+  const report = markdown(results, failures);
   if (process.env.BENCH_REPORT) writeFileSync(process.env.BENCH_REPORT, `${report}\n`);
   console.log(`\n${report}\n`);
 } finally {

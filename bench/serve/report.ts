@@ -24,7 +24,7 @@ export interface RunResults {
   webhooks?: { samples: DeliverySample[]; events: number; subscribers: number };
 }
 
-export function markdown(run: RunResults): string {
+export function markdown(run: RunResults, failures: { group: string; message: string }[] = []): string {
   const { load, floor } = run.rounds;
   const samples = (name: string) => load.get(name) ?? [];
   const bare = samples(names.bare);
@@ -141,5 +141,6 @@ export function markdown(run: RunResults): string {
     );
   }
   if (rows.length > 0) out.push("\n**Issue 14's figures to reach** (judged on the median):\n", table(["figure", "measured", "ratios", "target", "met"], rows));
+  if (failures.length > 0) out.push("\n**Failed** (no figures):\n", ...failures.map((f) => `- ${f.group}: ${f.message.split("\n")[0]}`));
   return out.join("\n");
 }
