@@ -38,20 +38,31 @@ export interface Running {
 }
 
 /** `casekit init` on `database` (created and migrated if new): one more organization and its admin key. */
-export function initOrganization(database: string, name: string): Organization {
+export function initOrganization(database: string, name: string, env: Record<string, string> = {}): Organization {
   const result = spawnSync(process.execPath, [bin, "init", "--org", name, "--email", `admin@${name.toLowerCase().replace(/\W+/g, "-")}.test`, "--database", database, "--json"], {
-    env: { ...process.env, ...benchEnv },
+    env: { ...process.env, ...benchEnv, ...env },
     encoding: "utf8",
   });
   if (result.status !== 0) throw new Error(`casekit init failed: ${result.stderr}${result.stdout}`);
   return JSON.parse(result.stdout.trim().split("\n").at(-1)!) as Organization;
 }
 
-/** `casekit serve` on `database`, resolved once /livez answers. */
-export async function startServe(name: string, database: string, env: Record<string, string> = {}, nodeArgs: string[] = [], onSpawn?: (pid: number) => void): Promise<Running> {
+export interface ServeOptions {
+  env?: Record<string, string>;
+  /** Arguments for node before the script (a preloaded module). */
+  nodeArgs?: string[];
+  /** Told the pid as soon as the process exists, before it is ready. */
+  onSpawn?: (pid: number) => void;
+  /** Where its output goes; beside the database file by default. */
+  logFile?: string;
+}
+
+/** `casekit serve` on `database` (a SQLite file or a postgres:// URL), resolved once /livez answers. */
+export async function startServe(name: string, database: string, options: ServeOptions = {}): Promise<Running> {
   const port = await freePort();
-  const args = [...nodeArgs, bin, "serve", "--database", database, "--port", String(port), "--host", "127.0.0.1"];
-  return start(name, args, `${database}.${name.replace(/\W+/g, "-")}.log`, { ...benchEnv, ...env }, `http://127.0.0.1:${port}`, "/livez", onSpawn);
+  const args = [...(options.nodeArgs ?? []), bin, "serve", "--database", database, "--port", String(port), "--host", "127.0.0.1"];
+  const logFile = options.logFile ?? `${database}.${name.replace(/\W+/g, "-")}.log`;
+  return start(name, args, logFile, { ...benchEnv, ...options.env }, `http://127.0.0.1:${port}`, "/livez", options.onSpawn);
 }
 
 /** A TypeScript file of the bench (tsx) as its own process, given its port as the first argument. */

@@ -7,10 +7,11 @@
  * - create: POST /api/v1/cases on `casekit serve` (fresh file), and the floor beside it
  * - list: GET /api/v1/cases?limit=50 on `casekit serve` with BENCH_CASES cases, at 50 and 10 connections
  * - bulk: selectAll bulks of BENCH_BULK_ROWS alerts and tasks on that server, with a probe GET
+ * - bulk-postgres: the same on `casekit serve` with a PostgreSQL database of its own (BENCH_POSTGRES_URL)
  * - webhooks: fan-out to a loopback receiver
  * - wal: sustained creates, the WAL sampled every second (BENCH_WAL_SECONDS)
  */
-export const groups = ["health", "metering", "create", "list", "bulk", "webhooks", "wal"] as const;
+export const groups = ["health", "metering", "create", "list", "bulk", "bulk-postgres", "webhooks", "wal"] as const;
 export type Group = (typeof groups)[number];
 
 export const names = {

@@ -10,6 +10,7 @@ export const targets = {
   listShareBefore: 0.036,
   listP99Ms: 10,
   bulkSeconds: 1.5,
+  bulkSecondsPostgres: 5,
   probeP99Ms: 20,
   deliveriesPerSecond: 2_000,
 };

@@ -67,7 +67,7 @@ export async function subscribe(origin: string, key: string, url: string, subscr
 }
 
 export async function deliveryRound(database: string, organization: Organization, receiver: Receiver, events: number, subscribers: number): Promise<DeliverySample> {
-  const queueing = await startServe("serve (webhooks, queueing)", database, { CASEKIT_DISPATCHER: "off" });
+  const queueing = await startServe("serve (webhooks, queueing)", database, { env: { CASEKIT_DISPATCHER: "off" } });
   try {
     const result = await autocannon({
       url: `${queueing.origin}/api/v1/cases`,
@@ -84,8 +84,9 @@ export async function deliveryRound(database: string, organization: Organization
   const deliveries = events * subscribers;
   let finished: Promise<{ seconds: number; cpuMicros: number }> | undefined;
   // The receiver needs the pid before the first delivery, which may come before /livez answers.
-  const serve = await startServe("serve (webhooks, delivering)", database, { CASEKIT_DISPATCHER: "on" }, [], (pid) => {
-    finished = receiver.reset(deliveries, pid);
+  const serve = await startServe("serve (webhooks, delivering)", database, {
+    env: { CASEKIT_DISPATCHER: "on" },
+    onSpawn: (pid) => (finished = receiver.reset(deliveries, pid)),
   });
   try {
     const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`webhooks: ${receiver.received} of ${deliveries} deliveries after 10 minutes`)), 600_000).unref());

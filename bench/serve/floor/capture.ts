@@ -29,7 +29,7 @@ export async function captureCreates(dir: string, creates: number): Promise<Capt
   const log = join(dir, "floor-statements.jsonl");
   const organization = initOrganization(database, "Floor SOC");
   const recorder = join(packageRoot, "bench", "serve", "floor", "record-sql.ts");
-  const serve = await startServe("recording", database, { CASEKIT_DISPATCHER: "off", BENCH_SQL_LOG: log }, ["--import", "tsx", "--import", recorder]);
+  const serve = await startServe("recording", database, { env: { CASEKIT_DISPATCHER: "off", BENCH_SQL_LOG: log }, nodeArgs: ["--import", "tsx", "--import", recorder] });
   const post = async (amount: number) => {
     const result = await autocannon({
       url: `${serve.origin}/api/v1/cases`,
