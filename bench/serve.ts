@@ -5,17 +5,15 @@
  * with autocannon, and prints a markdown report (also written to the file BENCH_REPORT names, if
  * set). The run's temporary folder (databases, server logs) is removed unless BENCH_KEEP=1.
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { api } from "./serve/api.js";
-import { bulkAssignAlerts, bulkUpdateTasks } from "./serve/bulk.js";
-import type { BulkSample } from "./serve/bulk.js";
+import { bulkRounds } from "./serve/bulk.js";
+import { postgresBulk } from "./serve/bulk-postgres.js";
 import { captureCreates } from "./serve/floor/capture.js";
 import type { Running } from "./serve/processes.js";
 import { benchEnv, build, initOrganization, startScript, startServe } from "./serve/processes.js";
-import { createBenchDatabase, seedBulkRows } from "./serve/postgres.js";
 import { markdown } from "./serve/report.js";
 import type { RunResults } from "./serve/report.js";
 import { createBody } from "./serve/requests.js";
@@ -25,7 +23,7 @@ import { names, selectedGroups } from "./serve/scenarios.js";
 import { seedAlerts, seedCases, seedTasks } from "./serve/seed.js";
 import { settings } from "./serve/settings.js";
 import { sustainedCreates } from "./serve/wal.js";
-import { deliveryRound, startReceiver, subscribe } from "./serve/webhooks.js";
+import { webhookRounds } from "./serve/webhooks.js";
 
 const log = (line: string) => console.log(line);
 const want = selectedGroups(settings.only);
@@ -118,61 +116,18 @@ try {
   });
 
   if (want.has("bulk") && listServe && listOrganization) await attempt("bulk", async () => {
-    const [serve, organization] = [listServe!, listOrganization!];
-    const targets = { origin: serve.origin, key: organization.apiKey, userId: organization.userId, rows: settings.bulkRows, probeMs: settings.probeMs };
-    const bulk = { alerts: [] as BulkSample[], tasks: [] as BulkSample[] };
-    for (let round = 1; round <= settings.rounds; round++) {
-      bulk.alerts.push(await bulkAssignAlerts(targets));
-      bulk.tasks.push(await bulkUpdateTasks(targets, round));
-      log(`round ${round}  bulk alerts ${bulk.alerts.at(-1)!.seconds.toFixed(2)} s (probe p99 ${bulk.alerts.at(-1)!.probeP99Ms.toFixed(1)} ms), tasks ${bulk.tasks.at(-1)!.seconds.toFixed(2)} s (probe p99 ${bulk.tasks.at(-1)!.probeP99Ms.toFixed(1)} ms)`);
-    }
-    results.bulk = bulk;
+    const targets = { origin: listServe!.origin, key: listOrganization!.apiKey, userId: listOrganization!.userId, rows: settings.bulkRows, probeMs: settings.probeMs };
+    results.bulk = await bulkRounds(targets, settings.rounds, "SQLite", log);
   });
   for (const r of running.splice(0)) await r.stop();
 
   if (want.has("bulk-postgres")) await attempt("bulk-postgres", async () => {
-    const database = await createBenchDatabase();
-    const env = { CASEKIT_KEY_HASH_SECRET: randomBytes(32).toString("base64url") };
-    try {
-      const organization = initOrganization(database.url, "Postgres SOC", env);
-      const serve = keep(await startServe("serve (PostgreSQL)", database.url, { env, logFile: join(dir, "postgres-serve.log") }));
-      const key = organization.apiKey;
-      const caseId = (await api<{ id: string }>(serve.origin, key, "POST", "/cases", JSON.parse(createBody))).id;
-      const alertId = (await api<{ id: string }>(serve.origin, key, "POST", "/alerts", { title: "Seeded alert", severity: 2, source: "bench" })).id;
-      const taskId = (await api<{ id: string }>(serve.origin, key, "POST", `/cases/${caseId}/tasks`, { title: "Seeded task" })).id;
-      log(`seeding ${settings.bulkRows} alerts and ${settings.bulkRows} tasks in PostgreSQL…`);
-      await seedBulkRows(database.url, { caseId, alertId, taskId }, settings.bulkRows);
-      const targets = { origin: serve.origin, key, userId: organization.userId, rows: settings.bulkRows, probeMs: settings.probeMs };
-      const bulk = { alerts: [] as BulkSample[], tasks: [] as BulkSample[] };
-      for (let round = 1; round <= settings.rounds; round++) {
-        bulk.alerts.push(await bulkAssignAlerts(targets));
-        bulk.tasks.push(await bulkUpdateTasks(targets, round));
-        log(`round ${round}  PostgreSQL bulk alerts ${bulk.alerts.at(-1)!.seconds.toFixed(2)} s (probe p99 ${bulk.alerts.at(-1)!.probeP99Ms.toFixed(1)} ms), tasks ${bulk.tasks.at(-1)!.seconds.toFixed(2)} s (probe p99 ${bulk.tasks.at(-1)!.probeP99Ms.toFixed(1)} ms)`);
-      }
-      results.bulkPostgres = bulk;
-    } finally {
-      for (const r of running.splice(0)) await r.stop();
-      await database.drop();
-    }
+    results.bulkPostgres = await postgresBulk(dir, settings.bulkRows, settings.rounds, settings.probeMs, log);
   });
 
   if (want.has("webhooks")) await attempt("webhooks", async () => {
-    const database = join(dir, "webhooks.db");
-    const organization = initOrganization(database, "Hooked SOC");
-    const receiver = await startReceiver();
-    try {
-      const setUp = keep(await startServe("serve (webhooks, set-up)", database, { env: { CASEKIT_DISPATCHER: "off" } }));
-      await subscribe(setUp.origin, organization.apiKey, receiver.url, settings.webhookSubscribers);
-      await setUp.stop();
-      const samples = [];
-      for (let round = 1; round <= settings.rounds; round++) {
-        samples.push(await deliveryRound(database, organization, receiver, settings.webhookEvents, settings.webhookSubscribers));
-        log(`round ${round}  webhooks ${samples.at(-1)!.deliveriesPerSecond.toFixed(0)} deliveries/s, ${samples.at(-1)!.cpuMicrosPerDelivery.toFixed(0)} µs CPU per delivery`);
-      }
-      results.webhooks = { samples, events: settings.webhookEvents, subscribers: settings.webhookSubscribers };
-    } finally {
-      await receiver.close();
-    }
+    const samples = await webhookRounds(join(dir, "webhooks.db"), settings.webhookEvents, settings.webhookSubscribers, settings.rounds, log);
+    results.webhooks = { samples, events: settings.webhookEvents, subscribers: settings.webhookSubscribers };
   });
 
   if (want.has("wal")) await attempt("wal", async () => {

@@ -4,7 +4,6 @@
  * connection): the probe's p99 says how long a request waits behind the bulk.
  */
 import { api, request } from "./api.js";
-import { spread } from "./stats.js";
 
 export interface BulkSample {
   seconds: number;
@@ -67,6 +66,15 @@ export async function bulkUpdateTasks(t: BulkTargets, round: number): Promise<Bu
   });
 }
 
-export function summarize(samples: BulkSample[]) {
-  return { seconds: spread(samples.map((s) => s.seconds)), probeP99Ms: spread(samples.map((s) => s.probeP99Ms)) };
+/** Both bulks, `rounds` times by turns, each round logged. */
+export async function bulkRounds(t: BulkTargets, rounds: number, label: string, log: (line: string) => void): Promise<{ alerts: BulkSample[]; tasks: BulkSample[] }> {
+  const bulk = { alerts: [] as BulkSample[], tasks: [] as BulkSample[] };
+  for (let round = 1; round <= rounds; round++) {
+    const alerts = await bulkAssignAlerts(t);
+    const tasks = await bulkUpdateTasks(t, round);
+    bulk.alerts.push(alerts);
+    bulk.tasks.push(tasks);
+    log(`round ${round}  ${label} bulk alerts ${alerts.seconds.toFixed(2)} s (probe p99 ${alerts.probeP99Ms.toFixed(1)} ms), tasks ${tasks.seconds.toFixed(2)} s (probe p99 ${tasks.probeP99Ms.toFixed(1)} ms)`);
+  }
+  return bulk;
 }

@@ -11,7 +11,7 @@ import autocannon from "autocannon";
 import { api } from "./api.js";
 import { cpuMicros } from "./cpu.js";
 import type { Organization } from "./processes.js";
-import { startServe } from "./processes.js";
+import { initOrganization, startServe } from "./processes.js";
 import { createBody } from "./requests.js";
 
 export interface DeliverySample {
@@ -94,5 +94,28 @@ export async function deliveryRound(database: string, organization: Organization
     return { deliveriesPerSecond: (deliveries - 1) / seconds, cpuMicrosPerDelivery: cpuMicros / (deliveries - 1) };
   } finally {
     await serve.stop();
+  }
+}
+
+/** The whole scenario on a fresh file: subscriptions set up once, then `rounds` delivery rounds. */
+export async function webhookRounds(database: string, events: number, subscribers: number, rounds: number, log: (line: string) => void): Promise<DeliverySample[]> {
+  const organization = initOrganization(database, "Hooked SOC");
+  const receiver = await startReceiver();
+  try {
+    const setUp = await startServe("serve (webhooks, set-up)", database, { env: { CASEKIT_DISPATCHER: "off" } });
+    try {
+      await subscribe(setUp.origin, organization.apiKey, receiver.url, subscribers);
+    } finally {
+      await setUp.stop();
+    }
+    const samples: DeliverySample[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      const sample = await deliveryRound(database, organization, receiver, events, subscribers);
+      samples.push(sample);
+      log(`round ${round}  webhooks ${sample.deliveriesPerSecond.toFixed(0)} deliveries/s, ${sample.cpuMicrosPerDelivery.toFixed(0)} µs CPU per delivery`);
+    }
+    return samples;
+  } finally {
+    await receiver.close();
   }
 }
