@@ -86,10 +86,21 @@ export function markdown(run: RunResults, failures: { group: string; message: st
       `≤ ${targets.createCpuOverBatchedFloor}× the batched floor`,
       overBatched ? median(overBatched) <= targets.createCpuOverBatchedFloor : undefined,
     );
+    // The floor's own rate: creates per second of wall time in one process, one commit each or batched.
+    const floorRate = (list: { wallMicrosPerCreate: number }[]) =>
+      list.length > 0 ? perRound(names.create, (i) => samples(names.create)[i]!.requestsPerSecond / (1e6 / list[i]!.wallMicrosPerCreate)) : undefined;
+    const ofPerCreate = floorRate(floor.perCreate);
+    const ofBatched = floorRate(floor.batched);
     judge(
       "`POST /cases`: throughput",
       show(spread(samples(names.create).map((s) => s.requestsPerSecond)), " req/s"),
-      `${show(share, " %", 100)} of bare h3 (issue 14 before: ${fixed(targets.createShareBefore * 100)} %)`,
+      [
+        `${show(share, " %", 100)} of bare h3 (issue 14 before: ${fixed(targets.createShareBefore * 100)} %)`,
+        ofPerCreate ? `${show(ofPerCreate, " %", 100)} of the per-create floor's rate` : "",
+        ofBatched ? `${show(ofBatched, " %", 100)} of the batched floor's` : "",
+      ]
+        .filter(Boolean)
+        .join("; "),
       `≥ 3× before: ${fixed(targets.createShareBefore * 3 * 100)} % of bare h3`,
       median(share) >= targets.createShareBefore * 3,
     );
