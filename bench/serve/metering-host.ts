@@ -11,11 +11,13 @@
 import { createCaseKit } from "../../core/index.js";
 import { createCaseKitApp } from "../../server/app.js";
 import { loadHostConfig } from "../../server/config.js";
+import { createHostLog } from "../../server/host-log.js";
 import { listenHttp } from "../../server/listen.js";
 import { openStorage } from "../../server/open-storage.js";
 
 const [port, database, unmetered] = process.argv.slice(2);
 const config = loadHostConfig({ database: database!, port: port!, host: "127.0.0.1" });
+const log = createHostLog({ level: config.logLevel, logProbes: config.logProbes });
 const storage = await openStorage(config.database, { sqliteWalLimitBytes: config.sqliteWalLimitBytes });
 await storage.migrate();
 const kit = createCaseKit({
@@ -25,11 +27,12 @@ const kit = createCaseKit({
 });
 const consume = kit.limits.consume.bind(kit.limits);
 kit.limits.consume = async (principal) => (principal.organizationId === unmetered ? null : consume(principal));
-const app = createCaseKitApp(kit, { bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, logger: (line) => console.log(JSON.stringify(line)) });
+const app = createCaseKitApp(kit, { bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, logger: log.access, onUnexpectedError: log.unexpected });
 const listener = await listenHttp(app, { port: config.port, host: config.host, requestId: () => kit.deps.ids.next("req") });
 process.once("SIGTERM", () => {
   void listener.close(5_000).then(async () => {
     await storage.close();
+    await log.flush();
     process.exit(0);
   });
 });
