@@ -9,6 +9,7 @@ import { translateError } from "./errors.js";
 import { migrateSchema } from "./migrate.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
 import type { UnitState } from "../shared/unit-state.js";
+import { finishUnit } from "../shared/unit-state.js";
 
 interface CommonOptions {
   /**
@@ -124,7 +125,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
 
   async function runUnit<T>(client: pg.PoolClient, unit: UnitState, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
     try {
-      return await work(createUnitOfWork(postgresDialect, postgresExecutor(client), unit));
+      const result = await work(createUnitOfWork(postgresDialect, postgresExecutor(client), unit));
+      await finishUnit(unit);
+      return result;
     } finally {
       unit.open = false;
     }

@@ -1,8 +1,9 @@
 /**
  * Organizations, declared once: both dialects' tables, rows and SQL come from this declaration.
  * No tenant owns them (they are the tenants). The table also keeps the adapter's own counters,
- * declared internal: the case number (bespoke here), the TLP audit chain's head (read and
- * moved by the TLP audit repository) and the access version (moved by triggers, read here).
+ * declared internal: the case number and the TLP audit chain's head, both read once and written
+ * once per unit of work (organization-counters.ts), and the access version (moved by triggers,
+ * read here).
  */
 import { CaseKitError } from "../../core/errors.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
@@ -18,6 +19,7 @@ import { defineResource } from "../declare/resource.js";
 import { recordOf } from "../declare/rows.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
+import { organizationCounters } from "./organization-counters.js";
 
 export const organizationResource = defineResource({
   table: "organizations",
@@ -64,8 +66,6 @@ export function policyFromColumn(stored: Partial<OrganizationPolicy> | null): Or
 /** The bespoke statements, built once per dialect. */
 const organizationSqlFor = oncePerDialect((dialect: Dialect) => ({
   existingIds: `SELECT id FROM organizations WHERE ${dialect.anyOf("id", dialect.param(1))}`,
-  // One statement: the row lock (PostgreSQL) or the one writer (SQLite) gives each caller its own number.
-  nextCaseNumber: `UPDATE organizations SET case_seq = case_seq + 1 WHERE id = ${dialect.param(1)} RETURNING case_seq`,
   accessVersion: accessVersionSql(dialect),
 }));
 
@@ -88,7 +88,8 @@ export function organizationRepository(
   unit: UnitState,
 ): OrganizationRepository {
   const { reading, writing } = unitGuards(unit);
-  const { existingIds, nextCaseNumber, accessVersion } = organizationSqlFor(dialect);
+  const { existingIds, accessVersion } = organizationSqlFor(dialect);
+  const counters = organizationCounters(dialect, executor, unit);
 
   return {
     insert: (org) => organizations.insert(org),
@@ -102,11 +103,14 @@ export function organizationRepository(
       if (ids.length === 0) return [];
       return (await executor.all(existingIds, [dialect.list(ids)])).map((row) => row.id as string);
     },
+    // The held row (PostgreSQL's row lock, SQLite's one writer) gives each unit its own numbers.
     async nextCaseNumber(organizationId) {
       writing();
-      const [row] = await executor.all(nextCaseNumber, [organizationId]);
-      if (!row) throw new CaseKitError("not_found", `No organization ${organizationId}`);
-      return Number(row.case_seq);
+      const held = await counters.held(organizationId);
+      if (!held) throw new CaseKitError("not_found", `No organization ${organizationId}`);
+      held.caseSeq += 1;
+      counters.changed(organizationId);
+      return held.caseSeq;
     },
     async accessVersion(organizationId) {
       reading();

@@ -2,8 +2,9 @@
  * The TLP audit log, declared once: both dialects' tables, rows and SQL come from this
  * declaration. Append-only (migration 0001's triggers refuse UPDATE and DELETE) and hash-chained
  * per organization; the chain's head lives in organizations.tlp_audit_seq / tlp_audit_hash, out
- * of the Organization record, so reading, locking and moving it is SQL of its own here, written
- * once for both dialects, as is the chain read in seq order.
+ * of the Organization record: a writing unit reads and holds it once and moves it in memory, and
+ * the row is written once when the unit ends (organization-counters.ts). The chain read in seq
+ * order is SQL of its own here, written once for both dialects.
  */
 import { CaseKitError } from "../../core/errors.js";
 import type { TlpAuditRepository } from "../../core/ports/storage.js";
@@ -20,6 +21,8 @@ import { pageLimit } from "../shared/case-filter.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { checkReading, checkWriting } from "../shared/unit-state.js";
+import type { HeldCounters } from "./organization-counters.js";
+import { organizationCounters } from "./organization-counters.js";
 
 const outcomes = ["allowed", "denied"] as const satisfies readonly TlpOutcome[];
 
@@ -75,29 +78,15 @@ export const tlpAuditResource = defineResource({
 /** Compile-time proof that the declaration stores exactly the core's TlpAuditEntry. */
 export const _tlpAuditRecordMatches: Same<RecordOf<typeof tlpAuditResource>, TlpAuditEntry> = true;
 
-/** The head's and the chain's statements, built once per dialect. */
+/** The chain's statement, built once per dialect. */
 function tlpAuditSql(dialect: Dialect) {
   const p = dialect.param;
-  const head = `SELECT tlp_audit_seq AS seq, tlp_audit_hash AS hash FROM organizations WHERE id = ${p(1)}`;
   return {
-    head,
-    /** The head, held until the unit ends: a second writer waits here, then reads the moved head. */
-    heldHead: `${head}${dialect.holdRow}`,
-    moveHead: `UPDATE organizations SET tlp_audit_seq = ${p(1)}, tlp_audit_hash = ${p(2)} WHERE id = ${p(3)}`,
     /** One range of tlp_audit_log_organization_id_seq_unique, in order. */
     chain: `SELECT ${dialect.selectRecord(tlpAuditResource.fields)} FROM tlp_audit_log WHERE organization_id = ${p(1)} AND seq > ${p(2)} ORDER BY seq LIMIT ${p(3)}`,
   };
 }
 export const tlpAuditSqlFor = oncePerDialect(tlpAuditSql);
-
-type Head = { seq: number; hash: string };
-type TlpAuditSql = ReturnType<typeof tlpAuditSql>;
-
-/** The organization's head, or undefined for an unknown organization. */
-async function headOf(executor: Executor, sql: TlpAuditSql, organizationId: string, held: boolean): Promise<Head | undefined> {
-  const [row] = await executor.all(held ? sql.heldHead : sql.head, [organizationId]);
-  return row ? { seq: Number(row.seq), hash: String(row.hash) } : undefined;
-}
 
 export function tlpAuditRepository(
   entries: DeclaredRepository<TlpAuditEntry, FilterValues<typeof tlpAuditResource>>,
@@ -106,35 +95,44 @@ export function tlpAuditRepository(
   unit: UnitState,
 ): TlpAuditRepository {
   const sql = tlpAuditSqlFor(dialect);
+  const counters = organizationCounters(dialect, executor, unit);
+  /** Moves the held head to the run's last entry; the row is written when the unit ends. */
+  function move(held: HeldCounters | undefined, last: TlpAuditEntry): void {
+    if (!held) return;
+    held.head = { seq: last.seq, hash: last.hash };
+    counters.changed(last.organizationId);
+  }
   return {
     // Inside a transaction the head is held until the unit ends, so two writers never fork the
-    // chain; in `read`, a plain read of the committed head.
+    // chain, and read once: later calls see the unit's own appends. In `read`, a plain read of
+    // the committed head.
     async head(organizationId) {
       checkReading(unit);
-      return (await headOf(executor, sql, organizationId, unit.writable)) ?? { seq: 0, hash: "" };
+      const found = unit.writable ? await counters.held(organizationId) : await counters.committed(organizationId);
+      return found ? { ...found.head } : { seq: 0, hash: "" };
     },
     async append(entry) {
       checkWriting(unit);
-      // Checked under the head's lock (taken here too, for a caller that did not read the head in
-      // this unit): a forked or gapped chain is refused before anything is written. An unknown
+      // Checked against the held head (read and held here, for a caller that did not read the head
+      // in this unit): a forked or gapped chain is refused before anything is written. An unknown
       // organization falls through to the insert, which its foreign key fails.
-      const current = await headOf(executor, sql, entry.organizationId, true);
-      if (current && (entry.seq !== current.seq + 1 || entry.prevHash !== current.hash)) {
+      const held = await counters.held(entry.organizationId);
+      if (held && (entry.seq !== held.head.seq + 1 || entry.prevHash !== held.head.hash)) {
         throw new CaseKitError("conflict", "The TLP audit entry does not follow the organization's last entry");
       }
       await entries.insert(entry);
-      await executor.run(sql.moveHead, [entry.seq, entry.hash, entry.organizationId]);
+      move(held, entry);
     },
     async appendMany(run) {
       checkWriting(unit);
       const last = run.at(-1);
       if (last === undefined) return;
-      const current = await headOf(executor, sql, last.organizationId, true);
-      if (current && !extendsChain(current, run)) {
+      const held = await counters.held(last.organizationId);
+      if (held && !extendsChain(held.head, run)) {
         throw new CaseKitError("conflict", "The TLP audit entries do not follow the organization's last entry");
       }
       if ((await entries.insertMany(run)) < run.length) throw new CaseKitError("conflict", "A TLP audit entry with this id or sequence number exists already");
-      await executor.run(sql.moveHead, [last.seq, last.hash, last.organizationId]);
+      move(held, last);
     },
     list: (organizationId, { from, to, ...filter }: TlpAuditFilter, page) =>
       entries.list(

@@ -4,6 +4,11 @@ export interface UnitState {
   open: boolean;
   /** False inside `storage.read`. */
   writable: boolean;
+  /**
+   * Writes kept until the unit's work is done, by key (a later registration under the same key
+   * replaces nothing: the first one reads the latest state when it runs). `finishUnit` runs them.
+   */
+  deferred?: Map<string, () => Promise<void>>;
 }
 
 /**
@@ -22,4 +27,26 @@ export function checkWriting(unit: UnitState): void {
 /** The same checks bound to one unit, for a repository's methods. */
 export function unitGuards(unit: UnitState): { reading: () => void; writing: () => void } {
   return { reading: () => checkReading(unit), writing: () => checkWriting(unit) };
+}
+
+/**
+ * Keeps `write` until the unit's work has succeeded, once per `key`: a row written many times in
+ * a unit (the organization's counters) is then written once, with its final value.
+ */
+export function deferToEnd(unit: UnitState, key: string, write: () => Promise<void>): void {
+  checkWriting(unit);
+  unit.deferred ??= new Map();
+  if (!unit.deferred.has(key)) unit.deferred.set(key, write);
+}
+
+/**
+ * Runs the unit's deferred writes, in the order they were first deferred. The adapter calls it
+ * after the unit's work resolved and before it commits (a failure rolls the unit back like any
+ * other); a unit whose work threw never runs them.
+ */
+export async function finishUnit(unit: UnitState): Promise<void> {
+  const deferred = unit.deferred;
+  if (!deferred) return;
+  unit.deferred = undefined;
+  for (const write of deferred.values()) await write();
 }

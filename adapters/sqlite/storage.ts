@@ -12,6 +12,7 @@ import { defaultReaderCount, ReaderPool } from "./readers.js";
 import { yieldingUnit } from "./yielding-unit.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
 import type { UnitState } from "../shared/unit-state.js";
+import { finishUnit } from "../shared/unit-state.js";
 import { sqliteDialect, sqliteExecutor } from "./dialect.js";
 import type { SqliteDatabase } from "./statements.js";
 import { Statements, sql } from "./statements.js";
@@ -122,6 +123,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
         const unit: UnitState = { open: true, writable: true };
         try {
           const result = await work(yieldingUnit(createUnitOfWork(sqliteDialect, sqliteExecutor(statements), unit)));
+          await finishUnit(unit);
           unit.open = false;
           statements.get(sql.commit).run();
           return result;
