@@ -1,9 +1,11 @@
 /**
  * The general audit trail, declared once: both dialects' tables, rows and SQL come from this
  * declaration, and the port's AuditRepository is the generic repository (append-only: nothing
- * here updates or deletes).
+ * here updates or deletes). A group entry (a bulk operation: one row listing its records in
+ * `items`) is read as one entry per record (core/log/groups.ts).
  */
-import type { AuditEntry } from "../../core/audit/types.js";
+import type { AuditEntry, AuditItem } from "../../core/audit/types.js";
+import { expandAudit } from "../../core/log/groups.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { AuditRepository } from "../../core/ports/storage.js";
 import { id, nullableJson, text, timestamp } from "../declare/columns.js";
@@ -11,6 +13,7 @@ import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
+import { groupedPage } from "../shared/grouped-pages.js";
 
 export const auditResource = defineResource({
   table: "audit_log",
@@ -30,22 +33,38 @@ export const auditResource = defineResource({
     at: timestamp(),
     /** The bulk request this entry is one record of, or null. */
     bulkRequestId: text({ nullable: true }),
+    /** A group entry's records, each with its changes (core/audit/types.ts AuditGroupEntry); null for a single entry. */
+    items: nullableJson<AuditItem[]>(),
   },
   // A page is one range of this index, newest first.
   indexes: [{ name: "audit_log_organization_id_idx", columns: ["organizationId", "id"] }],
 });
 
-/** Compile-time proof that the declaration stores exactly the core's AuditEntry. */
-export const _auditRecordMatches: Same<RecordOf<typeof auditResource>, AuditEntry> = true;
+/** An audit row as stored: a single entry (items null) or a group entry. */
+type StoredAuditEntry = AuditEntry & { items: AuditItem[] | null };
 
-export function auditRepository(audit: DeclaredRepository<AuditEntry, FilterValues<typeof auditResource>>): AuditRepository {
+/** Compile-time proof that the declaration stores exactly the core's AuditEntry, and a group's items. */
+export const _auditRecordMatches: Same<RecordOf<typeof auditResource>, StoredAuditEntry> = true;
+
+const stored = (entry: AuditEntry & { items?: readonly AuditItem[] }): StoredAuditEntry => ({ ...entry, items: entry.items ? [...entry.items] : null });
+
+export function auditRepository(audit: DeclaredRepository<StoredAuditEntry, FilterValues<typeof auditResource>>): AuditRepository {
   return {
-    append: (entry) => audit.insert(entry),
+    append: (entry) => audit.insert(stored(entry)),
     async appendMany(entries) {
       // insertMany skips an entry whose id is taken; the port promises all or none, so a short
       // count refuses the page, and the unit it fails rolls back the rows already written.
-      if ((await audit.insertMany(entries)) < entries.length) throw new CaseKitError("conflict", "An audit entry with this id already exists");
+      if ((await audit.insertMany(entries.map(stored))) < entries.length) throw new CaseKitError("conflict", "An audit entry with this id already exists");
     },
-    list: (organizationId, page) => audit.list(organizationId, {}, { limit: pageLimit(page), order: "desc", after: page.beforeId }),
+    list: (organizationId, page) =>
+      groupedPage(
+        {
+          rows: (before, limit) => audit.list(organizationId, {}, { limit, order: "desc", after: before }),
+          row: (id) => audit.findById(organizationId, id),
+          expand: expandAudit,
+        },
+        pageLimit(page),
+        page.beforeId,
+      ),
   };
 }

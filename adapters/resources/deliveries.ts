@@ -10,7 +10,6 @@
  * is handed out twice. On SQLite units of work are serialised in the process and BEGIN IMMEDIATE
  * holds the write lock across processes, so no two claims ever see the same row as free.
  */
-import type { DomainEvent } from "../../core/events/types.js";
 import type { DeliveryRepository } from "../../core/ports/storage.js";
 import type { Delivery, DeliveryAttempt } from "../../core/webhooks/types.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
@@ -22,7 +21,9 @@ import { pageLimit } from "../shared/case-filter.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
 import { toIsoTimestamp } from "../shared/values.js";
+import type { StoredEvent } from "./events.js";
 import { eventResource } from "./events.js";
+import { expandEvent } from "../../core/log/groups.js";
 import type { AttemptFilters } from "./webhook-attempts.js";
 import { attemptsOf } from "./webhook-attempts.js";
 import type { DeliveryFilters } from "./webhook-deliveries.js";
@@ -75,8 +76,11 @@ export function deliveryRepository(
       const count = pageLimit({ limit });
       if (count === 0) return [];
       const rows = await executor.all(sql.claimEvents, [toIsoTimestamp(now), count]);
-      // RETURNING promises no order: oldest first, as the port says.
-      return rows.map((row) => recordOf<DomainEvent>(eventResource, row)).sort(byId);
+      // RETURNING promises no order: oldest first, as the port says; a group event is one event per record.
+      return rows
+        .map((row) => recordOf<StoredEvent>(eventResource, row))
+        .sort(byId)
+        .flatMap(expandEvent);
     },
     async claimDue(limit, now, leaseUntil) {
       writing();

@@ -1,16 +1,19 @@
 /**
  * The transactional outbox, declared once: both dialects' tables, rows and SQL come from this
  * declaration, and the port's EventRepository is the generic repository listed newest first. The
- * dispatcher's claim of events to fan out is in delivery-claims.ts.
+ * dispatcher's claim of events to fan out is in deliveries.ts. A group event (a bulk operation:
+ * one row listing its records in `items`) is read as one event per record (core/log/groups.ts).
  */
-import type { DomainEvent } from "../../core/events/types.js";
+import type { DomainEvent, EventItem } from "../../core/events/types.js";
+import { expandEvent, splitItemId } from "../../core/log/groups.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { EventRepository } from "../../core/ports/storage.js";
-import { id, int, internal, json, text, timestamp } from "../declare/columns.js";
+import { id, int, internal, json, nullableJson, text, timestamp } from "../declare/columns.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
+import { groupedPage } from "../shared/grouped-pages.js";
 
 export const eventResource = defineResource({
   table: "events",
@@ -25,6 +28,8 @@ export const eventResource = defineResource({
     tlp: int({ nullable: true }),
     bulkRequestId: text({ nullable: true }),
     occurredAt: timestamp(),
+    /** A group event's records (core/events/types.ts GroupEvent); null for a single event. */
+    items: nullableJson<EventItem[]>(),
     /** When the webhook dispatcher fanned the event out (claimEvents); null until then. */
     dispatchedAt: internal(timestamp({ nullable: true })),
   },
@@ -35,17 +40,37 @@ export const eventResource = defineResource({
   ],
 });
 
-/** Compile-time proof that the declaration stores exactly the core's DomainEvent. */
-export const _eventRecordMatches: Same<RecordOf<typeof eventResource>, DomainEvent> = true;
+/** An event row as stored: a single event (items null) or a group event. */
+export type StoredEvent = DomainEvent & { items: EventItem[] | null };
 
-export function eventRepository(events: DeclaredRepository<DomainEvent, FilterValues<typeof eventResource>>): EventRepository {
+/** Compile-time proof that the declaration stores exactly the core's DomainEvent, and a group's items. */
+export const _eventRecordMatches: Same<RecordOf<typeof eventResource>, StoredEvent> = true;
+
+const stored = (event: DomainEvent & { items?: readonly EventItem[] }): StoredEvent => ({ ...event, items: event.items ? [...event.items] : null });
+
+export function eventRepository(events: DeclaredRepository<StoredEvent, FilterValues<typeof eventResource>>): EventRepository {
   return {
-    append: (event) => events.insert(event),
+    append: (event) => events.insert(stored(event)),
     async appendMany(batch) {
       // A clash leaves rows unwritten: refusing fails the unit, which then writes none of them.
-      if ((await events.insertMany(batch)) < batch.length) throw new CaseKitError("conflict", `${eventResource.spec.noun} with this id already exists`);
+      if ((await events.insertMany(batch.map(stored))) < batch.length) throw new CaseKitError("conflict", `${eventResource.spec.noun} with this id already exists`);
     },
-    list: (organizationId, page) => events.list(organizationId, {}, { limit: pageLimit(page), order: "desc", after: page.beforeId }),
-    findById: (organizationId, id) => events.findById(organizationId, id),
+    list: (organizationId, page) =>
+      groupedPage(
+        {
+          rows: (before, limit) => events.list(organizationId, {}, { limit, order: "desc", after: before }),
+          row: (id) => events.findById(organizationId, id),
+          expand: expandEvent,
+        },
+        pageLimit(page),
+        page.beforeId,
+      ),
+    async findById(organizationId, id) {
+      const item = splitItemId(id);
+      const row = await events.findById(organizationId, item ? item.groupId : id);
+      if (!row) return null;
+      if (!item) return row.items ? null : expandEvent(row)[0]!;
+      return row.items ? (expandEvent(row)[item.position] ?? null) : null;
+    },
   };
 }

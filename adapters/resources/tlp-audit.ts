@@ -9,15 +9,17 @@
 import { CaseKitError } from "../../core/errors.js";
 import type { TlpAuditRepository } from "../../core/ports/storage.js";
 import { extendsChain } from "../../core/tlp/chain.js";
-import type { TlpAuditEntry, TlpAuditFilter, TlpOutcome } from "../../core/tlp/types.js";
+import type { StoredTlpAuditEntry, TlpAuditEntry, TlpAuditFilter, TlpAuditItem, TlpOutcome } from "../../core/tlp/types.js";
+import { expandTlpAudit } from "../../core/log/groups.js";
 import { tlpActions, tlpResourceTypes } from "../../core/tlp/types.js";
-import { enumOf, id, int, text, timestamp } from "../declare/columns.js";
+import { enumOf, id, int, nullableJson, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
+import { groupedPage, mergeNewestFirst } from "../shared/grouped-pages.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { checkReading, checkWriting } from "../shared/unit-state.js";
@@ -49,6 +51,8 @@ export const tlpAuditResource = defineResource({
     at: timestamp(),
     prevHash: text(),
     hash: text(),
+    /** A group entry's records (core/tlp/types.ts TlpAuditGroupEntry), covered by its hash; null for a single entry. */
+    items: nullableJson<TlpAuditItem[]>(),
   },
   unique: [
     {
@@ -57,10 +61,12 @@ export const tlpAuditResource = defineResource({
       conflict: "The organization's TLP audit log already has an entry at this position",
     },
   ],
-  // A page is one range of one of these, newest first: one resource's entries walk their own.
+  // A page is one range of one of these, newest first: one resource's entries walk their own, and
+  // the group entries (read beside the single ones, then expanded) a small index of their own.
   indexes: [
     { name: "tlp_audit_log_organization_id_idx", columns: ["organizationId", "id"] },
     { name: "tlp_audit_log_organization_id_resource_id_idx", columns: ["organizationId", "resourceId", "id"] },
+    { name: "tlp_audit_log_groups_idx", columns: ["organizationId", "id"], where: "items IS NOT NULL" },
   ],
   filters: {
     resourceId: { kind: "equals", column: "resourceId" },
@@ -72,11 +78,35 @@ export const tlpAuditResource = defineResource({
     actorId: { kind: "condition", column: "actorUserId", sql: "actor_user_id = ? OR actor_key_id = ?" },
     from: { kind: "atLeast", column: "at" },
     to: { kind: "below", column: "at" },
+    // Which rows a read takes: single entries (filtered whole in SQL) or group entries (filtered
+    // in SQL on what the group shares, then item by item once expanded).
+    single: { kind: "condition", column: "items", sql: "items IS NULL" },
+    grouped: { kind: "condition", column: "items", sql: "items IS NOT NULL" },
   },
 });
 
-/** Compile-time proof that the declaration stores exactly the core's TlpAuditEntry. */
-export const _tlpAuditRecordMatches: Same<RecordOf<typeof tlpAuditResource>, TlpAuditEntry> = true;
+/** A TLP audit row as stored: a single entry (items null) or a group entry. */
+type TlpAuditRow = TlpAuditEntry & { items: TlpAuditItem[] | null };
+
+/** Compile-time proof that the declaration stores exactly the core's TlpAuditEntry, and a group's items. */
+export const _tlpAuditRecordMatches: Same<RecordOf<typeof tlpAuditResource>, TlpAuditRow> = true;
+
+const toRow = (entry: StoredTlpAuditEntry): TlpAuditRow => ({ ...entry, items: entry.items ? [...entry.items] : null });
+/** What the port hands back: a group with its items, a single entry without the member. */
+const fromRow = ({ items, ...entry }: TlpAuditRow): StoredTlpAuditEntry => (items ? { ...entry, items } : entry);
+
+/** Whether an expanded item is one the list's filter keeps: the port's per-entry semantics. */
+function itemMatches(entry: TlpAuditEntry, filter: TlpAuditFilter): boolean {
+  const within = (tlp: number | null) => filter.maxTlp === undefined || tlp === null || tlp <= filter.maxTlp;
+  return (
+    (filter.resourceType === undefined || filter.resourceType.includes(entry.resourceType)) &&
+    (filter.action === undefined || filter.action.includes(entry.action)) &&
+    (filter.resourceId === undefined || entry.resourceId === filter.resourceId) &&
+    (filter.outcome === undefined || entry.outcome === filter.outcome) &&
+    within(entry.tlpBefore) &&
+    within(entry.tlpAfter)
+  );
+}
 
 /** The chain's statement, built once per dialect. */
 function tlpAuditSql(dialect: Dialect) {
@@ -89,7 +119,7 @@ function tlpAuditSql(dialect: Dialect) {
 export const tlpAuditSqlFor = oncePerDialect(tlpAuditSql);
 
 export function tlpAuditRepository(
-  entries: DeclaredRepository<TlpAuditEntry, FilterValues<typeof tlpAuditResource>>,
+  entries: DeclaredRepository<TlpAuditRow, FilterValues<typeof tlpAuditResource>>,
   dialect: Dialect,
   executor: Executor,
   unit: UnitState,
@@ -120,7 +150,7 @@ export function tlpAuditRepository(
       if (held && (entry.seq !== held.head.seq + 1 || entry.prevHash !== held.head.hash)) {
         throw new CaseKitError("conflict", "The TLP audit entry does not follow the organization's last entry");
       }
-      await entries.insert(entry);
+      await entries.insert(toRow(entry));
       move(held, entry);
     },
     async appendMany(run) {
@@ -131,20 +161,33 @@ export function tlpAuditRepository(
       if (held && !extendsChain(held.head, run)) {
         throw new CaseKitError("conflict", "The TLP audit entries do not follow the organization's last entry");
       }
-      if ((await entries.insertMany(run)) < run.length) throw new CaseKitError("conflict", "A TLP audit entry with this id or sequence number exists already");
+      if ((await entries.insertMany(run.map(toRow))) < run.length) throw new CaseKitError("conflict", "A TLP audit entry with this id or sequence number exists already");
       move(held, last);
     },
-    list: (organizationId, { from, to, ...filter }: TlpAuditFilter, page) =>
-      entries.list(
-        organizationId,
-        { ...filter, from: timestampBound("from", from), to: timestampBound("to", to) },
-        { limit: pageLimit(page), order: "desc", after: page.beforeId },
-      ),
+    // Two newest-first reads merged: the single entries the filter matches (one range of an
+    // index, as before groups existed), and the group entries of the same actor and time range,
+    // expanded and filtered item by item.
+    async list(organizationId, filter: TlpAuditFilter, page) {
+      const limit = pageLimit(page);
+      const bounds = { from: timestampBound("from", filter.from), to: timestampBound("to", filter.to) };
+      const { from: _from, to: _to, ...rest } = filter;
+      // The conditions `single` and `grouped` bind nothing: any value switches them on.
+      const on: TlpAuditItem[] = [];
+      const stream = (filters: FilterValues<typeof tlpAuditResource>, groups: boolean) => ({
+        rows: (before: string | undefined, count: number) => entries.list(organizationId, filters, { limit: count, order: "desc" as const, after: before }),
+        // A cursor inside a group: the group itself (only the group stream holds groups).
+        row: async (id: string) => (groups ? entries.findById(organizationId, id) : null),
+        expand: (row: TlpAuditRow) => (groups ? expandTlpAudit(fromRow(row)).filter((entry) => itemMatches(entry, filter)) : [fromRow(row) as TlpAuditEntry]),
+      });
+      const single = await groupedPage(stream({ ...rest, ...bounds, single: on }, false), limit, page.beforeId);
+      const grouped = await groupedPage(stream({ actorId: filter.actorId, ...bounds, grouped: on }, true), limit, page.beforeId);
+      return mergeNewestFirst(single, grouped, limit);
+    },
     async chain(organizationId, afterSeq, limit) {
       checkReading(unit);
       const count = pageLimit({ limit });
       if (count === 0) return [];
-      return executor.records<TlpAuditEntry>(sql.chain, [organizationId, afterSeq, count]);
+      return (await executor.records<TlpAuditRow>(sql.chain, [organizationId, afterSeq, count])).map(fromRow);
     },
   };
 }

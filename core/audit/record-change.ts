@@ -32,15 +32,25 @@ export async function recordChange<T extends { id: string }>(
   return event.id;
 }
 
+/** The changes of one bulk operation: one kind of record, one event name, one bulk request. */
+export interface BulkChanges<T extends { id: string }> {
+  name: string;
+  resourceType: string;
+  bulkRequestId: string;
+  now: Date;
+  changes: readonly { before: T; after: T; tlp: number | null }[];
+}
+
 /**
- * recordChange for many changes at once (a bulk page): the same entries and events, written with
- * one appendMany each, so a page of a thousand records costs a few statements, not two thousand.
+ * recordChange for every record of a bulk operation at once: ONE audit entry and ONE event, each
+ * listing the records (core/log/groups.ts), so the write path pays two rows, not two per record.
+ * Readers see one entry and one event per record, exactly as recordChange writes them.
  */
-export async function recordChanges<T extends { id: string }>(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, actor: Principal, changes: readonly Change<T>[]): Promise<void> {
-  if (changes.length === 0) return;
-  const records = changes.map((change) => recordsOf(deps, actor, change));
-  await tx.audit.appendMany(records.map((r) => r.entry));
-  await tx.events.appendMany(records.map((r) => r.event));
+export async function recordBulkChanges<T extends { id: string }>(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, actor: Principal, bulk: BulkChanges<T>): Promise<void> {
+  if (bulk.changes.length === 0) return;
+  const { entry, event } = recordsOf(deps, actor, { name: bulk.name, resourceType: bulk.resourceType, before: null, after: { id: bulk.bulkRequestId }, tlp: null, bulkRequestId: bulk.bulkRequestId, now: bulk.now });
+  await tx.audit.append({ ...entry, items: bulk.changes.map(({ before, after }) => ({ resourceId: after.id, changes: diff(before, after) })) });
+  await tx.events.append({ ...event, payload: {}, items: bulk.changes.map(({ after, tlp }) => ({ resourceId: after.id, tlp, payload: { ...after } as Record<string, unknown> })) });
 }
 
 /** The audit entry and the outbox event of one change. */

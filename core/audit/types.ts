@@ -17,3 +17,17 @@ export interface AuditEntry {
   /** The bulk request this entry is one record of (`bulk_…`), or null. */
   bulkRequestId: string | null;
 }
+
+/** One record of a group entry: its id and what changed on it. */
+export interface AuditItem {
+  resourceId: string;
+  changes: Record<string, { from: unknown; to: unknown }> | null;
+}
+
+/**
+ * One entry written for many records at once (a bulk operation): stored as one row, whose own
+ * `resourceId` is the bulk request id and `changes` null. Readers never see it whole: every
+ * list shows one AuditEntry per item (core/log/groups.ts), in item order, with the item's
+ * resourceId and changes, the group's other fields, and the id `<group id>.<position>`.
+ */
+export type AuditGroupEntry = AuditEntry & { items: readonly AuditItem[] };

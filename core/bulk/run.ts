@@ -23,7 +23,10 @@
  * changed record gets its own audit entry and outbox event carrying the request's `bulk_…` id;
  * the TLP audit log gets an entry for each denial, each change of marking, and each change to a
  * record at AMBER+STRICT or above (as lists audit what they show), not for routine edits of
- * lower markings, so that a selectAll over 100 000 records stays one short transaction.
+ * lower markings. Those per-record entries are what readers see; storage holds ONE audit entry,
+ * ONE event and ONE TLP audit entry for the whole operation, each listing the records
+ * (group entries, core/log/groups.ts; the TLP entry's hash covers the list), written once the
+ * last page is saved, so a selectAll over 100 000 records writes three log rows, not 200 000.
  *
  * Records that are closed (a closed alert, a task of a closed case: `closed` on the candidate)
  * are skipped as record_closed (core/access/closed-records.ts).
@@ -35,13 +38,12 @@
  * Cost: ids are loaded 500 per query; selectAll walks the filtered list in keyset pages of
  * 1 000 inside the transaction, all of it before the first change (so at most bulkMaxRows
  * records are held in memory), then processes it in pages of 1 000; each page is saved with one
- * `save` call, and its audit entries and events with one appendMany each. The per-record path is
- * pure JavaScript. On SQLite a long unit yields the event loop between statements
+ * `save` call; the three log rows are written at the end. The per-record path is pure JavaScript. On SQLite a long unit yields the event loop between statements
  * (adapters/sqlite/yielding-unit.ts), so a large bulk does not stall other requests.
  */
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
-import { recordChanges } from "../audit/record-change.js";
+import { recordBulkChanges } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { appendTlpAuditMany } from "../tlp/audit-log.js";
@@ -71,6 +73,9 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
   const skipped: BulkSkipped[] = [];
   let matched = 0;
   let changed = 0;
+  /** What the operation's three log rows list, gathered page by page. */
+  const changes: { before: T; after: T; tlp: number }[] = [];
+  const accesses: TlpAccess[] = [];
 
   /** Applies the operation to one page of candidates and writes the changes. */
   async function process(tx: UnitOfWork, candidates: readonly BulkCandidate<T>[]): Promise<void> {
@@ -93,9 +98,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     }
     if (updates.length > 0) await plan.save(tx, updates.map((u) => u.after));
     // Events and TLP audit entries carry the effective TLP: a task's marking or its case's, whichever is higher.
-    const changes = updates.map(({ before, after, inherited }) => ({ name: plan.event, resourceType: plan.resourceType, before, after, tlp: effectiveTlp(after.tlp, [inherited]), bulkRequestId, now }));
-    await recordChanges(deps, tx, principal, changes);
-    const accesses: TlpAccess[] = [];
+    for (const { before, after, inherited } of updates) changes.push({ before, after, tlp: effectiveTlp(after.tlp, [inherited]) });
     for (const { before, after, inherited } of updates) {
       const marked = after.tlp !== before.tlp;
       const tlpBefore = effectiveTlp(before.tlp, [inherited]);
@@ -107,8 +110,13 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       const tlp = effectiveTlp(record.tlp, [inherited]);
       accesses.push({ resourceType: plan.resourceType, resourceId: record.id, action: plan.tlpAction, tlpBefore: tlp, tlpAfter: tlp, outcome: "denied" });
     }
-    await appendTlpAuditMany(deps, tx, principal, accesses, now);
     changed += updates.length;
+  }
+
+  /** The operation's audit entry, event and TLP audit entry, each one row listing the records. */
+  async function record(tx: UnitOfWork): Promise<void> {
+    await recordBulkChanges(deps, tx, principal, { name: plan.event, resourceType: plan.resourceType, bulkRequestId, now, changes });
+    await appendTlpAuditMany(deps, tx, principal, accesses, now, bulkRequestId);
   }
 
   const maxRows = deps.config.bulkMaxRows ?? defaultBulkMaxRows;
@@ -134,6 +142,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
         const chunkSkips = skipped.splice(firstSkip).sort((a, b) => position.get(a.id)! - position.get(b.id)!);
         skipped.push(...chunkSkips);
       }
+      await record(tx);
       return;
     }
     // Everything selectAll matches is read (and counted against the maximum) before anything
@@ -149,6 +158,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     }
     matched = selected.length;
     for (let start = 0; start < selected.length; start += selectPage) await process(tx, selected.slice(start, start + selectPage));
+    await record(tx);
   });
 
   return { matched, [plan.verb]: changed, skipped, bulkRequestId } as BulkResult<V>;

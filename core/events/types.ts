@@ -17,3 +17,18 @@ export interface DomainEvent {
   bulkRequestId: string | null;
   occurredAt: string;
 }
+
+/** One record of a group event: its id, its effective TLP and the record after the change. */
+export interface EventItem {
+  resourceId: string;
+  tlp: number | null;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * One event written for many records at once (a bulk operation): stored as one row (its own
+ * `resourceId` is the bulk request id, its payload `{}`). Readers, the webhook dispatcher first,
+ * see one DomainEvent per item with the id `<group id>.<position>` (core/log/groups.ts): each is
+ * fanned out, filtered and TLP-checked at send time like any event.
+ */
+export type GroupEvent = DomainEvent & { items: readonly EventItem[] };

@@ -1,12 +1,12 @@
-import type { AuditEntry } from "../audit/types.js";
+import type { AuditEntry, AuditGroupEntry } from "../audit/types.js";
 import type { Case, CaseFilter } from "../cases/types.js";
-import type { DomainEvent } from "../events/types.js";
+import type { DomainEvent, GroupEvent } from "../events/types.js";
 import type { StoredApiKey } from "../keys/types.js";
 import type { Organization } from "../organizations/types.js";
 import type { StoredUser, UserRole, UserStatus } from "../users/types.js";
 import type { KeyStatus, KeyTier } from "../keys/types.js";
 import type { Team, TeamFilter } from "../teams/types.js";
-import type { TlpAuditEntry, TlpAuditFilter } from "../tlp/types.js";
+import type { StoredTlpAuditEntry, TlpAuditEntry, TlpAuditFilter } from "../tlp/types.js";
 import type { Session, SignInThrottle } from "../account/types.js";
 import type { Delivery, DeliveryAttempt, DeliveryFilter, StoredWebhook } from "../webhooks/types.js";
 import type { Observable, ObservableFilter, ObservableParent } from "../observables/types.js";
@@ -149,8 +149,9 @@ export interface CaseRepository extends RecordRepository<Case, CaseFilter>, Batc
   findSharedWith(viewerOrganizationId: string, id: string): Promise<Case | null>;
 }
 
-export interface AuditRepository extends AppendOnlyLog<AuditEntry> {
-  /** Newest first. */
+/** Appends single entries and group entries (one row for many records: core/log/groups.ts). */
+export interface AuditRepository extends AppendOnlyLog<AuditEntry | AuditGroupEntry> {
+  /** Newest first, each group entry expanded into one entry per record (core/log/groups.ts). */
   list(organizationId: string, page: PageRequest): Promise<AuditEntry[]>;
 }
 
@@ -173,17 +174,22 @@ export interface TlpAuditRepository {
    * Inserts the entry and moves the head to it. An entry that does not directly extend the head
    * (seq ≠ head.seq + 1, or prevHash ≠ head.hash) is refused with conflict before anything is written.
    */
-  append(entry: TlpAuditEntry): Promise<void>;
+  append(entry: StoredTlpAuditEntry): Promise<void>;
   /**
    * `append` for a run of entries of one organization (a list's views, a bulk page): the first
    * extends the head, each next extends the one before; checked whole before anything is written
    * (conflict otherwise), then inserted in few statements with one move of the head.
    */
-  appendMany(entries: readonly TlpAuditEntry[]): Promise<void>;
-  /** Newest first, filtered; `actorId` matches the user or the key. `from` inclusive, `to` exclusive. */
+  appendMany(entries: readonly StoredTlpAuditEntry[]): Promise<void>;
+  /**
+   * Newest first, filtered; `actorId` matches the user or the key. `from` inclusive, `to` exclusive.
+   * A group entry is read as one entry per item (core/log/groups.ts), each filtered on its own
+   * (resourceId, resourceType, action, outcome, maxTlp), and a page may end inside a group: the
+   * cursor (`beforeId`) may be an expanded entry's id.
+   */
   list(organizationId: string, filter: TlpAuditFilter, page: PageRequest): Promise<TlpAuditEntry[]>;
-  /** Chain order (seq ascending) from `afterSeq` + 1, at most `limit` entries: for verification. */
-  chain(organizationId: string, afterSeq: number, limit: number): Promise<TlpAuditEntry[]>;
+  /** Chain order (seq ascending) from `afterSeq` + 1, at most `limit` rows as stored (groups whole, with their items): for verification. */
+  chain(organizationId: string, afterSeq: number, limit: number): Promise<StoredTlpAuditEntry[]>;
 }
 
 export interface SessionRepository {
@@ -203,10 +209,11 @@ export interface SignInThrottleRepository {
   clear(email: string): Promise<void>;
 }
 
-/** The transactional outbox. */
-export interface EventRepository extends AppendOnlyLog<DomainEvent> {
-  /** Newest first. */
+/** The transactional outbox: single events and group events (one row for many records: core/log/groups.ts). */
+export interface EventRepository extends AppendOnlyLog<DomainEvent | GroupEvent> {
+  /** Newest first, each group event expanded into one event per record. */
   list(organizationId: string, page: PageRequest): Promise<DomainEvent[]>;
+  /** The event, or one record's event of a group (`<group id>.<position>`). */
   findById(organizationId: string, id: string): Promise<DomainEvent | null>;
 }
 
@@ -315,8 +322,10 @@ export interface WebhookRepository extends Omit<RecordRepository<StoredWebhook, 
  */
 export interface DeliveryRepository {
   /**
-   * Takes up to `limit` events not yet fanned out (oldest first) and marks them fanned out at
-   * `now`, in the caller's unit of work: commit together with the deliveries created for them.
+   * Takes up to `limit` stored events not yet fanned out (oldest first) and marks them fanned out
+   * at `now`, in the caller's unit of work: commit together with the deliveries created for them.
+   * A group event counts as one and comes back expanded: one event per record, each with its
+   * own id (core/log/groups.ts).
    */
   claimEvents(limit: number, now: string): Promise<DomainEvent[]>;
   /** Inserts deliveries; a second delivery for the same (webhookId, eventId) is ignored. */

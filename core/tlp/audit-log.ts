@@ -4,7 +4,7 @@ import { CaseKitError } from "../errors.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { hashTlpEntry } from "./chain.js";
 import { withinClearance } from "../access/clearance.js";
-import type { TlpAction, TlpAuditEntry, TlpOutcome, TlpResourceType } from "./types.js";
+import type { StoredTlpAuditEntry, TlpAction, TlpAuditItem, TlpOutcome, TlpResourceType } from "./types.js";
 
 export interface TlpAccess {
   resourceType: TlpResourceType;
@@ -31,8 +31,10 @@ export async function appendTlpAudit(
 }
 
 /**
- * appendTlpAudit for several accesses at once, in order (a list's views, a bulk page's changes):
- * one read of the head and one append of the whole run, instead of a round per entry.
+ * appendTlpAudit for several accesses at once (a list's views, a bulk operation's changes): ONE
+ * entry of the chain listing them (a group entry, core/tlp/types.ts), its hash covering the list.
+ * `groupId` names the group (the bulk request id; a list's first record by default). A single
+ * access is written as a plain entry.
  */
 export async function appendTlpAuditMany(
   deps: Pick<CaseKitDeps, "ids">,
@@ -40,9 +42,25 @@ export async function appendTlpAuditMany(
   principal: Principal,
   accesses: readonly TlpAccess[],
   now: Date,
+  groupId?: string,
 ): Promise<void> {
-  if (accesses.length === 0) return;
-  await tx.tlpAudit.appendMany(await chainEntries(deps, tx, principal, accesses, now));
+  const [first] = accesses;
+  if (first === undefined) return;
+  if (accesses.length === 1 && groupId === undefined) return appendTlpAudit(deps, tx, principal, first, now);
+  // The group's own markings are its items' lowest, so a storage filter by clearance keeps every
+  // group that holds an item the reader may see; the log's readers then judge each item.
+  const lowest = (pick: (access: TlpAccess) => number | null) => accesses.map(pick).reduce((a, b) => (a === null || b === null ? null : Math.min(a, b)));
+  const group: TlpAccess = {
+    resourceType: first.resourceType,
+    resourceId: groupId ?? first.resourceId,
+    action: first.action,
+    tlpBefore: lowest((a) => a.tlpBefore),
+    tlpAfter: lowest((a) => a.tlpAfter),
+    outcome: first.outcome,
+  };
+  const items = accesses.map(({ resourceId, action, tlpBefore, tlpAfter, outcome }) => ({ resourceId, action, tlpBefore, tlpAfter, outcome }));
+  const [entry] = await chainEntries(deps, tx, principal, [group], now, items);
+  await tx.tlpAudit.append(entry!);
 }
 
 /** The hashed entries that extend the organization's chain with `accesses`, in order. */
@@ -52,11 +70,12 @@ async function chainEntries(
   principal: Principal,
   accesses: readonly TlpAccess[],
   now: Date,
-): Promise<TlpAuditEntry[]> {
+  items?: readonly TlpAuditItem[],
+): Promise<StoredTlpAuditEntry[]> {
   let head = await tx.tlpAudit.head(principal.organizationId);
-  const entries: TlpAuditEntry[] = [];
+  const entries: StoredTlpAuditEntry[] = [];
   for (const access of accesses) {
-    const unhashed: Omit<TlpAuditEntry, "hash"> = {
+    const unhashed: Omit<StoredTlpAuditEntry, "hash"> = {
       id: deps.ids.next("tlpa"),
       organizationId: principal.organizationId,
       seq: head.seq + 1,
@@ -68,6 +87,7 @@ async function chainEntries(
       requestId: principal.origin?.requestId ?? null,
       at: now.toISOString(),
       prevHash: head.hash,
+      ...(items ? { items } : {}),
     };
     const entry = { ...unhashed, hash: hashTlpEntry(unhashed) };
     entries.push(entry);

@@ -1,14 +1,16 @@
 import { createHash } from "node:crypto";
-import type { TlpAuditEntry } from "./types.js";
+import type { StoredTlpAuditEntry, TlpAuditEntry } from "./types.js";
 
-type Unhashed = Omit<TlpAuditEntry, "hash">;
+type Unhashed = Omit<StoredTlpAuditEntry, "hash">;
 
 /**
  * The hash of an entry covers the previous entry's hash and every field of its own, in a fixed
- * order, so changing, removing or reordering any row breaks the chain from that row on.
+ * order, so changing, removing or reordering any row breaks the chain from that row on. A group
+ * entry's items (each record's id, action, markings and outcome, in order) are one more field,
+ * so its id list is covered too; single entries hash as they always did.
  */
 export function hashTlpEntry(entry: Unhashed): string {
-  const fields = [
+  const fields: unknown[] = [
     entry.prevHash,
     entry.id,
     entry.organizationId,
@@ -26,6 +28,7 @@ export function hashTlpEntry(entry: Unhashed): string {
     entry.requestId,
     entry.at,
   ];
+  if (entry.items !== undefined) fields.push(entry.items.map((item) => [item.resourceId, item.action, item.tlpBefore, item.tlpAfter, item.outcome]));
   return createHash("sha256").update(JSON.stringify(fields)).digest("hex");
 }
 
@@ -39,7 +42,7 @@ export interface ChainVerdict {
 
 /** Walks entries in chain order (seq ascending), resuming from `previous` when given. */
 export function verifyTlpChain(
-  entries: Iterable<TlpAuditEntry>,
+  entries: Iterable<StoredTlpAuditEntry>,
   previous: { seq: number; hash: string } = { seq: 0, hash: "" },
 ): ChainVerdict {
   let { seq, hash } = previous;

@@ -33,6 +33,28 @@ export interface TlpAuditEntry {
   hash: string;
 }
 
+/** One record of a group entry: what the entry would have said of it alone. */
+export interface TlpAuditItem {
+  resourceId: string;
+  action: TlpAction;
+  tlpBefore: number | null;
+  tlpAfter: number | null;
+  outcome: TlpOutcome;
+}
+
+/**
+ * One entry of the chain written for many records at once (a bulk operation, a list's views):
+ * one row, one seq, one hash, and the hash covers the items (core/tlp/chain.ts), so the id list
+ * is as tamper-evident as any entry. Its own resourceId is the bulk request id (or the list's
+ * first record), its markings the lowest of the items'. The log's readers see one entry per item
+ * (core/log/groups.ts): the group's fields with the item's, and the id `<group id>.<position>`;
+ * each is left out or kept by the reader's clearance on its own.
+ */
+export type TlpAuditGroupEntry = TlpAuditEntry & { items: readonly TlpAuditItem[] };
+
+/** What the chain stores: single entries, and group entries with their items. */
+export type StoredTlpAuditEntry = TlpAuditEntry & { items?: readonly TlpAuditItem[] };
+
 export interface TlpAuditFilter {
   /**
    * The reader's clearance: entries whose TLP before or after is above it are left out, so the log
