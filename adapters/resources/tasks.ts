@@ -109,6 +109,7 @@ export function taskRepository(
     },
     update: (record) => tasks.update(record),
     updateMany: (records) => tasks.updateMany(records),
+    patchMany: (organizationId, ids, patch) => tasks.patchMany(organizationId, ids, patch),
     async maxOrder(organizationId, caseId) {
       reading();
       const [row] = await executor.all(maxOrder, [organizationId, caseId]);

@@ -260,6 +260,11 @@ export interface TaskRepository extends RecordRepository<Task, TaskFilter> {
   findMany(organizationId: string, ids: readonly string[]): Promise<TaskWithCase[]>;
   /** `update` for many tasks of one organization at once (a bulk page); returns how many were written. */
   updateMany(records: readonly Task[]): Promise<number>;
+  /**
+   * Sets the same fields on the live tasks among `ids` (a bulk page, at most 1 000) in one
+   * statement; returns how many were written.
+   */
+  patchMany(organizationId: string, ids: readonly string[], patch: Partial<Pick<Task, "title" | "description" | "status" | "assigneeId" | "dueDate" | "mandatory" | "tlp" | "updatedAt" | "deletedAt" | "deletedBy">>): Promise<number>;
   /** The highest `order` among the case's live tasks, or null when it has none. */
   maxOrder(organizationId: string, caseId: string): Promise<number | null>;
   /** Whether the case has a live mandatory task that is waiting or in progress. */

@@ -16,15 +16,15 @@ import type { TaskBulkFilters } from "./schema.js";
 import { taskBulkDeleteSchema, taskBulkUpdateSchema } from "./schema.js";
 import type { Task } from "./types.js";
 
-type TaskPlan<V extends string> = Pick<BulkPlan<Task, V>, "load" | "select" | "save">;
+type TaskPlan<V extends string> = Pick<BulkPlan<Task, V>, "load" | "select">;
 
 /**
  * How the bulk mechanism finds and writes tasks for one caller: ids through one query per 500
  * (each with its case's marking, so a task of a RED case is tlp_restricted), selectAll through the
  * `GET /tasks` list itself (same filters, same clearance rule, keyset pages) and then the page's
  * case markings (one query per 500, for the effective TLP of events and audit entries), and
- * which of their cases are closed (a task of a closed case is skipped as record_closed), pages
- * written at once.
+ * which of their cases are closed (a task of a closed case is skipped as record_closed). Each
+ * operation writes a page with one statement (patchPage).
  */
 function taskAccess<V extends string>(principal: Principal, filters: TaskBulkFilters | undefined): TaskPlan<V> {
   const organizationId = principal.organizationId;
@@ -41,10 +41,12 @@ function taskAccess<V extends string>(principal: Principal, filters: TaskBulkFil
       const closed = await closedTaskCases(tx, organizationId, tasks.map((task) => task.caseId));
       return tasks.map((task) => ({ record: task, inherited: inherited.get(task.id) ?? highestTlp, closed: closed.has(task.caseId) }));
     },
-    async save(tx, records) {
-      await tx.tasks.updateMany(records);
-    },
   };
+}
+
+/** Writes a page whose records all got `patch` (apply set exactly it) with one statement. */
+async function patchPage(tx: UnitOfWork, principal: Principal, records: readonly Task[], patch: Parameters<UnitOfWork["tasks"]["patchMany"]>[2]): Promise<void> {
+  await tx.tasks.patchMany(principal.organizationId, records.map((task) => task.id), patch);
 }
 
 export function createTaskBulk(deps: CaseKitDeps) {
@@ -71,6 +73,8 @@ export function createTaskBulk(deps: CaseKitDeps) {
             if (fields.status !== undefined && !canTransitionTask(task.status, fields.status)) return { skip: "invalid_transition" };
             return { ...task, ...fields, updatedAt: at };
           },
+          // Every task changed gets the same fields: one statement per page.
+          save: (tx, records) => patchPage(tx, principal, records, { ...fields, updatedAt: records[0]!.updatedAt }),
         },
         selection,
       );
@@ -91,6 +95,7 @@ export function createTaskBulk(deps: CaseKitDeps) {
           tlpAction: "delete",
           ...taskAccess(principal, selection.kind === "all" ? selection.filters : undefined),
           apply: (task, at) => ({ ...task, updatedAt: at, deletedAt: at, deletedBy: principal.userId }),
+          save: (tx, records) => patchPage(tx, principal, records, { updatedAt: records[0]!.updatedAt, deletedAt: records[0]!.updatedAt, deletedBy: principal.userId }),
         },
         selection,
       );

@@ -23,8 +23,9 @@ async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; pa
 }
 
 /**
- * A storage whose `tasks.updateMany` can be told to throw on its n-th call: a fault in the middle
- * of a bulk operation, after earlier pages were written inside the same transaction.
+ * A storage whose page writes (`tasks.updateMany`, `tasks.patchMany`) can be told to throw on the
+ * n-th call: a fault in the middle of a bulk operation, after earlier pages were written inside
+ * the same transaction.
  */
 function faultyStorage(inner: Storage): Storage & { failOnSave(n: number | null): void } {
   let failAt: number | null = null;
@@ -40,6 +41,11 @@ function faultyStorage(inner: Storage): Storage & { failOnSave(n: number | null)
             saves += 1;
             if (failAt !== null && saves === failAt) throw new Error("disk full (injected)");
             return tasks.updateMany(records);
+          },
+          async patchMany(...args: Parameters<UnitOfWork["tasks"]["patchMany"]>) {
+            saves += 1;
+            if (failAt !== null && saves === failAt) throw new Error("disk full (injected)");
+            return tasks.patchMany(...args);
           },
         };
       },
