@@ -4,9 +4,10 @@ import { invalidField } from "./errors.js";
  * A cursor is the last id of a page: ids sort by creation, so it is a keyset position and a deep
  * page costs what the first one does. Clients treat it as opaque; its shape (`cursorPattern`) is
  * what the list queries check and the document declares, so any cursor of that shape is a
- * position (one past every record simply gives an empty page).
+ * position (one past every record simply gives an empty page). A log's entry read from a group
+ * row (core/log/groups.ts) has the group's id, a dot and its position: a page may end there.
  */
-export const cursorPattern = /^[a-z]+_[0-9a-z]{26}$/;
+export const cursorPattern = /^[a-z]+_[0-9a-z]{26}(\.[0-9]{1,9})?$/;
 
 export function encodeCursor(lastId: string): string {
   return lastId;
