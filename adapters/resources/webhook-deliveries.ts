@@ -15,7 +15,11 @@ export const deliveryResource = defineResource({
     id: id(),
     organizationId: text({ references: { table: "organizations", column: "id" } }),
     webhookId: text({ references: { table: "webhooks", column: "id" } }),
-    eventId: text({ references: { table: "events", column: "id" } }),
+    /**
+     * The event delivered: an event row's id, or one record's event of a group row
+     * (`<group id>.<position>`, core/log/groups.ts), which no foreign key can name.
+     */
+    eventId: text(),
     eventName: text(),
     status: enumOf(deliveryStatuses),
     attempts: int(),

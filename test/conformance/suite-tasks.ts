@@ -35,7 +35,7 @@ function principalOf(org: Organization, user: StoredUser): Principal {
   return { organizationId: org.id, userId: user.id, keyId: null, authenticatedBy: "host", role: "admin", tier: null, scopes: new Set(allScopes), tlpClearance: 4 };
 }
 
-/** The storage, with `tasks.updateMany` throwing on its second call of each unit of work. */
+/** The storage, with its page writes (`tasks.updateMany`, `tasks.patchMany`) throwing on the second call of each unit of work. */
 function failingOnSecondSave(inner: Storage): Storage {
   const wrap = (tx: UnitOfWork): UnitOfWork => {
     let saves = 0;
@@ -46,6 +46,11 @@ function failingOnSecondSave(inner: Storage): Storage {
         saves += 1;
         if (saves === 2) throw new Error("injected fault on the second page");
         return tasks.updateMany(records);
+      },
+      async patchMany(...args: Parameters<UnitOfWork["tasks"]["patchMany"]>) {
+        saves += 1;
+        if (saves === 2) throw new Error("injected fault on the second page");
+        return tasks.patchMany(...args);
       },
     };
     return new Proxy(tx, { get: (target, prop, receiver) => (prop === "tasks" ? failing : Reflect.get(target, prop, receiver)) });

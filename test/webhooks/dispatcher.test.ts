@@ -193,6 +193,29 @@ describe("the webhook dispatcher, delivering to a loopback receiver", () => {
     expect(target.received[0]!.body).not.toContain("Secret operation");
   });
 
+  it("a bulk operation's one stored event reaches subscribers as one delivery per record, each TLP-checked at send time", async () => {
+    const target = await receiver();
+    const owner = await addUser(w.kit, w.organizationId, { role: "admin", tlpClearance: 4 });
+    const ownerPrincipal = await w.kit.principalFor({ organizationId: w.organizationId, userId: owner.id, scopes: ["webhooks:write", "webhooks:read", "tasks:read"], tlpClearance: 4 });
+    await w.kit.webhooks.create(ownerPrincipal, { name: "Tasks", url: target.url(), events: ["task.updated"] });
+    const parent = await w.kit.cases.create(w.admin, { title: "parent", severity: 2, tlp: 1 });
+    const made = [];
+    for (const tlp of [1, 2, 3]) made.push(await w.kit.tasks.create(w.admin, parent.id, { title: `Secret task ${tlp}`, tlp }));
+    const result = await w.kit.tasks.bulkUpdate(w.admin, { ids: made.map((t) => t.id), fields: { mandatory: true } });
+    // The owner's clearance falls to AMBER after the bulk: the RED-ish task's delivery carries no content.
+    await w.kit.storage.transaction(async (tx) => tx.users.update({ ...(await tx.users.findById(w.organizationId, owner.id))!, tlpClearance: 2 }));
+    while ((await w.dispatcher.step()).attempts > 0);
+    const bodies = target.received.map((r) => JSON.parse(r.body) as { type: string; eventId: string; bulkRequestId?: string; data: Record<string, unknown> });
+    expect(bodies).toHaveLength(3);
+    expect(new Set(bodies.map((b) => b.eventId)).size).toBe(3);
+    expect(bodies.every((b) => b.type === "task.updated" && b.bulkRequestId === result.bulkRequestId)).toBe(true);
+    const byId = new Map(bodies.map((b) => [b.data.id, b.data]));
+    expect(byId.get(made[0]!.id)).toMatchObject({ id: made[0]!.id, title: "Secret task 1", mandatory: true });
+    expect(byId.get(made[1]!.id)).toMatchObject({ id: made[1]!.id, title: "Secret task 2", mandatory: true });
+    expect(byId.get(made[2]!.id)).toEqual({ id: made[2]!.id, resourceType: "task", tlp: 3, redacted: true });
+    expect(target.received.map((r) => r.body).join("")).not.toContain("Secret task 3");
+  });
+
   it("stops delivering for a subscription whose owner is no longer active", async () => {
     const target = await receiver();
     const owner = await addUser(w.kit, w.organizationId, { role: "admin" });
