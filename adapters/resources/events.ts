@@ -33,8 +33,10 @@ export const eventResource = defineResource({
     /** When the webhook dispatcher fanned the event out (claimEvents); null until then. */
     dispatchedAt: internal(timestamp({ nullable: true })),
   },
+  // No index by organization: nothing on the request or delivery path lists the outbox (the
+  // dispatcher claims through the queue below and reads events by id), so it would only cost
+  // every write. EventRepository.list walks the primary key newest first instead.
   indexes: [
-    { name: "events_organization_id_idx", columns: ["organizationId", "id"] },
     // The dispatcher's queue: only undispatched events are in it, so it stays small however long the outbox grows.
     { name: "events_undispatched_idx", columns: ["id"], where: "dispatched_at IS NULL" },
   ],
