@@ -67,6 +67,10 @@ export function eventRepository(events: DeclaredRepository<StoredEvent, FilterVa
         pageLimit(page),
         page.beforeId,
       ),
+    async findRow(organizationId, id) {
+      const row = await events.findById(organizationId, id);
+      return row ? expandEvent(row) : null;
+    },
     async findById(organizationId, id) {
       const item = splitItemId(id);
       const row = await events.findById(organizationId, item ? item.groupId : id);

@@ -215,6 +215,11 @@ export interface EventRepository extends AppendOnlyLog<DomainEvent | GroupEvent>
   list(organizationId: string, page: PageRequest): Promise<DomainEvent[]>;
   /** The event, or one record's event of a group (`<group id>.<position>`). */
   findById(organizationId: string, id: string): Promise<DomainEvent | null>;
+  /**
+   * Every event the stored row `id` stands for (one per record of a group, or the single event),
+   * in order, or null: a reader of many of a group's events (the dispatcher) reads the row once.
+   */
+  findRow(organizationId: string, id: string): Promise<DomainEvent[] | null>;
 }
 
 /**

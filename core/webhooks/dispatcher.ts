@@ -5,6 +5,7 @@ import type { OutboundResponse, OutboundTransport } from "../ports/outbound.js";
 import { OutboundError } from "../ports/outbound.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { matchesFilters } from "./filters.js";
+import { splitItemId } from "../log/groups.js";
 import type { AttemptOutcome } from "./schedule.js";
 import { nextStep } from "./schedule.js";
 import { subscribedTo } from "./schema.js";
@@ -129,6 +130,29 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
     return claimed.length;
   }
 
+  /**
+   * The group rows (a bulk's one event for many records) read lately, expanded: a group's
+   * deliveries come due together, and reading its row once per delivery would cost the whole
+   * row each time. Stored events never change, so a kept copy is never stale; two are kept.
+   */
+  const groups = new Map<string, DomainEvent[]>();
+  const keptGroups = 2;
+
+  /** The event a delivery names: a stored event, or one record's event of a group row. */
+  async function eventOf(tx: UnitOfWork, delivery: Delivery): Promise<DomainEvent | null> {
+    const item = splitItemId(delivery.eventId);
+    if (!item) return tx.events.findById(delivery.organizationId, delivery.eventId);
+    const key = `${delivery.organizationId}/${item.groupId}`;
+    let expanded = groups.get(key);
+    if (!expanded) {
+      expanded = (await tx.events.findRow(delivery.organizationId, item.groupId)) ?? [];
+      groups.set(key, expanded);
+      for (const old of groups.keys()) if (groups.size > keptGroups) groups.delete(old);
+    }
+    const event = expanded[item.position];
+    return event?.id === delivery.eventId ? event : null;
+  }
+
   /** The owner and the key a subscription's grant names, as they are now. */
   async function holdersOf(tx: UnitOfWork, webhook: StoredWebhook): Promise<GrantHolders> {
     const owner = webhook.createdBy ? await tx.users.findById(webhook.organizationId, webhook.createdBy) : null;
@@ -140,7 +164,7 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
   async function attempt(delivery: Delivery): Promise<void> {
     const context = await storage.read(async (tx) => {
       const webhook = await tx.webhooks.findById(delivery.organizationId, delivery.webhookId);
-      const stored = await tx.events.findById(delivery.organizationId, delivery.eventId);
+      const stored = await eventOf(tx, delivery);
       // A parent raised since the event (a case made RED) raises the event too: TLP is as of now.
       const event = stored && { ...stored, tlp: stored.tlp === null ? null : effectiveTlp(stored.tlp, [await inheritedTlp(tx, stored.organizationId, stored.resourceType, stored.payload)]) };
       return { webhook, event, holders: webhook ? await holdersOf(tx, webhook) : null };
