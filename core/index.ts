@@ -34,8 +34,9 @@ export type { CaseCreateInput, CaseListQuery, CaseUpdateInput } from "./cases/sc
 export type { Case, CaseFilter, CaseTag } from "./cases/types.js";
 export type { CaseService } from "./cases/service.js";
 
-export type { AuditEntry } from "./audit/types.js";
-export type { DomainEvent } from "./events/types.js";
+export type { AuditEntry, AuditGroupEntry, AuditItem } from "./audit/types.js";
+export type { DomainEvent, EventItem, GroupEvent } from "./events/types.js";
+export { expandAudit, expandEvent, expandTlpAudit, itemId, splitItemId } from "./log/groups.js";
 export { healthSchema } from "./health/service.js";
 export type { Health } from "./health/service.js";
 export type { InitResult } from "./setup/service.js";
@@ -66,7 +67,7 @@ export type { Session, SignInThrottle } from "./account/types.js";
 
 export { papLevels, tlpAuditListThreshold, tlpLevels } from "./tlp/levels.js";
 export { tlpActions, tlpResourceTypes } from "./tlp/types.js";
-export type { TlpAction, TlpAuditEntry, TlpAuditFilter, TlpOutcome, TlpResourceType } from "./tlp/types.js";
+export type { StoredTlpAuditEntry, TlpAction, TlpAuditEntry, TlpAuditFilter, TlpAuditGroupEntry, TlpAuditItem, TlpOutcome, TlpResourceType } from "./tlp/types.js";
 export { hashTlpEntry, verifyTlpChain } from "./tlp/chain.js";
 export type { ChainVerdict } from "./tlp/chain.js";
 export { tlpAuditEntrySchema, tlpAuditListSchema, tlpAuditQuerySchema, tlpConstantsSchema } from "./tlp/service.js";
