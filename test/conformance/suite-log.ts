@@ -114,5 +114,28 @@ export function describeLogs(ctx: SuiteContext): void {
       expect(await ctx.storage().read((tx) => tx.events.findById(b.id, event.id))).toBeNull();
       expect(await ctx.storage().read((tx) => tx.events.findById(a.id, "evt_00000000000000000000000000"))).toBeNull();
     });
+
+    it("a group event (one row for many records) reads as one event per record: list, findById, findRow", async () => {
+      const { org: a } = await ctx.seedOrganization();
+      const { org: b } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const single = f.event(a.id);
+      const group = f.event(a.id, { resourceId: "bulk_0003", payload: {}, tlp: null, bulkRequestId: "bulk_0003" });
+      const items = [0, 1, 2].map((i) => ({ resourceId: `task_${i}`, tlp: i + 1, payload: { id: `task_${i}`, title: `Task ${i}` } }));
+      await ctx.storage().transaction(async (tx) => {
+        await tx.events.append(single);
+        await tx.events.append({ ...group, items });
+      });
+      const expanded: DomainEvent[] = items.map((item, i) => ({ ...group, id: `${group.id}.${i}`, resourceId: item.resourceId, tlp: item.tlp, payload: item.payload }));
+      expect(await ctx.storage().read((tx) => tx.events.list(a.id, { limit: 10 }))).toStrictEqual([...expanded].reverse().concat(single));
+      expect(await walkPages((page) => ctx.storage().read((tx) => tx.events.list(a.id, page)), 2)).toEqual([...expanded.map((e) => e.id)].reverse().concat(single.id));
+      expect(await ctx.storage().read((tx) => tx.events.findById(a.id, expanded[1]!.id))).toStrictEqual(expanded[1]);
+      expect(await ctx.storage().read((tx) => tx.events.findById(a.id, group.id))).toBeNull();
+      expect(await ctx.storage().read((tx) => tx.events.findById(a.id, `${group.id}.3`))).toBeNull();
+      expect(await ctx.storage().read((tx) => tx.events.findById(b.id, expanded[0]!.id))).toBeNull();
+      expect(await ctx.storage().read((tx) => tx.events.findRow(a.id, group.id))).toStrictEqual(expanded);
+      expect(await ctx.storage().read((tx) => tx.events.findRow(a.id, single.id))).toStrictEqual([single]);
+      expect(await ctx.storage().read((tx) => tx.events.findRow(b.id, group.id))).toBeNull();
+    });
   });
 }

@@ -177,6 +177,23 @@ export function describeTasks(ctx: SuiteContext): void {
       expect(await ctx.storage().transaction((tx) => tx.tasks.updateMany([]))).toBe(0);
     });
 
+    it("patchMany sets the same fields on the live tasks among ids, never a deleted or another organization's one", async () => {
+      const f = ctx.fixtures();
+      const records = Array.from({ length: 4 }, (_, i) => task(f, org.id, parentCase.id, { order: i }));
+      const gone = task(f, org.id, parentCase.id, { deletedAt: f.at(), deletedBy: user.id });
+      await insert(...records, gone);
+      const { org: other } = await ctx.seedOrganization();
+      f.clock.advance(1000);
+      const patch = { status: "in_progress" as TaskStatus, assigneeId: user.id, updatedAt: f.at() };
+      const ids = [records[0]!.id, records[2]!.id, records[3]!.id, gone.id];
+      expect(await ctx.storage().transaction((tx) => tx.tasks.patchMany(other.id, ids, patch))).toBe(0);
+      expect(await ctx.storage().transaction((tx) => tx.tasks.patchMany(org.id, ids, patch))).toBe(3);
+      for (const r of [records[0]!, records[2]!, records[3]!]) expect(await find(org.id, r.id)).toStrictEqual({ ...r, ...patch });
+      expect(await find(org.id, records[1]!.id)).toStrictEqual(records[1]);
+      expect(await find(org.id, gone.id)).toBeNull();
+      expect(await ctx.storage().transaction((tx) => tx.tasks.patchMany(org.id, [], patch))).toBe(0);
+    });
+
     it("maxOrder and hasOpenMandatory look at the case's live tasks only", async () => {
       const f = ctx.fixtures();
       const otherCase = f.caseRecord(org.id);
