@@ -17,6 +17,7 @@ import type { Storage, StoredWebhook } from "../../core/index.js";
 import { allScopes } from "../../core/index.js";
 import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
 import { rowOf } from "../../adapters/declare/rows.js";
+import { auditResource } from "../../adapters/resources/audit.js";
 import { webhookResource, webhookToRecord } from "../../adapters/resources/webhooks.js";
 import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
@@ -44,7 +45,7 @@ type OldRow = Record<string, unknown>;
  * three subscriptions: one the trail says the key created, one created without a key (a session),
  * one whose owner is unknown. Returns the old-shaped rows to write and the grants expected.
  */
-async function seed(storage: Storage): Promise<{ rows: OldRow[]; expected: Map<string, StoredWebhook["grant"]> }> {
+async function seed(storage: Storage): Promise<{ rows: OldRow[]; auditRows: OldRow[]; expected: Map<string, StoredWebhook["grant"]> }> {
   const f = createFixtures();
   const org = f.organization();
   const owner = f.user(org.id, { role: "admin", tlpClearance: 3 });
@@ -84,15 +85,22 @@ async function seed(storage: Storage): Promise<{ rows: OldRow[]; expected: Map<s
     await tx.organizations.insert(org);
     await tx.users.insert(owner);
     await tx.apiKeys.insert(key);
-    await tx.audit.append(f.auditEntry(org.id, { action: "webhook.created", resourceType: "webhook", resourceId: byKey.id, actorUserId: owner.id, actorKeyId: key.id }));
-    await tx.audit.append(f.auditEntry(org.id, { action: "webhook.created", resourceType: "webhook", resourceId: bySession.id, actorUserId: owner.id, actorKeyId: null }));
   });
   const rows = [byKey, bySession, ownerless].map((w) => {
     const { grant_key_id: _k, grant_tlp_clearance: _c, grant_scopes: _s, ...old } = rowOf(webhookResource, webhookToRecord(w));
     return old as OldRow;
   });
+  // The trail's entries as that time wrote them: without the columns later migrations add.
+  const auditRows = [
+    f.auditEntry(org.id, { action: "webhook.created", resourceType: "webhook", resourceId: byKey.id, actorUserId: owner.id, actorKeyId: key.id }),
+    f.auditEntry(org.id, { action: "webhook.created", resourceType: "webhook", resourceId: bySession.id, actorUserId: owner.id, actorKeyId: null }),
+  ].map((entry) => {
+    const { items: _i, ...old } = rowOf(auditResource, { ...entry, items: null });
+    return old as OldRow;
+  });
   return {
     rows,
+    auditRows,
     expected: new Map([
       [byKey.id, { keyId: key.id, tlpClearance: 1, scopes: ["cases:read", "webhooks:write"] }],
       [bySession.id, { keyId: null, tlpClearance: 3, scopes: [...allScopes] }],
@@ -113,12 +121,14 @@ describe("webhook grant migration: sqlite", () => {
     const path = join(scratch, "before.sqlite");
     const before = createSqliteStorage({ path, migrationsFolder: migrationsBefore("sqlite", sqliteMigrations("sqlite"), "0005_subscription_grants") });
     await before.migrate();
-    const { rows, expected } = await seed(before);
+    const { rows, auditRows, expected } = await seed(before);
     await before.close();
     const db = new Database(path);
-    for (const row of rows) {
-      const columns = Object.keys(row);
-      db.prepare(`INSERT INTO webhooks (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`).run(row);
+    for (const [table, tableRows] of [["audit_log", auditRows], ["webhooks", rows]] as const) {
+      for (const row of tableRows) {
+        const columns = Object.keys(row);
+        db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`).run(row);
+      }
     }
     db.close();
 
@@ -142,10 +152,12 @@ describe.skipIf(!run)("webhook grant migration: postgres", () => {
     const after = createPostgresStorage({ connectionString: postgresUrl, schema });
     try {
       await before.migrate();
-      const { rows, expected } = await seed(before);
-      for (const row of rows) {
-        const columns = Object.keys(row);
-        await admin.query(`INSERT INTO "${schema}".webhooks (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`, Object.values(row));
+      const { rows, auditRows, expected } = await seed(before);
+      for (const [table, tableRows] of [["audit_log", auditRows], ["webhooks", rows]] as const) {
+        for (const row of tableRows) {
+          const columns = Object.keys(row);
+          await admin.query(`INSERT INTO "${schema}".${table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`, Object.values(row));
+        }
       }
       await after.migrate();
       await expectGrants(after, String(rows[0]!.organization_id), expected);
