@@ -2,10 +2,10 @@
  * A promise-queue mutex: runs async tasks one at a time, in the order they asked, without
  * blocking the event loop while they wait.
  *
- * better-sqlite3 has one connection and runs statements synchronously, but a unit of work spans
- * `await`s; if two units shared the connection at once, one's statements would land inside the
- * other's transaction. Every unit of work (and every read) therefore holds this queue from its
- * first statement to its COMMIT or ROLLBACK.
+ * A better-sqlite3 connection runs statements synchronously, but a read unit spans `await`s; if
+ * two read units shared a reader connection at once, they would share its transaction and its
+ * snapshot. Each reader (readers.ts) therefore serves one read unit at a time through this queue,
+ * from its BEGIN to its COMMIT. (The writer's units go through group-commit.ts.)
  *
  * Ownership passes straight from a finishing task to the next waiter, so no task can slip in
  * between. A task that never settles holds the queue for ever: units of work must not wait on

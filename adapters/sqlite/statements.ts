@@ -38,10 +38,7 @@ export class Statements {
   }
 }
 
-/** The adapter's own fixed SQL (every resource's is declared in adapters/resources/). */
+/** The adapter's own fixed SQL (every resource's is declared in adapters/resources/; transactions in group-commit.ts). */
 export const sql = {
-  begin: "BEGIN IMMEDIATE",
-  commit: "COMMIT",
-  rollback: "ROLLBACK",
   ping: "SELECT 1",
 } as const;

@@ -7,7 +7,8 @@ import type { Storage, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
 import { accessVersionReader } from "./access-version.js";
 import { startCheckpointer } from "./checkpointer.js";
-import { SerialQueue } from "./queue.js";
+import type { GroupLimits } from "./group-commit.js";
+import { defaultGroupLimits, GroupCommit, insideGroup } from "./group-commit.js";
 import { defaultReaderCount, ReaderPool } from "./readers.js";
 import { yieldingUnit } from "./yielding-unit.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
@@ -41,6 +42,11 @@ export type SqliteStorageOptions = ({ path: string } | { database: SqliteDatabas
    * (TRUNCATE, see checkpointer.ts) and to which a restarted WAL is cut (journal_size_limit).
    */
   walLimitBytes?: number;
+  /**
+   * The most units of work one group commit holds, and how long (ms) it keeps taking more (default
+   * 64 units, 10 ms; see group-commit.ts).
+   */
+  groupLimits?: Partial<GroupLimits>;
 };
 
 /** Default `walLimitBytes`. */
@@ -58,16 +64,20 @@ export const defaultWalLimitBytes = 64 * 1024 * 1024;
  * journal_size_limit and, for files, journal_mode=WAL; a file it opens gets its WAL checkpoints
  * in a background thread.
  *
- * Units of work on the writer are serialised through one promise queue (see SerialQueue):
- * `transaction` holds it from BEGIN IMMEDIATE to COMMIT or ROLLBACK, so no unit ever sees or joins
- * another's uncommitted statements. BEGIN IMMEDIATE takes the write lock up front, so units in
- * other processes wait (busy_timeout, up to 5 s; the wait blocks this process's event loop, as
- * every better-sqlite3 call does) instead of failing halfway.
+ * Units of work on the writer are group-committed (group-commit.ts): the units waiting at the same
+ * moment share one BEGIN IMMEDIATE … COMMIT, each inside its own savepoint, run one at a time in
+ * the order they asked. A unit that throws leaves nothing (its savepoint is rolled back), no unit
+ * ever sees another's uncommitted statements before its own start, and none settles before the
+ * COMMIT holding its writes; if the COMMIT fails, every unit of the group rejects. BEGIN IMMEDIATE
+ * takes the write lock up front, so units in other processes wait (busy_timeout, up to 5 s; the
+ * wait blocks this process's event loop, as every better-sqlite3 call does) instead of failing
+ * halfway.
  *
  * `read` runs on a reader connection when the database is a WAL file (`{ path }`, or a caller's
  * connection to a file, whose `name` the readers open): a read never waits behind a unit of work,
  * a checkpoint or a backup, and sees one committed snapshot (readers.ts). In memory, and when
- * `readers: 0`, reads share the writer's queue instead and wait for the unit before them.
+ * `readers: 0`, reads take their turn on the writer between two groups, after the units queued
+ * before them have committed.
  *
  * A unit that has kept the main thread for 10 ms lets the event loop take a turn before its next
  * storage call (yielding-unit.ts), so a long unit of work delays other requests by milliseconds,
@@ -80,30 +90,22 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const walLimitBytes = options.walLimitBytes ?? defaultWalLimitBytes;
   configure(db, walLimitBytes);
   const wal = !db.memory && db.pragma("journal_mode", { simple: true }) === "wal";
-  const queue = new SerialQueue();
+  const writer = new GroupCommit(db, { ...defaultGroupLimits, ...options.groupLimits });
   const checkpointer =
     owned && wal && !db.readonly && options.checkpoints !== "inline"
-      ? startCheckpointer(db, options.path, { walLimitBytes, holdWriter: (task) => queue.run(task) })
+      ? startCheckpointer(db, options.path, { walLimitBytes, holdWriter: (task) => writer.alone(task) })
       : undefined;
   const readerCount = options.readers ?? defaultReaderCount;
   // A connection's `name` is the file it opened ("" for a private temporary database).
   const readers = wal && readerCount > 0 && db.name !== "" && !db.name.startsWith("file:") ? new ReaderPool(resolve(db.name), readerCount) : undefined;
   const statements = new Statements(db);
   const accessVersions = accessVersionReader(db, readers ? resolve(db.name) : undefined);
+  const writes = insideGroup(db, sqliteExecutor(statements));
   let closing: Promise<void> | undefined;
 
   const ensureOpen = (): void => {
     if (closing !== undefined) throw new CaseKitError("unavailable", "The storage is closed");
   };
-
-  function rollback(): void {
-    if (!db.inTransaction) return; // SQLite already rolled back (e.g. after SQLITE_FULL)
-    try {
-      statements.get(sql.rollback).run();
-    } catch {
-      // Nothing better to do: the caller gets the error that made us roll back.
-    }
-  }
 
   /** Runs read-only `work` on `on`'s connection; the tx is refused once the work has settled. */
   async function readUnit<T>(on: Statements, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
@@ -118,19 +120,14 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   return {
     async transaction<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
       ensureOpen();
-      return queue.run(async () => {
-        statements.get(sql.begin).run();
+      return writer.unit(async () => {
         const unit: UnitState = { open: true, writable: true };
         try {
-          const result = await work(yieldingUnit(createUnitOfWork(sqliteDialect, sqliteExecutor(statements), unit)));
+          const result = await work(yieldingUnit(createUnitOfWork(sqliteDialect, writes, unit)));
           await finishUnit(unit);
-          unit.open = false;
-          statements.get(sql.commit).run();
           return result;
-        } catch (error) {
+        } finally {
           unit.open = false;
-          rollback();
-          throw error;
         }
       });
     },
@@ -138,13 +135,13 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     async read<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
       ensureOpen();
       if (readers) return readers.run((on) => readUnit(on, work));
-      return queue.run(() => readUnit(statements, work));
+      return writer.alone(() => readUnit(statements, work));
     },
 
     async migrate(): Promise<void> {
       ensureOpen();
       const migrationsFolder = options.migrationsFolder ?? resolveMigrationsFolder("sqlite");
-      await queue.run(async () => {
+      await writer.alone(async () => {
         const orm = drizzle({ client: db });
         for (let attempt = 1; ; attempt++) {
           try {
@@ -178,7 +175,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       accessVersions.close();
       closing ??= Promise.all([
         readers?.close(),
-        queue.run(async () => {
+        writer.alone(async () => {
           await checkpointer?.stop();
         }),
       ]).then(() => {
@@ -194,6 +191,8 @@ function configure(db: SqliteDatabase, walLimitBytes: number): void {
   db.pragma("busy_timeout = 5000");
   if (!db.memory && !db.readonly) db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
+  // Savepoints (one per unit of a group commit) and sorts keep their journals in memory, not in temp files.
+  db.pragma("temp_store = MEMORY");
   // A WAL that restarts after a complete checkpoint is cut back to this size, not kept at its peak.
   db.pragma(`journal_size_limit = ${Math.floor(walLimitBytes)}`);
 }
