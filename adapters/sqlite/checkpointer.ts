@@ -15,10 +15,12 @@ import type { SqliteDatabase } from "./statements.js";
  * readers keep older snapshots: under sustained writes with readers always active the WAL grows
  * without end. So, once the WAL file passes `walLimitBytes`, the worker asks for a TRUNCATE
  * checkpoint (it waits for the readers of older snapshots, copies the rest back and empties the
- * file). It runs while the storage holds its writer queue (`holdWriter`): TRUNCATE blocks
+ * file). It runs between two group commits, holding the writer (`holdWriter`): TRUNCATE blocks
  * writers, and a writer on the main thread would wait for it synchronously, stalling the event
- * loop, while the readers TRUNCATE waits for need that very loop to finish. Holding the queue, no
- * unit of ours writes meanwhile, and the loop stays free to serve reads. If another process keeps
+ * loop, while the readers TRUNCATE waits for need that very loop to finish. Holding the writer, no
+ * unit of ours writes meanwhile, and the loop stays free to serve reads. It waits only for the
+ * units queued before it, and groups are capped (group-commit.ts), so units that never stop
+ * coming cannot keep it out. If another process keeps
  * a reader open (a backup), the TRUNCATE gives up after a second and is tried again 5 s later.
  */
 export interface Checkpointer {
@@ -26,7 +28,7 @@ export interface Checkpointer {
 }
 
 export interface CheckpointerOptions {
-  /** Runs `task` while no unit of work of this storage writes (the storage's writer queue). */
+  /** Runs `task` while no unit of work of this storage writes (between two group commits). */
   holdWriter<T>(task: () => Promise<T>): Promise<T>;
   /** The WAL file size that calls for a TRUNCATE checkpoint. */
   walLimitBytes: number;

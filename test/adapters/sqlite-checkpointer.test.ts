@@ -127,6 +127,52 @@ describe("SQLite WAL checkpoints", () => {
       reopened.close();
     }, 60_000);
 
+    it("units that never stop coming (group-committed, no pause) still let the checkpointer truncate the WAL between two groups", async () => {
+      const file = join(dir, "stream.db");
+      const storage = createSqliteStorage({ path: file, walLimitBytes: limit });
+      await storage.migrate();
+      const f = createFixtures();
+      const org = f.organization();
+      await storage.transaction((tx) => tx.organizations.insert(org));
+      const description = "x".repeat(20_000);
+      const deadline = performance.now() + 4000;
+      let units = 0;
+      let slowest = 0;
+      const sizes: number[] = [];
+      const sampler = setInterval(() => sizes.push(walBytes(file)), 50);
+      const writer = async () => {
+        while (performance.now() < deadline) {
+          const started = performance.now();
+          await storage.transaction((tx) => tx.cases.insert(f.caseRecord(org.id, { description })));
+          slowest = Math.max(slowest, performance.now() - started);
+          units += 1;
+        }
+      };
+      const reader = async () => {
+        while (performance.now() < deadline) {
+          await storage.read((tx) => tx.cases.list(org.id, { maxTlp: 4 }, { limit: 5 }));
+          // A read settles in microtasks: without a turn this loop would hold the event loop.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+      try {
+        await Promise.all([...Array.from({ length: 20 }, writer), reader(), reader()]);
+      } finally {
+        clearInterval(sampler);
+        await storage.close();
+      }
+      // Units never paused, yet the WAL came back under the bound again and again: the checkpointer
+      // got the writer between two groups each time it asked. Between two of its checks (250 ms)
+      // the WAL grows with what is written meanwhile, far less than the whole.
+      const written = units * 20_000;
+      const returns = sizes.filter((size, i) => i > 0 && size <= limit && sizes[i - 1]! > limit).length;
+      expect(written).toBeGreaterThan(16 * limit);
+      expect(returns).toBeGreaterThanOrEqual(2);
+      expect(Math.max(...sizes)).toBeLessThan(written / 3);
+      // No unit waited long behind a checkpoint: a second at most, on a loaded test machine.
+      expect(slowest).toBeLessThan(1000);
+    }, 60_000);
+
     it("control: PASSIVE checkpoints alone (the limit out of reach) let the WAL grow with the writes", async () => {
       const file = join(dir, "readers-control.db");
       const storage = createSqliteStorage({ path: file, walLimitBytes: 1024 * limit });
