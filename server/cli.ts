@@ -10,6 +10,7 @@ import { openRateLimitStore, openStorage } from "./open-storage.js";
 import { createHostLog } from "./host-log.js";
 import type { HostLog } from "./host-log.js";
 import { listenHttp } from "./listen.js";
+import { createMetricsRegistry, registerMetricsRoute } from "./metrics.js";
 import type { DispatchLoop } from "./worker.js";
 import { startWebhookWorker } from "./worker.js";
 
@@ -27,7 +28,7 @@ Usage:
 Environment: CASEKIT_DATABASE, CASEKIT_PORT, CASEKIT_HOST, CASEKIT_KEY_HASH_SECRET,
 CASEKIT_KEY_ENVIRONMENT, CASEKIT_BODY_LIMIT, CASEKIT_WEBHOOK_ALLOWLIST, CASEKIT_DISPATCHER,
 CASEKIT_WEBHOOK_RETENTION_DAYS, CASEKIT_TRUST_PROXY, CASEKIT_SHUTDOWN_TIMEOUT, CASEKIT_LOG_LEVEL,
-CASEKIT_LOG_PROBES (see README, "Configuration").`;
+CASEKIT_LOG_PROBES, CASEKIT_METRICS_TOKEN (see README, "Configuration").`;
 
 type Out = { log: (line: string) => void; error: (line: string) => void };
 
@@ -159,6 +160,8 @@ async function serve(args: string[]): Promise<number> {
       logger: log.access,
       onUnexpectedError: log.unexpected,
     });
+    // Prometheus text at /metrics (server/metrics.ts): with CASEKIT_METRICS_TOKEN, or for local clients only.
+    registerMetricsRoute(app, { registry: createMetricsRegistry(storage), token: config.metricsToken, kit, logger: log.access });
     listener = await listenHttp(app, {
       port: config.port,
       host: config.host,

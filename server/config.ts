@@ -42,6 +42,8 @@ export interface HostConfig {
   logLevel: LogLevel;
   /** CASEKIT_LOG_PROBES: log successful answers to /livez, /readyz and /api/v1/health too (default false). */
   logProbes: boolean;
+  /** CASEKIT_METRICS_TOKEN: the bearer token `GET /metrics` asks for; unset, only local clients get it. */
+  metricsToken: string | undefined;
   rateLimits: {
     /** Lowers the tiers' figures; gives `unlimited` keys figures (none by default). */
     deployment: RateLimitOverrides;
@@ -78,6 +80,7 @@ export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proc
     logLevel: oneOf(env.CASEKIT_LOG_LEVEL ?? "info", "CASEKIT_LOG_LEVEL", logLevels),
     logProbes: oneOf(env.CASEKIT_LOG_PROBES ?? "false", "CASEKIT_LOG_PROBES", ["true", "false"]) === "true",
     sqliteWalLimitBytes: toInteger(env.CASEKIT_SQLITE_WAL_LIMIT ?? String(64 * 1024 * 1024), "CASEKIT_SQLITE_WAL_LIMIT", 1024 * 1024, 64 * 1024 * 1024 * 1024),
+    metricsToken: metricsToken(env.CASEKIT_METRICS_TOKEN),
     rateLimits: {
       deployment: parseRateLimits(env.CASEKIT_RATE_LIMITS),
       store: oneOf(env.CASEKIT_RATE_LIMIT_STORE ?? (isPostgresUrl(database) ? "postgres" : "memory"), "CASEKIT_RATE_LIMIT_STORE", ["memory", "postgres"]),
@@ -147,6 +150,13 @@ export function parseRateLimits(value: string | undefined): RateLimitOverrides {
     throw new Error(`CASEKIT_RATE_LIMITS is not valid: ${problems}`);
   }
   return parsed.data;
+}
+
+/** A token worth the name, or none (unset or empty). */
+function metricsToken(value: string | undefined): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (value.length < 16 || /\s/.test(value)) throw new Error("CASEKIT_METRICS_TOKEN must be at least 16 characters, without spaces");
+  return value;
 }
 
 /** The allowlist as given, once it parses (a malformed entry stops the start with its reason). */

@@ -1,9 +1,10 @@
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { CaseKitError } from "../../core/errors.js";
-import type { Storage, UnitOfWork } from "../../core/ports/storage.js";
+import type { Storage, StorageStats, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
 import { accessVersionReader } from "./access-version.js";
 import { startCheckpointer } from "./checkpointer.js";
@@ -97,7 +98,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       : undefined;
   const readerCount = options.readers ?? defaultReaderCount;
   // A connection's `name` is the file it opened ("" for a private temporary database).
-  const readers = wal && readerCount > 0 && db.name !== "" && !db.name.startsWith("file:") ? new ReaderPool(resolve(db.name), readerCount) : undefined;
+  const walFile = wal && db.name !== "" && !db.name.startsWith("file:") ? resolve(db.name) : undefined;
+  const readers = walFile !== undefined && readerCount > 0 ? new ReaderPool(walFile, readerCount) : undefined;
   const statements = new Statements(db);
   const accessVersions = accessVersionReader(db, readers ? resolve(db.name) : undefined);
   const writes = insideGroup(db, sqliteExecutor(statements));
@@ -168,6 +170,15 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     async accessVersion(organizationId: string): Promise<number | null> {
       ensureOpen();
       return accessVersions.read(organizationId);
+    },
+
+    stats(): StorageStats {
+      if (walFile === undefined) return {};
+      try {
+        return { walBytes: statSync(`${walFile}-wal`).size };
+      } catch {
+        return { walBytes: 0 }; // no WAL file between a checkpoint on close and the next write
+      }
     },
 
     close(): Promise<void> {

@@ -56,6 +56,16 @@ export interface Storage {
    */
   accessVersion?(organizationId: string): Promise<number | null>;
   close(): Promise<void>;
+  /**
+   * Figures for monitoring (`/metrics`), read at once without touching the data; optional, and
+   * each figure is absent where the adapter has no such thing.
+   */
+  stats?(): StorageStats;
+}
+
+export interface StorageStats {
+  /** Size in bytes of the write-ahead log file (SQLite on a file in WAL mode). */
+  walBytes?: number;
 }
 
 export interface UnitOfWork {

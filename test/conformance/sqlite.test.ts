@@ -5,7 +5,7 @@
  * query plans of case lists, and where the migrations folder is found.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -122,6 +122,19 @@ describe("sqlite adapter", () => {
       expect(db.pragma("synchronous", { simple: true })).toBe(1);
       await storage.close();
       expect(db.open).toBe(true); // a borrowed connection stays open
+    });
+
+    it("stats() reports the WAL file's size on a file, and no WAL in memory", async () => {
+      const path = freshFile();
+      const storage = open(path);
+      await storage.migrate();
+      const f = createFixtures();
+      await storage.transaction((tx) => tx.organizations.insert(f.organization()));
+      expect(storage.stats?.()).toEqual({ walBytes: statSync(`${path}-wal`).size });
+      expect(storage.stats?.().walBytes).toBeGreaterThan(0);
+      const memory = open(":memory:");
+      await memory.migrate();
+      expect(memory.stats?.()).toEqual({});
     });
 
     it("migrate twice, then from a second connection to the same file, keeps one schema and the data", async () => {

@@ -39,3 +39,13 @@ describe("proxy setting", () => {
     expect(() => loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_TRUST_PROXY: "yes" })).toThrow(/CASEKIT_TRUST_PROXY/);
   });
 });
+
+describe("metrics token", () => {
+  it("is unset by default (or empty), taken as given, and refused at start-up when shorter than 16 characters or with spaces", () => {
+    expect(loadHostConfig({ database: ":memory:" }, secret).metricsToken).toBeUndefined();
+    expect(loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_METRICS_TOKEN: "" }).metricsToken).toBeUndefined();
+    expect(loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_METRICS_TOKEN: "t".repeat(16) }).metricsToken).toBe("t".repeat(16));
+    expect(() => loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_METRICS_TOKEN: "short" })).toThrow(/CASEKIT_METRICS_TOKEN/);
+    expect(() => loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_METRICS_TOKEN: "with a space in the middle" })).toThrow(/CASEKIT_METRICS_TOKEN/);
+  });
+});
