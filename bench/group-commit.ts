@@ -27,7 +27,8 @@ const { createFixtures } = await load<typeof Fixtures>("test/conformance/fixture
 const scratch = mkdtempSync(join(tmpdir(), "casekit-group-commit-"));
 const turn = () => new Promise<void>((done) => setImmediate(done));
 
-async function round(clients: number): Promise<number> {
+/** Units per second, and CPU time per unit in µs (steadier than the rate on a shared machine). */
+async function round(clients: number): Promise<{ perSecond: number; cpuMicros: number }> {
   const storage: Storage = createSqliteStorage({ path: join(scratch, `db-${clients}-${Math.random()}.sqlite`) });
   await storage.migrate();
   const f = createFixtures();
@@ -49,18 +50,23 @@ async function round(clients: number): Promise<number> {
     }
   };
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: clients }, client));
+  const used = process.cpuUsage(cpu);
   const perSecond = units / ((performance.now() - started) / 1000);
   await storage.close();
-  return perSecond;
+  return { perSecond, cpuMicros: (used.user + used.system) / units };
 }
 
 console.log(`\nSQLite units of work per second (WAL file, ${seconds} s per run, median of ${rounds}), adapter of ${root}`);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 for (const clients of clientCounts) {
-  const samples: number[] = [];
+  const samples: { perSecond: number; cpuMicros: number }[] = [];
   for (let i = 0; i < rounds; i++) samples.push(await round(clients));
-  samples.sort((a, b) => a - b);
-  const median = samples[Math.floor(samples.length / 2)]!;
-  console.log(`  ${String(clients).padStart(3)} concurrent clients: ${median.toFixed(0).padStart(7)} units/s   (runs: ${samples.map((s) => s.toFixed(0)).join(", ")})`);
+  const rates = samples.map((s) => s.perSecond);
+  const cpu = samples.map((s) => s.cpuMicros);
+  console.log(
+    `  ${String(clients).padStart(3)} concurrent clients: ${median(rates).toFixed(0).padStart(7)} units/s, ${median(cpu).toFixed(0).padStart(4)} µs CPU per unit   (runs: ${rates.map((r) => r.toFixed(0)).join(", ")} units/s)`,
+  );
 }
 rmSync(scratch, { recursive: true, force: true });

@@ -11,9 +11,9 @@ export interface GroupLimits {
 /**
  * 64 units or 10 ms: past a few dozen units the commit's cost per unit is already a few
  * microseconds, while every unit of a group waits for the group's last one; 10 ms is also the
- * slice a long unit keeps the event loop (yielding-unit.ts), so a queue that never empties still
- * commits at least every ~10 ms plus one unit, and whatever waits to run alone (a checkpoint)
- * gets its turn after the units queued before it.
+ * slice a long unit keeps the event loop (yielding-unit.ts). So a queue that never empties still
+ * commits at least every 10 ms plus one unit. (A task run alone, a checkpoint, needs no cap: a
+ * group ends at the first one queued, so it waits only for the units queued before it.)
  */
 export const defaultGroupLimits: GroupLimits = { maxUnits: 64, maxMs: 10 };
 
@@ -39,11 +39,11 @@ type Ran = { queued: Queued; ok: true; value: unknown } | { queued: Queued; ok: 
 
 /**
  * Group commit for the one writer connection: units of work that wait at the same time share one
- * transaction, and one COMMIT (about half of a small unit's cost) pays for all of them.
+ * transaction, and one BEGIN … COMMIT (a large part of a small unit's cost) pays for all of them.
  *
- * - A group starts one event-loop turn after the first unit asks (setImmediate), so every unit
- *   that requests which arrived together are ready to start joins it, then takes the units that
- *   arrive while it runs. It commits as soon as no unit waits, or once it holds `maxUnits` units
+ * - A group starts one event-loop turn after the first unit asks (setImmediate), so the units of
+ *   every request that arrived in the same turn join it; it also takes the units that ask while
+ *   it runs. It commits as soon as no unit waits, or once it holds `maxUnits` units
  *   or has been open `maxMs` (see defaultGroupLimits): a unit never waits on an endless stream.
  * - Units run one at a time, in the order they asked, each inside SAVEPOINT … RELEASE (the first
  *   needs none: the transaction is its savepoint). A unit that throws is rolled back to its

@@ -34,9 +34,13 @@ export type { AppendOnlyLog, BatchReads, PageRequest, RecordRepository } from ".
 export interface Storage {
   /**
    * Runs `work` as one atomic unit: every write inside commits together, or, if `work` throws,
-   * none does and the error is rethrown. Units of work never observe each other's uncommitted
-   * writes and never interleave statements, even when `work` awaits. Never start another unit
-   * (transaction or read) from inside `work`: use the `tx` given (SQLite would wait forever).
+   * none does and the error is rethrown. Units of work never interleave statements, even when
+   * `work` awaits, and the outcome is always that of the units that resolved running one after
+   * another: a unit sees only writes that are committed, or (SQLite's group commit) those of the
+   * units before it in its own group, which commit with it or fail with it. It resolves only once
+   * its writes are committed, so do anything outside the storage (a cache, a message) after it
+   * has resolved, not inside `work`. Never start another unit (transaction or read) from inside
+   * `work`: use the `tx` given (SQLite would wait forever).
    */
   transaction<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T>;
   /**
