@@ -20,6 +20,10 @@ async function countingKit() {
   const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock: new ManualClock("2026-03-01T12:00:00.000Z"), config: { keyHashSecret } });
   const init = await kit.setup.initOrganization({ organizationName: "Acme SOC", email: "admin@acme.test" });
   const admin = await kit.authenticateKey(init.apiKey);
+  // The key check's lastUsedAt touch is a unit of its own, queued without waiting; with group
+  // commit it would share the first create's transaction. An empty unit behind it settles only
+  // after that commit, so every create below is counted alone.
+  await storage.transaction(async () => undefined);
   return { kit, admin, statements, organizationId: init.organization.id, close: () => storage.close().then(() => database.close()) };
 }
 
