@@ -5,10 +5,11 @@ import type { AccessLogLine } from "./handle.js";
 import { apiBasePath } from "./route.js";
 
 /**
- * Paths orchestrators and load balancers call every few seconds: their successful answers are
- * not logged unless asked (CASEKIT_LOG_PROBES), so they do not drown the lines that matter.
+ * Paths orchestrators, load balancers and Prometheus call every few seconds: their successful
+ * answers are not logged unless asked (CASEKIT_LOG_PROBES), so they do not drown the lines that
+ * matter.
  */
-const probePaths: ReadonlySet<string> = new Set(["/livez", "/readyz", `${apiBasePath}/health`]);
+const probePaths: ReadonlySet<string> = new Set(["/livez", "/readyz", `${apiBasePath}/health`, "/metrics"]);
 
 export interface HostLogOptions {
   level: LogLevel;

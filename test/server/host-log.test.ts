@@ -55,9 +55,15 @@ describe("the host log", () => {
       await client.send("GET", "/readyz");
       await client.send("GET", `${apiBasePath}/health`, { headers: bearer(w.adminKey) });
       await client.send("GET", `${apiBasePath}/health`);
+      // A Prometheus scrape (served by casekit serve's metrics route, not this app) counts as a probe.
+      for (const status of [200, 401]) log.access({ msg: "request", time: "2026-03-01T12:00:00.000Z", requestId: `req_${status}`, method: "GET", path: "/metrics", status, durationMs: 1 });
       await log.flush();
       const logged = lines.map((line) => `${line.path as string} ${line.status as number}`);
-      expect(logged).toEqual(logProbes ? ["/livez 200", "/readyz 200", `${apiBasePath}/health 200`, `${apiBasePath}/health 401`] : [`${apiBasePath}/health 401`]);
+      expect(logged).toEqual(
+        logProbes
+          ? ["/livez 200", "/readyz 200", `${apiBasePath}/health 200`, `${apiBasePath}/health 401`, "/metrics 200", "/metrics 401"]
+          : [`${apiBasePath}/health 401`, "/metrics 401"],
+      );
     }
   });
 
