@@ -163,7 +163,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     async ping(): Promise<void> {
       ensureOpen();
       // Through a reader when there are readers: what answers GETs is what must answer here.
-      if (readers) await readers.run(async (on) => on.get(sql.ping).get());
+      if (readers) readers.answer((on) => on.get(sql.ping).get());
       else statements.get(sql.ping).get();
     },
 

@@ -82,6 +82,26 @@ describe("SQLite reader connections", () => {
     expect(await storage.read((tx) => tx.cases.findById(org.id, record.id))).toStrictEqual(record);
   });
 
+  it("ping answers at once while every reader is held by a long read unit, and the held reads are unharmed", async () => {
+    const { storage, org, f } = await storageWithOrganization({ path: freshFile() });
+    const record = f.caseRecord(org.id);
+    await storage.transaction((tx) => tx.cases.insert(record));
+    const finished: string[] = [];
+    const held = Array.from({ length: 4 }, (_, i) =>
+      storage
+        .read(async (tx) => {
+          await sleep(300);
+          return tx.cases.findById(org.id, record.id);
+        })
+        .then((found) => (finished.push(`read ${i}`), found)),
+    );
+    await sleep(20);
+    await storage.ping();
+    finished.push("ping");
+    expect(await Promise.all(held)).toEqual(Array(4).fill(record));
+    expect(finished[0]).toBe("ping");
+  });
+
   it("a caller's connection to a file gets readers on the same file (its name)", async () => {
     const db = new Database(freshFile());
     handles.push(db);
