@@ -20,7 +20,14 @@ export function startWebhookWorker(
     retryRecord: (write) => pRetry(write, { retries: 5, minTimeout: 50, factor: 2, randomize: true }),
     ...(options.retentionDays ? { retentionDays: options.retentionDays } : {}),
   });
-  return startDispatchLoop(dispatcher, { ...(options.idleMs ? { idleMs: options.idleMs } : {}), ...(options.onError ? { onError: options.onError } : {}) });
+  const loop = startDispatchLoop(dispatcher, { ...(options.idleMs ? { idleMs: options.idleMs } : {}), ...(options.onError ? { onError: options.onError } : {}) });
+  return {
+    async stop() {
+      await loop.stop();
+      // Nothing is sent any more: the kept-alive sockets go with the loop.
+      transport.close();
+    },
+  };
 }
 
 export interface DispatchLoop {
