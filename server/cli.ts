@@ -229,6 +229,9 @@ function startDeliveries(kit: CaseKit, config: HostConfig, log: HostLog): Dispat
   return startWebhookWorker(kit, {
     allowlist: config.webhookAllowlist,
     retentionDays: config.webhookRetentionDays,
+    concurrency: config.webhookConcurrency,
+    concurrencyPerTarget: config.webhookConcurrencyPerTarget,
+    idleSocketMs: config.webhookIdleSocketMs,
     // The message only: errors of the storage or the transport never carry secrets, but a stack adds nothing.
     onError: (error) => log.logger.error({ error: error instanceof Error ? error.message : String(error) }, "webhook dispatcher step failed"),
   });

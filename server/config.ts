@@ -3,6 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { dirname, resolve } from "node:path";
 import { parseWebhookAllowlist, rateLimitOverridesSchema } from "../core/index.js";
 import type { RateLimitOverrides } from "../core/index.js";
+import { dispatcherDefaults } from "../core/webhooks/dispatcher.js";
+import { transportDefaults } from "../adapters/outbound/node-transport.js";
 
 /** CASEKIT_LOG_LEVEL's values: pino's level names. */
 export const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
@@ -34,6 +36,12 @@ export interface HostConfig {
   trustProxy: boolean;
   /** CASEKIT_WEBHOOK_RETENTION_DAYS: finished deliveries and their attempts are kept this long. */
   webhookRetentionDays: number;
+  /** CASEKIT_WEBHOOK_CONCURRENCY: webhook attempts in flight at once, in all. */
+  webhookConcurrency: number;
+  /** CASEKIT_WEBHOOK_CONCURRENCY_PER_TARGET: attempts in flight (and sockets open) to one target, a URL's scheme, host and port. */
+  webhookConcurrencyPerTarget: number;
+  /** CASEKIT_WEBHOOK_IDLE_SOCKET_MS: a kept-alive socket to a receiver is closed after this long unused. */
+  webhookIdleSocketMs: number;
   /** CASEKIT_BULK_MAX_ROWS: most records one bulk request may touch (ids named or selectAll matched). */
   bulkMaxRows: number;
   /** CASEKIT_SQLITE_WAL_LIMIT: the WAL size (bytes) past which SQLite's WAL is checkpointed back to empty. */
@@ -76,6 +84,9 @@ export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = proc
     dispatcher: oneOf(env.CASEKIT_DISPATCHER ?? "on", "CASEKIT_DISPATCHER", ["on", "off"]),
     trustProxy: oneOf(env.CASEKIT_TRUST_PROXY ?? "false", "CASEKIT_TRUST_PROXY", ["true", "false"]) === "true",
     webhookRetentionDays: toInteger(env.CASEKIT_WEBHOOK_RETENTION_DAYS ?? "30", "CASEKIT_WEBHOOK_RETENTION_DAYS", 1, 3650),
+    webhookConcurrency: toInteger(env.CASEKIT_WEBHOOK_CONCURRENCY ?? String(dispatcherDefaults.concurrency), "CASEKIT_WEBHOOK_CONCURRENCY", 1, 1024),
+    webhookConcurrencyPerTarget: toInteger(env.CASEKIT_WEBHOOK_CONCURRENCY_PER_TARGET ?? String(dispatcherDefaults.concurrencyPerTarget), "CASEKIT_WEBHOOK_CONCURRENCY_PER_TARGET", 1, 256),
+    webhookIdleSocketMs: toInteger(env.CASEKIT_WEBHOOK_IDLE_SOCKET_MS ?? String(transportDefaults.idleTimeoutMs), "CASEKIT_WEBHOOK_IDLE_SOCKET_MS", 100, 600_000),
     bulkMaxRows: toInteger(env.CASEKIT_BULK_MAX_ROWS ?? "10000", "CASEKIT_BULK_MAX_ROWS", 1, 1_000_000),
     logLevel: oneOf(env.CASEKIT_LOG_LEVEL ?? "info", "CASEKIT_LOG_LEVEL", logLevels),
     logProbes: oneOf(env.CASEKIT_LOG_PROBES ?? "false", "CASEKIT_LOG_PROBES", ["true", "false"]) === "true",

@@ -3,20 +3,41 @@ import { createNodeTransport } from "../adapters/outbound/node-transport.js";
 import type { CaseKit } from "../core/index.js";
 import { parseWebhookAllowlist } from "../core/index.js";
 import type { Dispatcher } from "../core/webhooks/dispatcher.js";
+import { dispatcherDefaults } from "../core/webhooks/dispatcher.js";
+
+export interface WebhookWorkerOptions {
+  allowlist?: string;
+  retentionDays?: number;
+  idleMs?: number;
+  /** Attempts in flight at once, in all (the dispatcher's default without it). */
+  concurrency?: number;
+  /** Attempts in flight, and sockets open, to one target (a URL's scheme, host and port). */
+  concurrencyPerTarget?: number;
+  /** A kept-alive socket unused this long is closed (the transport's default without it). */
+  idleSocketMs?: number;
+  onError?: (error: unknown) => void;
+}
 
 /**
  * Starts delivering webhooks for `kit`: the node:http(s) transport with the deployment's SSRF
  * allowlist, looped until `stop()`. `casekit serve` runs it beside the API, `casekit worker` alone;
  * on PostgreSQL any number of them share the work (claims skip locked rows, leases expire).
  */
-export function startWebhookWorker(
-  kit: CaseKit,
-  options: { allowlist?: string; retentionDays?: number; idleMs?: number; onError?: (error: unknown) => void } = {},
-): DispatchLoop {
-  const transport = createNodeTransport({ allowlist: parseWebhookAllowlist(options.allowlist ?? kit.deps.config.webhookAllowlist) });
+export function startWebhookWorker(kit: CaseKit, options: WebhookWorkerOptions = {}): DispatchLoop {
+  const concurrency = options.concurrency ?? dispatcherDefaults.concurrency;
+  const concurrencyPerTarget = Math.min(concurrency, options.concurrencyPerTarget ?? dispatcherDefaults.concurrencyPerTarget);
+  // One socket per attempt the dispatcher may have in flight, per target and in all: none waits for a socket.
+  const transport = createNodeTransport({
+    allowlist: parseWebhookAllowlist(options.allowlist ?? kit.deps.config.webhookAllowlist),
+    socketsPerTarget: concurrencyPerTarget,
+    sockets: concurrency,
+    ...(options.idleSocketMs ? { idleTimeoutMs: options.idleSocketMs } : {}),
+  });
   const dispatcher = kit.createDispatcher({
     transport,
-    // Recording an attempt survives a passing database error: 5 retries with backoff, about 3 s in all.
+    concurrency,
+    concurrencyPerTarget,
+    // Recording attempts survives a passing database error: 5 retries with backoff, about 3 s in all.
     retryRecord: (write) => pRetry(write, { retries: 5, minTimeout: 50, factor: 2, randomize: true }),
     ...(options.retentionDays ? { retentionDays: options.retentionDays } : {}),
   });

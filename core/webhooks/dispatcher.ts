@@ -26,9 +26,9 @@ export interface DispatcherOptions {
   batchSize?: number;
   /** How long a claimed delivery stays this dispatcher's before another may take it. Default 2 min (longer than the longest attempt). */
   leaseMs?: number;
-  /** Attempts in flight at once, in all. Default 32. */
+  /** Attempts in flight at once, in all. Default 64. */
   concurrency?: number;
-  /** Attempts in flight at once to one target (a URL's scheme, host and port). Default 8. */
+  /** Attempts in flight at once to one target (a URL's scheme, host and port). Default 16. */
   concurrencyPerTarget?: number;
   /** Finished deliveries are purged after this many days. Default 30. */
   retentionDays?: number;
@@ -42,7 +42,7 @@ export interface DispatcherOptions {
   retryRecord?: RetryWrite;
 }
 
-export const dispatcherDefaults = { batchSize: 100, concurrency: 32, concurrencyPerTarget: 8 } as const;
+export const dispatcherDefaults = { batchSize: 100, concurrency: 64, concurrencyPerTarget: 16 } as const;
 
 const testEvent = "webhook.test";
 /** Tries of the write that records attempts when the host brings no backoff of its own. */
