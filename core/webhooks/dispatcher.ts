@@ -9,10 +9,11 @@ import { createAttemptRecorder } from "./attempt-records.js";
 import { runBounded } from "./bounded-pool.js";
 import { deliveryBody, eventData } from "./event-view.js";
 import { matchesFilters } from "./filters.js";
+import type { GrantBlock, GrantHolders } from "./grant.js";
 import { deliveryPrincipal, isBlocked } from "./grant.js";
 import { nextStep } from "./schedule.js";
 import { subscribedTo } from "./schema.js";
-import type { SendContext, Unseal } from "./send-context.js";
+import type { SendContext, SubscriptionContext, Unseal } from "./send-context.js";
 import { createContextReader, holdersOf } from "./send-context.js";
 import { signedHeaders } from "./signature.js";
 import type { AttemptErrorClass, Delivery, DeliveryAttempt, StoredWebhook } from "./types.js";
@@ -159,6 +160,20 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
     return claimed.length;
   }
 
+  /**
+   * The principal a subscription's attempts are made as at `at`: resolved once per context read,
+   * since the grant resolves the same way until its key expires (the only part that depends on
+   * the time), and again for every attempt after that.
+   */
+  const principals = new WeakMap<SubscriptionContext, Principal | GrantBlock>();
+  function principalAt(subscription: SubscriptionContext, webhook: StoredWebhook, holders: GrantHolders, at: Date): Principal | GrantBlock {
+    const expiresAt = holders.key?.expiresAt ?? null;
+    if (expiresAt !== null && Date.parse(expiresAt) <= at.getTime()) return deliveryPrincipal(webhook, holders, at);
+    let principal = principals.get(subscription);
+    if (!principal) principals.set(subscription, (principal = deliveryPrincipal(webhook, holders, at)));
+    return principal;
+  }
+
   /** One attempt of one leased delivery: sign, send, and what to record. */
   async function attempt(delivery: Delivery, context: SendContext): Promise<AttemptResult> {
     const { subscription, event } = context;
@@ -168,7 +183,7 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
     // The subscription was deleted or disabled meanwhile: nothing to send, nothing to retry.
     if (!webhook || !event || !holders || webhook.status !== "active") return settled();
     // TLP and scopes are checked again at send time, as the grant resolves now (core/webhooks/grant.ts).
-    const principal = deliveryPrincipal(webhook, holders, requestedAt);
+    const principal = principalAt(subscription, webhook, holders, requestedAt);
     if (isBlocked(principal)) {
       // Like their keys, the subscriptions of an inactive owner or a suspended key stop at once;
       // one whose key is gone for good is disabled, saying why.

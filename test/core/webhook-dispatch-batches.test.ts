@@ -11,7 +11,7 @@ import type { OutboundRequest, OutboundResponse, OutboundTransport } from "../..
 import type { DispatcherOptions } from "../../core/webhooks/dispatcher.js";
 import { createDispatcher } from "../../core/webhooks/dispatcher.js";
 import type { TestKit } from "../helpers/kit.js";
-import { addUser, keyHashSecret, makeTestKit } from "../helpers/kit.js";
+import { addKey, addUser, keyHashSecret, makeTestKit } from "../helpers/kit.js";
 
 const unseal = createSealer(keyHashSecret).unseal;
 const later = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -146,6 +146,24 @@ describe("the dispatcher's batches", () => {
     const ids = sent.map((r) => r.headers["webhook-id"]);
     expect(ids.filter((id) => id === ids[2])).toHaveLength(2);
     expect((await t.kit.webhooks.listDeliveries(t.admin, hook.id, {})).data.every((d) => d.status === "delivered")).toBe(true);
+  });
+
+  it("judges the grant's key expiry at each attempt's own time, even within one context read", async () => {
+    const owner = await addUser(t.kit, t.organizationId, { role: "admin", tlpClearance: 4 });
+    const expiresAt = new Date(t.clock.now().getTime() + 500).toISOString();
+    const key = await addKey(t.kit, owner, { scopes: ["webhooks:write", "webhooks:read", "cases:read"], expiresAt });
+    const hook = await t.kit.webhooks.create(await t.kit.authenticateKey(key.secret), { name: "Expiring", url: "https://a.example.com/hook", events: ["case.created"] });
+    for (const title of ["Before expiry", "After expiry"]) await t.kit.cases.create(t.admin, { title, severity: 2 });
+    // The first attempt takes 600 ms: the key expires during it, well within the context's second.
+    let first = true;
+    const { transport, sent } = trackingTransport(() => {
+      if (first) t.clock.advance(600);
+      first = false;
+    });
+    const dispatcher = dispatcherWith(transport, { concurrency: 1 });
+    while ((await dispatcher.step()).attempts > 0);
+    expect(sent.map((r) => JSON.parse(r.body).data.title)).toEqual(["Before expiry"]);
+    expect(await t.kit.webhooks.get(t.admin, hook.id)).toMatchObject({ status: "disabled", disabledReason: expect.stringMatching(/expired/) });
   });
 
   describe("a context read long before its attempt", () => {
