@@ -102,7 +102,8 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
   while (map.size > max) map.delete(map.keys().next().value!);
 }
 
-function fastVersionRead(storage: Storage): (organizationId: string) => Promise<number | null> {
+/** The organization's access version as committed now, through the adapter's fast path when it has one. */
+export function fastVersionRead(storage: Storage): (organizationId: string) => Promise<number | null> {
   if (storage.accessVersion) return (organizationId) => storage.accessVersion!(organizationId);
   return (organizationId) => storage.read((tx) => tx.organizations.accessVersion(organizationId));
 }

@@ -1,3 +1,4 @@
+import { fastVersionRead } from "../access/access-cache.js";
 import type { Principal } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
 import type { DomainEvent } from "../events/types.js";
@@ -50,7 +51,10 @@ const testEvent = "webhook.test";
 const recordAttempts = 6;
 /**
  * A context read longer ago than this is read again before its attempt: a delivery that waited
- * behind slow receivers for a slot is still sent with the subscription, grant and TLP as of now.
+ * behind slow receivers for a slot is still sent with the subscription and TLP as of now. The
+ * grant (key, owner, clearance, policy) is not trusted even that long: every attempt first
+ * compares the organization's access version with the one its context was read at, and reads
+ * the context again when a change affecting access has committed since.
  */
 const contextFreshMs = 1_000;
 
@@ -90,6 +94,7 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
   const retentionMs = (options.retentionDays ?? 30) * 86_400_000;
   const random = options.random ?? Math.random;
   const readContexts = createContextReader(deps, options.unseal);
+  const accessVersionOf = fastVersionRead(storage);
   const recorder = createAttemptRecorder(storage, options.retryRecord ?? retryBackToBack);
 
   async function fanOut(): Promise<number> {
@@ -147,7 +152,8 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
         (delivery) => contexts.get(delivery.id)!.subscription.target,
         async (delivery) => {
           let context = contexts.get(delivery.id)!;
-          if (clock.now().getTime() - context.readAt > contextFreshMs) context = (await readContexts([delivery])).get(delivery.id)!;
+          const stale = clock.now().getTime() - context.readAt > contextFreshMs || (await accessVersionOf(delivery.organizationId)) !== context.accessVersion;
+          if (stale) context = (await readContexts([delivery])).get(delivery.id)!;
           results.add(await attempt(delivery, context));
         },
       );

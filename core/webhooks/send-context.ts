@@ -35,6 +35,11 @@ export interface SendContext {
   /** Its TLP as of the read (a parent raised since the event raises it); null: the event is gone. */
   event: DomainEvent | null;
   readAt: number;
+  /**
+   * The organization's access version the context was read at (core/access/access-cache.ts):
+   * a key revoked, an owner disabled or lowered, a policy changed since moves it.
+   */
+  accessVersion: number | null;
 }
 
 /** The owner and the key a subscription's grant names, as they are now. */
@@ -85,6 +90,11 @@ export function createContextReader(deps: CaseKitDeps, unseal: Unseal) {
   return async function read(deliveries: readonly Delivery[]): Promise<Map<string, SendContext>> {
     return storage.read(async (tx) => {
       const readAt = clock.now().getTime();
+      // Each organization's version first: what is read after it is at least that new.
+      const versions = new Map<string, number | null>();
+      for (const { organizationId } of deliveries) {
+        if (!versions.has(organizationId)) versions.set(organizationId, await tx.organizations.accessVersion(organizationId));
+      }
       const subscriptions = new Map<string, SubscriptionContext>();
       const events = new Map<string, DomainEvent | null>();
       const contexts = new Map<string, SendContext>();
@@ -95,7 +105,7 @@ export function createContextReader(deps: CaseKitDeps, unseal: Unseal) {
         const eventKey = `${delivery.organizationId}/${delivery.eventId}`;
         let event = events.get(eventKey);
         if (event === undefined) events.set(eventKey, (event = await eventOf(tx, delivery)));
-        contexts.set(delivery.id, { subscription, event, readAt });
+        contexts.set(delivery.id, { subscription, event, readAt, accessVersion: versions.get(delivery.organizationId) ?? null });
       }
       return contexts;
     });

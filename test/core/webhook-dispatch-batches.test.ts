@@ -2,7 +2,8 @@
  * How the dispatcher works through a claimed batch: what its attempts need is read once, the
  * attempts run bounded in all and per target, their records are written in a few units rather
  * than one per delivery, one record that cannot be written loses no other, and a context that
- * waited too long for a slot is read again before its attempt (grant and TLP as of send time).
+ * waited too long for a slot, or that a change affecting access has overtaken, is read again
+ * before its attempt (grant and TLP as of send time).
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Principal, Storage } from "../../core/index.js";
@@ -199,10 +200,26 @@ describe("the dispatcher's batches", () => {
       expect(JSON.parse(secondBody!).data).toEqual({ id: expect.stringMatching(/^case_/), resourceType: "case", tlp: 3, redacted: true });
     });
 
-    it("is used as read within a second (the bound a batch's attempts share)", async () => {
-      const [firstBody, secondBody] = await deliverWhileClearanceFalls(1_000);
+    it("is read again as soon as a change affecting access has committed, however recent the read", async () => {
+      const [firstBody, secondBody] = await deliverWhileClearanceFalls(0);
       expect(firstBody).toContain("Amber one");
-      expect(secondBody).toContain("Amber two");
+      expect(JSON.parse(secondBody!).data).toEqual({ id: expect.stringMatching(/^case_/), resourceType: "case", tlp: 3, redacted: true });
+    });
+
+    it("is used as read within a second when nothing affecting access changed (no second read unit)", async () => {
+      await ownerWorld();
+      const { counts, storage } = counted(t.kit.deps.storage);
+      let first = true;
+      const { transport, sent } = trackingTransport(() => {
+        if (first) t.clock.advance(1_000);
+        first = false;
+      });
+      const dispatcher = dispatcherWith(transport, { concurrency: 1 }, storage);
+      while ((await dispatcher.fanOut()) > 0);
+      counts.reads = 0;
+      while ((await dispatcher.step()).attempts > 0);
+      expect(sent.map((r) => JSON.parse(r.body).data.title)).toEqual(["Amber one", "Amber two"]);
+      expect(counts.reads).toBe(1);
     });
   });
 });
