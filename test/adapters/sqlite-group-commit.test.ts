@@ -311,7 +311,8 @@ describe.each(["memory", "file"] as const)("SQLite group commit (%s)", (where) =
 
 describe("SQLite group commit, outside connections", () => {
   it("another connection never sees a group before its COMMIT (WAL file)", async () => {
-    const h = await openLogged("file");
+    // One group for both units whatever the machine's speed (the 5 ms sleep may outlast maxMs).
+    const h = await openLogged("file", { groupLimits: { maxMs: 60_000 } });
     try {
       const f = createFixtures();
       const [a, b] = [f.organization(), f.organization()];
