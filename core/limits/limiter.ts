@@ -46,8 +46,9 @@ export interface DecideOptions {
 export function decide(limits: RateLimits, state: LimiterState | null, now: number, options: DecideOptions = {}): { state: LimiterState; decision: LimitDecision } {
   const cost = options.cost ?? 1;
   const minute = Math.floor(now / minuteMs);
-  const buckets = (state?.buckets ?? []).filter(([m]) => m > minute - hourBuckets);
-  const hourCount = buckets.reduce((sum, [, count]) => sum + count, 0);
+  const buckets = withinHour(state?.buckets ?? [], minute);
+  let hourCount = 0;
+  for (const bucket of buckets) hourCount += bucket[1];
   const interval = minuteMs / limits.perMinute; // GCRA emission interval (0 when unbounded)
   const capacity = limits.burst * interval;
   const tat = Math.max(state?.tat ?? now, now);
@@ -91,10 +92,18 @@ export function decide(limits: RateLimits, state: LimiterState | null, now: numb
   };
 }
 
+/** The buckets still inside the hour; the same array when none has left it (the common case: no copy per request). */
+function withinHour(buckets: [number, number][], minute: number): [number, number][] {
+  const oldest = minute - hourBuckets;
+  return buckets.every(([m]) => m > oldest) ? buckets : buckets.filter(([m]) => m > oldest);
+}
+
 function addToBucket(buckets: [number, number][], minute: number, cost: number): [number, number][] {
   const last = buckets[buckets.length - 1];
-  if (last && last[0] === minute) return [...buckets.slice(0, -1), [minute, last[1] + cost]];
-  return [...buckets, [minute, cost]];
+  const next = buckets.slice();
+  if (last && last[0] === minute) next[next.length - 1] = [minute, last[1] + cost];
+  else next.push([minute, cost]);
+  return next;
 }
 
 /** When enough old buckets will have left the hour for one more request to fit. */

@@ -5,6 +5,7 @@ import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import type { RateLimitStore } from "../ports/rate-limit-store.js";
 import { createMemoryRateLimitStore } from "../ports/rate-limit-store.js";
+import type { KeyTier } from "../keys/types.js";
 import type { DecideOptions, LimitDecision } from "./limiter.js";
 import { decide } from "./limiter.js";
 import { rateLimitOverridesSchema } from "./schema.js";
@@ -30,6 +31,9 @@ export interface RateLimitConfig {
 
 export const defaultSourceFailureLimits: RateLimits = { perMinute: 10, perHour: 100, burst: 5 };
 
+/** The overrides of an organization without a rate-limit policy: one object, so its limits are computed once. */
+const noOverrides: RateLimitOverrides = Object.freeze({});
+
 /** A bulk request costs one unit, plus one per this many rows it touched (matched: changed or skipped). */
 export const rowsPerCostUnit = 100;
 
@@ -53,7 +57,21 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
   };
 
   async function organizationOverrides(principal: Principal): Promise<RateLimitOverrides> {
-    return (await access.organizationFor(principal))?.policy.rateLimits ?? {};
+    return (await access.organizationFor(principal))?.policy.rateLimits ?? noOverrides;
+  }
+
+  /**
+   * effectiveLimits, computed once per policy object and tier: the access cache hands out the same
+   * organization (and so the same policy object) until the organization's access version moves,
+   * and a changed policy is a new object, so nothing here outlives a change.
+   */
+  const computed = new WeakMap<RateLimitOverrides, Map<KeyTier, RateLimits>>();
+  function limitsOf(tier: KeyTier, overrides: RateLimitOverrides): RateLimits {
+    let byTier = computed.get(overrides);
+    if (byTier === undefined) computed.set(overrides, (byTier = new Map()));
+    let limits = byTier.get(tier);
+    if (limits === undefined) byTier.set(tier, (limits = effectiveLimits(tier, config.deployment, overrides)));
+    return limits;
   }
 
   async function spend(key: string, limits: RateLimits, now: number, options: DecideOptions): Promise<LimitDecision> {
@@ -68,7 +86,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     if (principal.tier === null) return null;
     const meter = principal.keyId !== null ? `key:${principal.keyId}` : principal.authenticatedBy === "host" ? `user:${principal.userId}` : null;
     if (meter === null) return null;
-    return { meter, limits: effectiveLimits(principal.tier, config.deployment, await organizationOverrides(principal)) };
+    return { meter, limits: limitsOf(principal.tier, await organizationOverrides(principal)) };
   }
 
   return {
