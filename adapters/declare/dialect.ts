@@ -47,6 +47,11 @@ export interface Dialect {
    */
   recordset?(param: string, columns: readonly Field[]): string;
   /**
+   * The order in which a stored JSON object's keys come back, where the database reorders them
+   * (PostgreSQL's jsonb); absent where they come back as written.
+   */
+  jsonKeyOrder?(keys: string[]): string[];
+  /**
    * What follows a table's name in FROM so that the query reads it through `index` (SQLite's
    * INDEXED BY), for the rare query whose index the planner would not pick; absent where the
    * planner always decides.

@@ -6,6 +6,9 @@
  */
 import type { DomainEvent, EventItem } from "../../core/events/types.js";
 import { expandEvent, splitItemId } from "../../core/log/groups.js";
+import type { StoredEventItems } from "../../core/log/compact-items.js";
+import { compactEventItems } from "../../core/log/compact-items.js";
+import type { Dialect } from "../declare/dialect.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { EventRepository } from "../../core/ports/storage.js";
 import { id, int, internal, json, nullableJson, text, timestamp } from "../declare/columns.js";
@@ -28,8 +31,8 @@ export const eventResource = defineResource({
     tlp: int({ nullable: true }),
     bulkRequestId: text({ nullable: true }),
     occurredAt: timestamp(),
-    /** A group event's records (core/events/types.ts GroupEvent); null for a single event. */
-    items: nullableJson<EventItem[]>(),
+    /** A group event's records (core/events/types.ts GroupEvent), by column (core/log/compact-items.ts); null for a single event. */
+    items: nullableJson<StoredEventItems>(),
     /** When the webhook dispatcher fanned the event out (claimEvents); null until then. */
     dispatchedAt: internal(timestamp({ nullable: true })),
   },
@@ -43,14 +46,16 @@ export const eventResource = defineResource({
 });
 
 /** An event row as stored: a single event (items null) or a group event. */
-export type StoredEvent = DomainEvent & { items: EventItem[] | null };
+export type StoredEvent = DomainEvent & { items: StoredEventItems | null };
 
 /** Compile-time proof that the declaration stores exactly the core's DomainEvent, and a group's items. */
 export const _eventRecordMatches: Same<RecordOf<typeof eventResource>, StoredEvent> = true;
 
-const stored = (event: DomainEvent & { items?: readonly EventItem[] }): StoredEvent => ({ ...event, items: event.items ? [...event.items] : null });
-
-export function eventRepository(events: DeclaredRepository<StoredEvent, FilterValues<typeof eventResource>>): EventRepository {
+export function eventRepository(events: DeclaredRepository<StoredEvent, FilterValues<typeof eventResource>>, dialect: Dialect): EventRepository {
+  const stored = (event: DomainEvent & { items?: readonly EventItem[] }): StoredEvent => ({
+    ...event,
+    items: event.items ? compactEventItems(event.items, dialect.jsonKeyOrder) : null,
+  });
   return {
     append: (event) => events.insert(stored(event)),
     async appendMany(batch) {

@@ -37,7 +37,7 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
     tasks: () => taskRepository(declared(taskResource), dialect, executor, unit),
     observables: () => observableRepository(declared(observableResource), dialect, executor, unit),
     comments: () => commentRepository(declared(commentResource)),
-    events: () => eventRepository(declared(eventResource)),
+    events: () => eventRepository(declared(eventResource), dialect),
     webhooks: () => webhookRepository(declared(webhookResource), deliveries(), attempts(), dialect, executor, unit),
     deliveries: () => deliveryRepository(deliveries(), attempts(), dialect, executor, unit),
     organizations: () => organizationRepository(declared(organizationResource), dialect, executor, unit),

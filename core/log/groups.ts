@@ -6,7 +6,9 @@
  * row's, and a cursor on one names its group.
  */
 import type { AuditEntry, AuditItem } from "../audit/types.js";
-import type { DomainEvent, EventItem } from "../events/types.js";
+import type { DomainEvent } from "../events/types.js";
+import type { StoredEventItems } from "./compact-items.js";
+import { eventItemsOf } from "./compact-items.js";
 import type { StoredTlpAuditEntry, TlpAuditEntry } from "../tlp/types.js";
 
 /** The id of the item at `position` of group `groupId`. */
@@ -27,11 +29,11 @@ export function expandAudit(row: AuditEntry & { items?: readonly AuditItem[] | n
   return items.map((item, position) => ({ ...entry, id: itemId(entry.id, position), resourceId: item.resourceId, changes: item.changes }));
 }
 
-/** The events a stored row stands for, in item order. */
-export function expandEvent(row: DomainEvent & { items?: readonly EventItem[] | null }): DomainEvent[] {
-  const { items, ...event } = row;
-  if (!items) return [event];
-  return items.map((item, position) => ({ ...event, id: itemId(event.id, position), resourceId: item.resourceId, tlp: item.tlp, payload: item.payload }));
+/** The events a stored row stands for, in item order (its items by column or one by one: compact-items.ts). */
+export function expandEvent(row: DomainEvent & { items?: StoredEventItems | null }): DomainEvent[] {
+  const { items: stored, ...event } = row;
+  if (!stored) return [event];
+  return eventItemsOf(stored).map((item, position) => ({ ...event, id: itemId(event.id, position), resourceId: item.resourceId, tlp: item.tlp, payload: item.payload }));
 }
 
 /**
