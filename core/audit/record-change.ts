@@ -1,6 +1,6 @@
 import type { Principal } from "../access/principal.js";
-import type { AuditEntry } from "./types.js";
-import type { DomainEvent } from "../events/types.js";
+import type { AuditEntry, AuditItem } from "./types.js";
+import type { DomainEvent, EventItem } from "../events/types.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
 
@@ -32,13 +32,24 @@ export async function recordChange<T extends { id: string }>(
   return event.id;
 }
 
-/** The changes of one bulk operation: one kind of record, one event name, one bulk request. */
-export interface BulkChanges<T extends { id: string }> {
+/** The log rows of one bulk operation: one kind of record, one event name, one bulk request. */
+export interface BulkChanges {
   name: string;
   resourceType: string;
   bulkRequestId: string;
   now: Date;
-  changes: readonly { before: T; after: T; tlp: number | null }[];
+  /** Each changed record's audit item and event item, in the same order (bulkItemsOf, page by page). */
+  audit: readonly AuditItem[];
+  events: readonly EventItem[];
+}
+
+/**
+ * The audit item and event item of one record a bulk operation changed. A bulk builds them page
+ * by page, as it saves each page, so the work is spread between the storage calls where the
+ * unit gives the event loop its turns, not left for one stretch at the end.
+ */
+export function bulkItemsOf<T extends { id: string }>(before: T, after: T, tlp: number | null): { audit: AuditItem; event: EventItem } {
+  return { audit: { resourceId: after.id, changes: diff(before, after) }, event: { resourceId: after.id, tlp, payload: { ...after } as Record<string, unknown> } };
 }
 
 /**
@@ -46,11 +57,11 @@ export interface BulkChanges<T extends { id: string }> {
  * listing the records (core/log/groups.ts), so the write path pays two rows, not two per record.
  * Readers see one entry and one event per record, exactly as recordChange writes them.
  */
-export async function recordBulkChanges<T extends { id: string }>(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, actor: Principal, bulk: BulkChanges<T>): Promise<void> {
-  if (bulk.changes.length === 0) return;
+export async function recordBulkChanges(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, actor: Principal, bulk: BulkChanges): Promise<void> {
+  if (bulk.events.length === 0) return;
   const { entry, event } = recordsOf(deps, actor, { name: bulk.name, resourceType: bulk.resourceType, before: null, after: { id: bulk.bulkRequestId }, tlp: null, bulkRequestId: bulk.bulkRequestId, now: bulk.now });
-  await tx.audit.append({ ...entry, items: bulk.changes.map(({ before, after }) => ({ resourceId: after.id, changes: diff(before, after) })) });
-  await tx.events.append({ ...event, payload: {}, items: bulk.changes.map(({ after, tlp }) => ({ resourceId: after.id, tlp, payload: { ...after } as Record<string, unknown> })) });
+  await tx.audit.append({ ...entry, items: bulk.audit });
+  await tx.events.append({ ...event, payload: {}, items: bulk.events });
 }
 
 /** The audit entry and the outbox event of one change. */
@@ -94,12 +105,15 @@ function diff(before: object, after: object): Record<string, { from: unknown; to
   const a = before as Record<string, unknown>;
   const b = after as Record<string, unknown>;
   for (const key of Object.keys(b)) {
-    // The same value (or the same object) needs no serialising: bulk operations diff many records.
+    // The same value (or the same object) needs no serialising, nor do two values one of which is
+    // no object (they differ as they are): bulk operations diff many records.
     if (unaudited.has(key) || a[key] === b[key]) continue;
-    if (canonical(a[key]) !== canonical(b[key])) changes[key] = { from: a[key] ?? null, to: b[key] ?? null };
+    if (!isObject(a[key]) || !isObject(b[key]) || canonical(a[key]) !== canonical(b[key])) changes[key] = { from: a[key] ?? null, to: b[key] ?? null };
   }
   return changes;
 }
+
+const isObject = (value: unknown): boolean => value !== null && typeof value === "object";
 
 /** JSON with object keys sorted: storage may reorder keys (PostgreSQL's jsonb does), values stay equal. */
 function canonical(value: unknown): string {

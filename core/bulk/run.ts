@@ -38,12 +38,17 @@
  * Cost: ids are loaded 500 per query; selectAll walks the filtered list in keyset pages of
  * 1 000 inside the transaction, all of it before the first change (so at most bulkMaxRows
  * records are held in memory), then processes it in pages of 1 000; each page is saved with one
- * `save` call; the three log rows are written at the end. The per-record path is pure JavaScript. On SQLite a long unit yields the event loop between statements
- * (adapters/sqlite/yielding-unit.ts), so a large bulk does not stall other requests.
+ * `save` call, and its records' audit and event items are built then (bulkItemsOf), so the work
+ * per record is spread between the storage calls; the three log rows are written at the end (the
+ * event by column: core/log/compact-items.ts). The per-record path is pure JavaScript. On SQLite
+ * a long unit yields the event loop between statements (adapters/sqlite/yielding-unit.ts), so a
+ * large bulk does not stall other requests for its length.
  */
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
-import { recordBulkChanges } from "../audit/record-change.js";
+import { bulkItemsOf, recordBulkChanges } from "../audit/record-change.js";
+import type { AuditItem } from "../audit/types.js";
+import type { EventItem } from "../events/types.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { appendTlpAuditMany } from "../tlp/audit-log.js";
@@ -74,7 +79,8 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
   let matched = 0;
   let changed = 0;
   /** What the operation's three log rows list, gathered page by page. */
-  const changes: { before: T; after: T; tlp: number }[] = [];
+  const auditItems: AuditItem[] = [];
+  const eventItems: EventItem[] = [];
   const accesses: TlpAccess[] = [];
 
   /** Applies the operation to one page of candidates and writes the changes. */
@@ -98,7 +104,11 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     }
     if (updates.length > 0) await plan.save(tx, updates.map((u) => u.after));
     // Events and TLP audit entries carry the effective TLP: a task's marking or its case's, whichever is higher.
-    for (const { before, after, inherited } of updates) changes.push({ before, after, tlp: effectiveTlp(after.tlp, [inherited]) });
+    for (const { before, after, inherited } of updates) {
+      const items = bulkItemsOf(before, after, effectiveTlp(after.tlp, [inherited]));
+      auditItems.push(items.audit);
+      eventItems.push(items.event);
+    }
     for (const { before, after, inherited } of updates) {
       const marked = after.tlp !== before.tlp;
       const tlpBefore = effectiveTlp(before.tlp, [inherited]);
@@ -115,7 +125,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
 
   /** The operation's audit entry, event and TLP audit entry, each one row listing the records. */
   async function record(tx: UnitOfWork): Promise<void> {
-    await recordBulkChanges(deps, tx, principal, { name: plan.event, resourceType: plan.resourceType, bulkRequestId, now, changes });
+    await recordBulkChanges(deps, tx, principal, { name: plan.event, resourceType: plan.resourceType, bulkRequestId, now, audit: auditItems, events: eventItems });
     await appendTlpAuditMany(deps, tx, principal, accesses, now, bulkRequestId);
   }
 
