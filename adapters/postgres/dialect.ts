@@ -44,8 +44,8 @@ export const postgresDialect: Dialect = {
   // likePattern escapes with `\`, PostgreSQL's default LIKE escape.
   containsText: (column, param) => `${column} ILIKE ${param}`,
   recordset: (param, columns) => `jsonb_to_recordset(${param}::jsonb) AS r(${columns.map((c) => `${c.name} ${recordsetTypes[c.column.kind](c.column)}`).join(", ")})`,
-  // jsonb keeps an object's keys shorter first, then by their bytes.
-  jsonKeyOrder: (keys) => [...keys].sort((a, b) => a.length - b.length || Buffer.compare(Buffer.from(a), Buffer.from(b))),
+  // jsonb keeps an object's keys shorter first (in UTF-8 bytes), then by their bytes.
+  jsonKeyOrder: (keys) => [...keys].sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b))),
   selectRecord: (fields) => fields.map((f) => `${recordValue(f)} AS "${f.key}"`).join(", "),
   uniqueViolation: (error) =>
     error instanceof pg.DatabaseError && error.code === uniqueViolationCode ? { constraint: error.constraint } : undefined,

@@ -137,5 +137,23 @@ export function describeLogs(ctx: SuiteContext): void {
       expect(await ctx.storage().read((tx) => tx.events.findRow(a.id, single.id))).toStrictEqual([single]);
       expect(await ctx.storage().read((tx) => tx.events.findRow(b.id, group.id))).toBeNull();
     });
+
+    it("a group event's records read back byte for byte as each would alone (key order too), however many values they share", async () => {
+      const { org: a } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const group = f.event(a.id, { resourceId: "bulk_0004", payload: {}, tlp: null, bulkRequestId: "bulk_0004" });
+      // Keys of every length and some not ASCII (a database may reorder keys, by their bytes);
+      // shared values, per-record values, nested objects and arrays.
+      const payloadOf = (i: number) => ({ zeta: "same", id: `task_${i}`, ä: i, b: null, organizationId: a.id, tags: [{ name: `t${i}` }], order: i % 2, é: { y: 1, x: [i] } });
+      const items = [0, 1, 2, 3].map((i) => ({ resourceId: `task_${i}`, tlp: 2, payload: payloadOf(i) }));
+      const alone = items.map((item, i) => f.event(a.id, { resourceId: item.resourceId, payload: payloadOf(i), tlp: 2 }));
+      await ctx.storage().transaction(async (tx) => {
+        await tx.events.append({ ...group, items });
+        for (const event of alone) await tx.events.append(event);
+      });
+      const grouped = (await ctx.storage().read((tx) => tx.events.findRow(a.id, group.id)))!;
+      const single = await ctx.storage().read((tx) => Promise.all(alone.map((event) => tx.events.findById(a.id, event.id))));
+      expect(grouped.map((event) => JSON.stringify(event.payload))).toEqual(single.map((event) => JSON.stringify(event!.payload)));
+    });
   });
 }
