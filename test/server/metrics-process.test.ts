@@ -2,7 +2,7 @@
 // Prometheus text with the SQLite WAL size, and who may read it, with and without a token.
 import { statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServeProcess } from "../helpers/serve-process.js";
 import type { ServeProcess } from "../helpers/serve-process.js";
 
@@ -50,7 +50,10 @@ describe("GET /metrics without a token: local clients only", () => {
     for (const name of ["process_cpu_user_seconds_total", "process_resident_memory_bytes", "nodejs_eventloop_lag_seconds", "nodejs_heap_size_used_bytes"]) {
       expect(sample(text, name), name).toBeGreaterThanOrEqual(0);
     }
-    expect(server.output()).toMatch(/"path":"\/metrics","status":200/);
+    // A successful scrape is a probe: not logged (CASEKIT_LOG_PROBES logs it), unlike the create
+    // before it, whose line shows the log has been written up to here.
+    await vi.waitFor(() => expect(server.output()).toMatch(/"path":"\/api\/v1\/cases","status":200/), { timeout: 5_000 });
+    expect(server.output()).not.toMatch(/"path":"\/metrics","status":200/);
   });
 
   it("is not under /api/v1", async () => {
@@ -61,6 +64,8 @@ describe("GET /metrics without a token: local clients only", () => {
     for (const header of ["x-forwarded-for", "forwarded", "x-real-ip"]) {
       await expectProblem(await fetch(`${server.origin}/metrics`, { headers: { [header]: "203.0.113.9" } }), 404, "route_not_found");
     }
+    // A refused scrape is logged.
+    await vi.waitFor(() => expect(server.output()).toMatch(/"path":"\/metrics","status":404/), { timeout: 5_000 });
   });
 
   it.skipIf(external === undefined)("answers a client on another address as an unknown path", async () => {
