@@ -10,6 +10,7 @@
  * is handed out twice. On SQLite units of work are serialised in the process and BEGIN IMMEDIATE
  * holds the write lock across processes, so no two claims ever see the same row as free.
  */
+import type { DomainEvent } from "../../core/events/types.js";
 import type { DeliveryRepository } from "../../core/ports/storage.js";
 import type { Delivery, DeliveryAttempt } from "../../core/webhooks/types.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
@@ -71,16 +72,18 @@ export function deliveryRepository(
       deliveries.list(organizationId, { webhookId, status, eventName }, { limit: pageLimit(page), order: "desc", after: page.beforeId }),
     insertAttempt: (attempt) => attempts.insert(attempt),
     attemptsOf: attemptsOf(dialect, executor, unit),
-    async claimEvents(limit, now) {
+    async claimEvents(limit, now, expandGroup) {
       writing();
       const count = pageLimit({ limit });
       if (count === 0) return [];
       const rows = await executor.all(sql.claimEvents, [toIsoTimestamp(now), count]);
       // RETURNING promises no order: oldest first, as the port says; a group event is one event per record.
-      return rows
-        .map((row) => recordOf<StoredEvent>(eventResource, row))
-        .sort(byId)
-        .flatMap(expandEvent);
+      const events: DomainEvent[] = [];
+      for (const event of rows.map((row) => recordOf<StoredEvent>(eventResource, row)).sort(byId)) {
+        if (event.items !== null && expandGroup !== undefined && !(await expandGroup(event.organizationId, event.name))) continue;
+        events.push(...expandEvent(event));
+      }
+      return events;
     },
     async claimDue(limit, now, leaseUntil) {
       writing();

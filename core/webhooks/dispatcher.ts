@@ -100,20 +100,26 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
   async function fanOut(): Promise<number> {
     const now = clock.now();
     return storage.transaction(async (tx) => {
-      const events = await tx.deliveries.claimEvents(batchSize, now.toISOString());
       const subscriptions = new Map<string, { webhook: StoredWebhook; principal: Principal | null }[]>();
-      const deliveries: Delivery[] = [];
-      for (const event of events) {
-        let active = subscriptions.get(event.organizationId);
+      const activeIn = async (organizationId: string) => {
+        let active = subscriptions.get(organizationId);
         if (!active) {
           // Each subscription's principal now, so filters see only what it may read.
           active = [];
-          for (const webhook of await tx.webhooks.active(event.organizationId)) {
+          for (const webhook of await tx.webhooks.active(organizationId)) {
             const principal = deliveryPrincipal(webhook, await holdersOf(tx, webhook), now);
             active.push({ webhook, principal: isBlocked(principal) ? null : principal });
           }
-          subscriptions.set(event.organizationId, active);
+          subscriptions.set(organizationId, active);
         }
+        return active;
+      };
+      // A group event (a bulk) is expanded only where some subscription takes its name.
+      const subscribed = async (organizationId: string, name: string) => (await activeIn(organizationId)).some((s) => subscribedTo(s.webhook.events, name));
+      const events = await tx.deliveries.claimEvents(batchSize, now.toISOString(), subscribed);
+      const deliveries: Delivery[] = [];
+      for (const event of events) {
+        const active = await activeIn(event.organizationId);
         for (const { webhook } of active.filter((s) => wants(s.webhook, event, eventData(event, s.principal)))) {
           deliveries.push({
             id: ids.next("dlv"),

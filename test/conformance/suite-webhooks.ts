@@ -213,6 +213,30 @@ export function describeWebhooks(ctx: SuiteContext): void {
         expect(await ctx.storage().read((tx) => tx.events.findById(org.id, events[0]!.id))).toStrictEqual(events[0]);
       });
 
+      it("a group event is expanded only where expandGroup says someone subscribes; either way it is claimed once", async () => {
+        const { org: other } = await ctx.seedOrganization();
+        const f = ctx.fixtures();
+        const items = [0, 1].map((i) => ({ resourceId: `task_${i}`, tlp: 1, payload: { id: `task_${i}` } }));
+        const groups = [org.id, other.id].map((organizationId, i) =>
+          f.event(organizationId, { name: "task.updated", resourceId: `bulk_000${i}`, payload: {}, tlp: null, bulkRequestId: `bulk_000${i}` }),
+        );
+        const [single] = await insertEvents(other.id, 1);
+        await ctx.storage().transaction(async (tx) => {
+          for (const group of groups) await tx.events.append({ ...group, items });
+        });
+        const asked: string[] = [];
+        const claimed = await ctx.storage().transaction((tx) =>
+          tx.deliveries.claimEvents(10, f.at(), async (organizationId, name) => {
+            asked.push(`${organizationId === org.id ? "org" : "other"} ${name}`);
+            return organizationId === org.id;
+          }),
+        );
+        // The subscribed organization's group comes back per record, the other's not at all; a single event is never asked about.
+        expect(claimed.map((e) => e.id).sort()).toEqual([`${groups[0]!.id}.0`, `${groups[0]!.id}.1`, single!.id].sort());
+        expect(asked.sort()).toEqual(["org task.updated", "other task.updated"]);
+        expect(await ctx.storage().transaction((tx) => tx.deliveries.claimEvents(10, f.at()))).toEqual([]);
+      });
+
       it("a claim rolled back with its unit of work leaves the events to the next claim", async () => {
         const events = await insertEvents(org.id, 2);
         const failed = ctx.storage().transaction(async (tx) => {
