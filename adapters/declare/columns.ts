@@ -84,5 +84,18 @@ export function enumOf(values: readonly string[], options: Options<string> & { n
  */
 export const internal = <C extends Column>(column: C): C & { readonly internal: true } => ({ ...column, internal: true });
 
+/**
+ * The history columns of a record that is soft-deleted (alerts, tasks, observables): when it was
+ * created and last changed, by whom, and when and by whom it was deleted. Spread into a
+ * declaration's columns with `softDelete: "deletedAt"` and `createdAt`, `createdBy` fixed.
+ */
+export const softDeletedHistory = () => ({
+  createdAt: timestamp(),
+  updatedAt: timestamp(),
+  createdBy: text({ nullable: true }),
+  deletedAt: timestamp({ nullable: true }),
+  deletedBy: text({ nullable: true }),
+});
+
 /** The value a column holds in a record. */
 export type ValueOf<C> = C extends Column<infer T, infer N> ? (N extends true ? T | null : T) : never;

@@ -9,7 +9,7 @@ import { alertStatuses } from "../../core/alerts/lifecycle.js";
 import type { Alert, AlertFilter, AlertTag } from "../../core/alerts/types.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { AlertRepository } from "../../core/ports/storage.js";
-import { enumOf, id, int, json, text, timestamp } from "../declare/columns.js";
+import { enumOf, id, int, json, text, timestamp, softDeletedHistory } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
@@ -49,11 +49,7 @@ export const alertResource = defineResource({
     lastSeenAt: timestamp(),
     /** The case it was promoted to or merged into. */
     caseId: text({ nullable: true }),
-    createdAt: timestamp(),
-    updatedAt: timestamp(),
-    createdBy: text({ nullable: true }),
-    deletedAt: timestamp({ nullable: true }),
-    deletedBy: text({ nullable: true }),
+    ...softDeletedHistory(),
   },
   softDelete: "deletedAt",
   // Creation is set once, at insert.

@@ -6,7 +6,7 @@
  */
 import type { Observable, ObservableFilter, ObservableTag } from "../../core/observables/types.js";
 import type { ObservableRepository } from "../../core/ports/storage.js";
-import { bool, id, int, json, text, timestamp } from "../declare/columns.js";
+import { bool, id, int, json, text, softDeletedHistory } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
@@ -39,11 +39,7 @@ export const observableResource = defineResource({
     sighted: bool(),
     tags: json<ObservableTag[]>(),
     message: text({ nullable: true }),
-    createdAt: timestamp(),
-    updatedAt: timestamp(),
-    createdBy: text({ nullable: true }),
-    deletedAt: timestamp({ nullable: true }),
-    deletedBy: text({ nullable: true }),
+    ...softDeletedHistory(),
   },
   softDelete: "deletedAt",
   // Parent, value and creation are set once, at insert.

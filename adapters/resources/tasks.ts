@@ -6,7 +6,7 @@
 import type { TaskRepository } from "../../core/ports/storage.js";
 import { openTaskStatuses, taskStatuses } from "../../core/tasks/lifecycle.js";
 import type { Task, TaskFilter } from "../../core/tasks/types.js";
-import { bool, enumOf, id, int, text, timestamp } from "../declare/columns.js";
+import { bool, enumOf, id, int, text, timestamp, softDeletedHistory } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
@@ -33,11 +33,7 @@ export const taskResource = defineResource({
     mandatory: bool(),
     tlp: int(),
     order: int({ name: "sort_order" }),
-    createdAt: timestamp(),
-    updatedAt: timestamp(),
-    createdBy: text({ nullable: true }),
-    deletedAt: timestamp({ nullable: true }),
-    deletedBy: text({ nullable: true }),
+    ...softDeletedHistory(),
   },
   softDelete: "deletedAt",
   // Identity, case and creation are set once, at insert.
