@@ -39,6 +39,7 @@ export const errorTitles = {
   invalid_expiry: "The expiry is not in the future",
   rate_limited: "Too many requests",
   unavailable: "The service is not ready",
+  body_already_consumed: "Another part of the server read the request body first",
   internal_error: "Something went wrong on our side",
 } as const;
 

@@ -173,5 +173,8 @@ export type { AttemptErrorClass, Delivery, DeliveryAttempt, DeliveryFilter, Deli
 export { createSealer } from "./webhooks/seal.js";
 export type { Sealer } from "./webhooks/seal.js";
 export { checkWebhookUrl, parseWebhookAllowlist } from "./webhooks/ssrf.js";
+export type { Dispatcher, DispatcherOptions } from "./webhooks/dispatcher.js";
+export { OutboundError } from "./ports/outbound.js";
+export type { OutboundErrorClass, OutboundRequest, OutboundResponse, OutboundTransport } from "./ports/outbound.js";
 export type { WebhookAllowlist } from "./webhooks/ssrf.js";
 export { verifySignature } from "./webhooks/signature.js";

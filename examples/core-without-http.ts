@@ -1,8 +1,8 @@
 // The core without HTTP: an in-memory SQLite database, a manual clock, one organization.
 // Run: node --import tsx examples/core-without-http.ts
 import { pathToFileURL } from "node:url";
-import { createCaseKit, ManualClock } from "../core/index.js";
-import { createSqliteStorage } from "../adapters/sqlite/index.js";
+import { createCaseKit, ManualClock } from "casekit";
+import { createSqliteStorage } from "casekit/sqlite";
 
 export async function main() {
   const storage = createSqliteStorage({ path: ":memory:" }); // or a file path, e.g. "./data/casekit.db"

@@ -4,11 +4,10 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import express from "express";
-import { toNodeHandler } from "h3/node";
-import { createCaseKit } from "../core/index.js";
-import { createSqliteStorage } from "../adapters/sqlite/index.js";
-import { createCaseKitApp } from "../server/index.js";
-import { createCaseKitClient } from "../server/client/index.js";
+import { createCaseKit } from "casekit";
+import { createCaseKitClient } from "casekit/client";
+import { caseKitExpress } from "casekit/express";
+import { createSqliteStorage } from "casekit/sqlite";
 
 export async function start(port = 0, host = "127.0.0.1") {
   const storage = createSqliteStorage({ path: ":memory:" }); // or a file path
@@ -17,9 +16,9 @@ export async function start(port = 0, host = "127.0.0.1") {
   const { apiKey, organization } = await kit.setup.initOrganization({ organizationName: "My SOC", email: "me@example.com" });
 
   const app = express();
-  // Mount casekit before any body parser: it reads (and size-limits) its own request bodies.
-  // Express strips the mount path, so casekit sees /api/v1/…, /livez, /readyz.
-  app.use("/security", toNodeHandler(createCaseKitApp(kit)));
+  // Mount casekit before any body parser: it reads (and size-limits) its own request bodies. The
+  // prefix comes from Express (req.baseUrl): the API document and the docs page name /security.
+  app.use("/security", caseKitExpress(kit));
 
   // The app's own routes, unchanged.
   app.use(express.json());

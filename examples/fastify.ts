@@ -3,11 +3,10 @@
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import Fastify from "fastify";
-import { toNodeHandler } from "h3/node";
-import { createCaseKit } from "../core/index.js";
-import { createSqliteStorage } from "../adapters/sqlite/index.js";
-import { createCaseKitApp } from "../server/index.js";
-import { createCaseKitClient } from "../server/client/index.js";
+import { createCaseKit } from "casekit";
+import { createCaseKitClient } from "casekit/client";
+import { caseKitFastify } from "casekit/fastify";
+import { createSqliteStorage } from "casekit/sqlite";
 
 export async function start(port = 0, host = "127.0.0.1") {
   const storage = createSqliteStorage({ path: ":memory:" }); // or a file path
@@ -15,27 +14,11 @@ export async function start(port = 0, host = "127.0.0.1") {
   const kit = createCaseKit({ storage, config: { keyHashSecret: process.env.CASEKIT_KEY_HASH_SECRET ?? "example-key-hash-secret-0123456789abcdef" } });
   const { apiKey, organization } = await kit.setup.initOrganization({ organizationName: "My SOC", email: "me@example.com" });
 
-  const prefix = "/security";
-  const casekit = toNodeHandler(createCaseKitApp(kit));
-
   const app = Fastify({ forceCloseConnections: true }); // close() ends keep-alive connections too
   app.get("/hello", async () => ({ hello: "from fastify" }));
-  await app.register(
-    async (scope) => {
-      // Leave request bodies unread: casekit reads (and size-limits) its own.
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser("*", (_request, _payload, done) => done(null));
-      const handOver = (request: { raw: Parameters<typeof casekit>[0] }, reply: { hijack(): void; raw: Parameters<typeof casekit>[1] }) => {
-        reply.hijack(); // casekit writes the whole response itself
-        // Strip the prefix as Express's app.use does, so casekit sees /api/v1/…, /livez, /readyz.
-        request.raw.url = request.raw.url!.slice(prefix.length) || "/";
-        return casekit(request.raw, reply.raw);
-      };
-      scope.all("/", handOver);
-      scope.all("/*", handOver);
-    },
-    { prefix },
-  );
+  // An encapsulated plugin: bodies under /security are left for casekit to read (and size-limit),
+  // the app's own routes keep Fastify's parsers.
+  await app.register(caseKitFastify(kit), { prefix: "/security" });
 
   await app.listen({ port, host });
   const url = `http://${host}:${(app.server.address() as AddressInfo).port}`;

@@ -1,13 +1,13 @@
-// casekit inside a Hono app, under /security, through the Fetch API (`app.fetch`), next to the app's own routes.
+// casekit inside a Hono app, under /security, through the Fetch API, next to the app's own routes.
 // Run: node --import tsx examples/hono.ts   (http://127.0.0.1:3000/security/api/v1/…, prints an admin key)
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import { createCaseKit } from "../core/index.js";
-import { createSqliteStorage } from "../adapters/sqlite/index.js";
-import { createCaseKitApp } from "../server/index.js";
-import { createCaseKitClient } from "../server/client/index.js";
+import { createCaseKit } from "casekit";
+import { createCaseKitClient } from "casekit/client";
+import { caseKitHono } from "casekit/hono";
+import { createSqliteStorage } from "casekit/sqlite";
 
 export async function start(port = 0, host = "127.0.0.1") {
   const storage = createSqliteStorage({ path: ":memory:" }); // or a file path
@@ -17,10 +17,9 @@ export async function start(port = 0, host = "127.0.0.1") {
 
   const app = new Hono();
   app.get("/hello", (c) => c.json({ hello: "from hono" }));
-  // Hono strips the mount path, so casekit sees /api/v1/…, /livez, /readyz. The same line works
-  // wherever Hono runs (Node, Bun, Deno, workers): casekit's h3 app is a plain fetch handler.
-  const casekit = createCaseKitApp(kit);
-  app.mount("/security", (request) => casekit.fetch(request));
+  // Everything under /security is casekit's; the prefix is what the route matched. The same line
+  // works wherever Hono runs (Node, Bun, Deno, workers): casekit answers with the Fetch API.
+  app.all("/security/*", caseKitHono(kit));
 
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const running = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(running));

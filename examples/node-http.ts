@@ -4,10 +4,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { toNodeHandler } from "h3/node";
-import { createCaseKit } from "../core/index.js";
-import { createSqliteStorage } from "../adapters/sqlite/index.js";
-import { createCaseKitApp } from "../server/index.js";
-import type { AccessLogLine } from "../server/index.js";
+import { createCaseKit } from "casekit";
+import { createSqliteStorage } from "casekit/sqlite";
+import { createCaseKitApp } from "casekit/h3";
+import type { AccessLogLine } from "casekit/h3";
 
 /** Starts the API on `port` (0 picks a free one); `close()` stops the server and the storage. */
 export async function start(port = 0, { host = "127.0.0.1", logger }: { host?: string; logger?: (line: AccessLogLine) => void } = {}) {

@@ -11,11 +11,11 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { toNodeHandler } from "h3/node";
 import pg from "pg";
-import { createCaseKit } from "../core/index.js";
-import { createPostgresRateLimitStore, createPostgresStorage } from "../adapters/postgres/index.js";
-import { createCaseKitApp } from "../server/index.js";
-import { createCaseKitClient } from "../server/client/index.js";
-import { startWebhookWorker } from "../server/worker.js";
+import { createCaseKit } from "casekit";
+import { createPostgresRateLimitStore, createPostgresStorage } from "casekit/postgres";
+import { createCaseKitApp } from "casekit/h3";
+import { createCaseKitClient } from "casekit/client";
+import { startWebhookWorker } from "casekit/webhooks";
 
 const databaseUrl = process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 // Every host must share the key-hash secret (and so the webhook signing-secret seal).

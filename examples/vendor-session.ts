@@ -9,11 +9,11 @@ import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { H3, HTTPError, deleteCookie, getCookie, readBody, setCookie } from "h3";
 import { toNodeHandler } from "h3/node";
-import { createCaseKit } from "../core/index.js";
-import type { CaseKit, UserRole } from "../core/index.js";
-import { createSqliteStorage } from "../adapters/sqlite/index.js";
-import { mountCaseKit } from "../server/index.js";
-import type { HostIdentity } from "../server/index.js";
+import { createCaseKit } from "casekit";
+import type { CaseKit, UserRole } from "casekit";
+import { createSqliteStorage } from "casekit/sqlite";
+import { mountCaseKit } from "casekit/h3";
+import type { HostIdentity } from "casekit/h3";
 
 /** The vendor's own users, each mapped to a casekit user (created below) of the vendor's organization. */
 const vendorUsers = [

@@ -57,6 +57,8 @@ interface AccountInputBase {
   /** The parsed JSON body for routes that declare `body`; undefined otherwise. */
   body: unknown;
   url: URL;
+  /** The prefix clients reach the app under ("" at the root): the area is at `basePath + accountBasePath`. */
+  basePath: string;
   origin: RequestOrigin;
   /** The account area's OpenAPI document. */
   openapi: Readonly<Record<string, unknown>>;
@@ -217,7 +219,7 @@ export const accountRoutes: readonly AccountRoute[] = [
     description: "Public, like the sign-in form it describes.",
     session: "none",
     response: accountDocumentSchema,
-    handle: ({ openapi, url }) => ({ ...openapi, servers: [{ url: url.pathname.slice(0, -"/openapi.json".length) }] }),
+    handle: ({ openapi, basePath }) => ({ ...openapi, servers: [{ url: basePath + accountBasePath }] }),
   },
 ];
 
@@ -272,13 +274,15 @@ function accountHandler(host: HostState, route: AccountRoute) {
     host,
     async (event, exchange) => {
       const origin = originOf(event, exchange.requestId, host);
-      const cookie = cookieWriter(event, host, route);
+      const basePath = host.basePathOf(event);
+      const cookie = cookieWriter(event, host, basePath + accountBasePath);
       const input: AccountInputBase = {
         kit: host.kit,
         params: paramsOf(event),
         query: queryOf(event),
         body: undefined,
         url: event.url,
+        basePath,
         origin,
         openapi: host.accountOpenapi,
         startSession: (token, expiresAt) => {
@@ -340,13 +344,12 @@ function readSessionCookie(event: H3Event): string {
 }
 
 /**
- * Writes the session cookie for the area as this request reached it (a mounted app's area is
- * `<prefix>/account`), Secure when the request came over https or the host says so.
+ * Writes the session cookie for the area where clients reach it (`<basePath>/account`: a mounted
+ * app's area, wherever the prefix was stripped), Secure when the request came over https or the
+ * host says so.
  */
-function cookieWriter(event: H3Event, host: HostState, route: RouteDoc): (value: string, maxAge: number) => string {
+function cookieWriter(event: H3Event, host: HostState, path: string): (value: string, maxAge: number) => string {
   return (value, maxAge) => {
-    const segments = route.path.split("/").length - 1;
-    const path = event.url.pathname.replace(/\/+$/, "").split("/").slice(0, -segments).join("/") || "/";
     const forwardedProto = host.trustProxy ? event.req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
     const secure = host.secureCookies || event.url.protocol === "https:" || forwardedProto === "https";
     return [`${sessionCookieName}=${value}`, `Path=${path}`, `Max-Age=${maxAge}`, "HttpOnly", "SameSite=Strict", ...(secure ? ["Secure"] : [])].join("; ");

@@ -2,6 +2,7 @@ import { H3 } from "h3";
 import { CaseKitError } from "../core/index.js";
 import type { CaseKit } from "../core/index.js";
 import { buildAccountOpenApiDocument, registerAccountRoutes } from "./account.js";
+import { createBasePathResolver } from "./base-path.js";
 import { defaultBodyLimitBytes, readJsonBody } from "./body.js";
 import { registerDocsPage } from "./docs.js";
 import { defineHostHandler } from "./handle.js";
@@ -57,6 +58,19 @@ export interface CaseKitAppOptions {
    * through sessions and integrations through keys). The account area is served again. Default false.
    */
   acceptApiKeys?: boolean;
+  /**
+   * The path prefix clients reach the app under (`/security`), for everything that names an
+   * absolute path back to them: the OpenAPI documents' `servers`, the session cookie's `Path`,
+   * the reference page. Derived when the mount is known (mountCaseKit's prefix, Express's
+   * `req.baseUrl`, the casekit/express, casekit/hono and casekit/fastify helpers); set it when
+   * something the process cannot see (a proxy) adds or strips a prefix. Given, it always wins.
+   */
+  basePath?: string;
+}
+
+/** Options only mountCaseKit sets: where the mounted app's own paths start in the routed path. */
+interface MountOptions {
+  mountedAt?: string;
 }
 
 let defaultDocument: OpenApiDocument | undefined;
@@ -69,6 +83,10 @@ let defaultAccountDocument: OpenApiDocument | undefined;
  * from h3 for `node:http`, or `mountCaseKit` to put it inside another h3 app.
  */
 export function createCaseKitApp(kit: CaseKit, options: CaseKitAppOptions = {}): H3 {
+  return buildApp(kit, options, {});
+}
+
+function buildApp(kit: CaseKit, options: CaseKitAppOptions, mount: MountOptions): H3 {
   const authenticateRequest = createRequestAuthenticator(options);
   const host: HostState = {
     kit,
@@ -80,6 +98,7 @@ export function createCaseKitApp(kit: CaseKit, options: CaseKitAppOptions = {}):
     accountOpenapi: (defaultAccountDocument ??= buildAccountOpenApiDocument()),
     secureCookies: options.secureCookies ?? false,
     authenticate: (event, exchange) => authenticateRequest(event, host, exchange),
+    basePathOf: createBasePathResolver({ basePath: options.basePath, mountedAt: mount.mountedAt }),
   };
   // A path with malformed percent-encoding reaches our routes and gets a problem+json answer
   // instead of h3's own plain-JSON 400 (route parameters are decoded defensively, see paramsOf).
@@ -144,9 +163,10 @@ export function createCaseKitApp(kit: CaseKit, options: CaseKitAppOptions = {}):
  * Mounts the casekit API into an existing h3 app under `prefix` (e.g. `/casekit` gives
  * `/casekit/api/v1/…`, `/casekit/livez`, `/casekit/readyz`). Uses h3's own `app.mount`; the
  * casekit app has no global middleware, so its routes join the parent's router as they are.
+ * `basePath` defaults to the prefix (plus whatever prefix an outer mount stripped).
  */
 export function mountCaseKit(parent: H3, prefix: string, kit: CaseKit, options: Omit<CaseKitAppOptions, "handleUnknownPaths"> = {}): H3 {
-  return parent.mount(prefix, createCaseKitApp(kit, { ...options, handleUnknownPaths: false }));
+  return parent.mount(prefix, buildApp(kit, { ...options, handleUnknownPaths: false }, { mountedAt: prefix }));
 }
 
 /**
@@ -158,7 +178,15 @@ function apiHandler(host: HostState, route: ApiRoute) {
     // A public route (the OpenAPI document) needs no key: credentials sent along are not even read.
     if (route.public) {
       const body = route.body ? await readJsonBody(event.req, host.bodyLimitBytes) : undefined;
-      return route.handle({ kit: host.kit, params: paramsOf(event), query: queryOf(event), body, url: event.url, openapi: host.openapi });
+      return route.handle({
+        kit: host.kit,
+        params: paramsOf(event),
+        query: queryOf(event),
+        body,
+        url: event.url,
+        basePath: host.basePathOf(event),
+        openapi: host.openapi,
+      });
     }
     const principal = await host.authenticate(event, exchange);
     exchange.principal = principal;
@@ -170,6 +198,7 @@ function apiHandler(host: HostState, route: ApiRoute) {
       query: queryOf(event),
       body,
       url: event.url,
+      basePath: host.basePathOf(event),
       openapi: host.openapi,
     });
     await chargeBulkRows(host.kit, principal, value, exchange.headers);

@@ -29,6 +29,8 @@ export async function bufferBody(request: Request, limitBytes: number): Promise<
     return;
   }
   if (request.body === null) return;
+  // Read by a framework in front of casekit (Hono's c.req.json(), say) before it was handed over.
+  if (request.bodyUsed) throw alreadyConsumed();
   buffered.set(request, await readLimited(request, limitBytes));
 }
 
@@ -84,10 +86,7 @@ export function isJsonContentType(value: string): boolean {
 export function leavesBodyUnread(request: Request): boolean {
   if (buffered.has(request)) return false;
   const node = nodeRequestOf(request);
-  if (node) {
-    const length = node.headers["content-length"];
-    return node.headers["transfer-encoding"] !== undefined || (length !== undefined && length.trim() !== "0");
-  }
+  if (node) return hasDeclaredBody(node);
   const length = request.headers.get("content-length");
   return request.headers.has("transfer-encoding") || (length !== null && length.trim() !== "0");
 }
@@ -112,7 +111,12 @@ function readNodeLimited(req: IncomingMessage, limitBytes: number): Promise<Uint
     // A framework in front read the body already and kept it (srvx honours this too).
     return raw.byteLength > limitBytes ? Promise.reject(tooLarge(limitBytes)) : Promise.resolve(raw);
   }
-  if (req.readableEnded || req.destroyed) return Promise.reject(unreadable());
+  if (req.readableEnded) {
+    // Read to its end by someone else: a body parser mounted in front of casekit (express.json()…).
+    // A request that declared no body had nothing to take.
+    return hasDeclaredBody(req) ? Promise.reject(alreadyConsumed()) : Promise.resolve(new Uint8Array(0));
+  }
+  if (req.destroyed) return Promise.reject(unreadable());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -184,6 +188,22 @@ function tooLarge(limitBytes: number): CaseKitError {
 
 function unreadable(): CaseKitError {
   return new CaseKitError("invalid_json", "The body could not be read to its end");
+}
+
+/**
+ * The host's mistake, not the client's (500): its body parser took the body, so casekit cannot
+ * read it. Said in the answer, since the person who sees it is the one who can fix it.
+ */
+function alreadyConsumed(): CaseKitError {
+  return new CaseKitError(
+    "body_already_consumed",
+    "The request body was read before casekit could read it: mount casekit before any body parser (express.json() and the like), or keep the parser off casekit's prefix",
+  );
+}
+
+function hasDeclaredBody(req: IncomingMessage): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length.trim() !== "0");
 }
 
 function unsupported(): CaseKitError {

@@ -42,6 +42,8 @@ export interface HostState {
   secureCookies: boolean;
   /** Turns an API request into a principal: casekit keys, or the host's identity (identity.ts). */
   authenticate(event: H3Event, exchange: Exchange): Promise<Principal>;
+  /** The prefix clients reach this app under ("" at the root; see base-path.ts). */
+  basePathOf(event: H3Event): string;
 }
 
 /** The request's bookkeeping, filled in as the work goes. */

@@ -52,6 +52,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   invalid_expiry: 422,
   rate_limited: 429,
   unavailable: 503,
+  body_already_consumed: 500,
   internal_error: 500,
 };
 

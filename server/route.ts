@@ -18,6 +18,8 @@ export interface RouteInput {
   body: unknown;
   /** The request URL as routed (including any mount prefix). */
   url: URL;
+  /** The prefix clients reach the app under, "" at the root: the API is at `basePath + apiBasePath`. */
+  basePath: string;
   /** The OpenAPI document of this app, built at start-up. */
   openapi: Readonly<Record<string, unknown>>;
 }

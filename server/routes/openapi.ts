@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineApiRoute } from "../route.js";
+import { apiBasePath, defineApiRoute } from "../route.js";
 
 /** The top of an OpenAPI 3.1 document; the rest is described by the OpenAPI specification itself. */
 export const openApiDocumentSchema = z
@@ -21,10 +21,10 @@ export const openApiRoutes = [
       "Generated at start-up from the zod schemas that validate requests. Public, so the reference page at `/api/v1/docs` and code generators can load it without a key: it describes the API every deployment serves and holds no tenant data.",
     public: true,
     response: openApiDocumentSchema,
-    handle: ({ openapi, url }) => ({
+    handle: ({ openapi, basePath }) => ({
       ...openapi,
-      // The API's own address as this request reached it, so a mounted app documents its prefix.
-      servers: [{ url: url.pathname.slice(0, -"/openapi.json".length) }],
+      // The API's own address as clients reach it, so a mounted app documents its prefix.
+      servers: [{ url: basePath + apiBasePath }],
     }),
   }),
 ];
