@@ -1133,7 +1133,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "record_closed" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "internal_error";
+            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "record_closed" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
             /** @description Every invalid field, for validation_failed */
             errors?: {
                 /** @description Dotted path of the offending field; empty for the whole body */
@@ -2521,7 +2521,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `internal_error`: Something went wrong on our side */
+        /** @description `body_already_consumed`: Another part of the server read the request body first; `internal_error`: Something went wrong on our side */
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
