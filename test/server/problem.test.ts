@@ -43,6 +43,7 @@ describe("error codes to HTTP statuses", () => {
       invalid_expiry: 422,
       rate_limited: 429,
       unavailable: 503,
+      body_already_consumed: 500,
       internal_error: 500,
     });
   });
