@@ -90,6 +90,20 @@ describe("package checks", () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
+  it("casekit/express, casekit/hono and casekit/fastify load none of their framework's code but Hono's route helper; hono and fastify are optional peers", async () => {
+    const loads = async (file: string) =>
+      [...(await readFile(join(root, file), "utf8")).matchAll(/^import [^;]*?"([^"./][^"]*)";/gm)].map((m) => m[1]!).filter((from) => /^(express|hono|fastify)(\/|$)/.test(from));
+    expect(await loads("dist/server/frameworks/express.js")).toEqual([]);
+    expect(await loads("dist/server/frameworks/fastify.js")).toEqual([]);
+    expect(await loads("dist/server/frameworks/hono.js")).toEqual(["hono/route"]);
+    for (const framework of ["hono", "fastify"]) {
+      expect(manifest.dependencies[framework], framework).toBeUndefined();
+      expect(manifest.peerDependenciesMeta[framework]?.optional, framework).toBe(true);
+    }
+    expect(manifest.dependencies.express).toBeUndefined();
+    expect(manifest.peerDependencies.express).toBeUndefined();
+  });
+
   it("drivers and the conformance suite's test libraries are optional peer dependencies, so a PostgreSQL-only embedder never builds better-sqlite3 nor installs vitest", () => {
     for (const driver of ["better-sqlite3", "pg", "vitest", "fast-check"]) {
       expect(manifest.dependencies[driver], driver).toBeUndefined();
