@@ -47,6 +47,10 @@ describe.each(examples)("examples/$name", ({ name, start, notFoundType }) => {
     expect(invalid.status).toBe(400);
     expect(((await invalid.json()) as { code: string }).code).toBe("invalid_json");
 
+    // The API document names the prefix the framework mounted casekit under.
+    const document = await fetch(`${apiBaseUrl}/openapi.json`);
+    expect(((await document.json()) as { servers: unknown }).servers).toEqual([{ url: "/security/api/v1" }]);
+
     const probe = await fetch(`${url}/security/livez`);
     expect(await probe.json()).toEqual({ status: "ok" });
     const unknownInside = await fetch(`${url}/security/nothing-here`);
