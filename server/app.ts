@@ -80,7 +80,9 @@ let defaultAccountDocument: OpenApiDocument | undefined;
  * The casekit HTTP API as an h3 app: `/api/v1/…` (every route requires a key), the account area
  * at `/account/…` (a person's session: sign-in and their own keys, see account.ts), plus
  * unversioned `/livez` and `/readyz` for orchestrators. Use `app.fetch(request)` in-process, `toNodeHandler(app)`
- * from h3 for `node:http`, or `mountCaseKit` to put it inside another h3 app.
+ * from h3 for `node:http`, or `mountCaseKit` to put it inside another h3 app (not a bare
+ * `parent.mount`: h3 keeps the prefix in the routed path without telling the app where it ends,
+ * so only mountCaseKit makes it the base path).
  */
 export function createCaseKitApp(kit: CaseKit, options: CaseKitAppOptions = {}): H3 {
   return buildApp(kit, options, {});
