@@ -1,77 +1,147 @@
 import { chmodSync, constants, copyFileSync, existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createCaseKit, isCaseKitError, version } from "../core/index.js";
+import { createCaseKit, version } from "../core/index.js";
 import type { CaseKit, Storage } from "../core/index.js";
 import { createCaseKitApp } from "./app.js";
+import { describeError, redact } from "./cli-errors.js";
+import { commandHelp, docsPath, overviewHelp } from "./cli-help.js";
+import type { CommandSpec } from "./commands.js";
+import { commandSpec, parseOptions } from "./commands.js";
 import type { HostConfig } from "./config.js";
-import { databaseSetting, isPostgresUrl, loadHostConfig } from "./config.js";
+import { databaseSetting, isPostgresUrl, loadHostConfig, schemaSetting } from "./config.js";
 import { openRateLimitStore, openStorage } from "./open-storage.js";
 import { createHostLog } from "./host-log.js";
 import type { HostLog } from "./host-log.js";
 import { listenHttp } from "./listen.js";
 import { createMetricsRegistry, registerMetricsRoute } from "./metrics.js";
+import type { ProgressTiming } from "./progress.js";
+import { createProgress, grouped } from "./progress.js";
 import type { DispatchLoop } from "./worker.js";
 import { startWebhookWorker } from "./worker.js";
 
-const usage = `casekit ${version}: security case management
+export type Out = { log: (line: string) => void; error: (line: string) => void };
 
-Usage:
-  casekit init --org <name> --email <email> [--name <name>] [--database <url-or-path>] [--json]
-  casekit serve [--database <url-or-path>] [--port <n>] [--host <h>]
-  casekit worker [--database <url-or-path>]     (webhook deliveries only, no API)
-  casekit migrate [--database <url-or-path>]
-  casekit copy --from <sqlite file> --to <postgres url>  (move a SQLite deployment into an empty PostgreSQL database)
-  casekit backup --to <file> [--database <path>]  (online copy of a SQLite database and its key-hash secret)
+/** What a caller other than the terminal may change: when progress lines start (tests). */
+export interface MainOptions {
+  progress?: ProgressTiming;
+}
 
---database takes a SQLite file path (default ./data/casekit.db) or a postgres:// URL.
-Environment: CASEKIT_DATABASE, CASEKIT_PORT, CASEKIT_HOST, CASEKIT_KEY_HASH_SECRET,
-CASEKIT_KEY_ENVIRONMENT, CASEKIT_BODY_LIMIT, CASEKIT_WEBHOOK_ALLOWLIST, CASEKIT_DISPATCHER,
-CASEKIT_WEBHOOK_RETENTION_DAYS, CASEKIT_TRUST_PROXY, CASEKIT_SHUTDOWN_TIMEOUT, CASEKIT_LOG_LEVEL,
-CASEKIT_LOG_PROBES, CASEKIT_METRICS_TOKEN (see README, "Configuration").`;
+type Values = Record<string, string | boolean | undefined>;
+type Run = (values: Values, out: Out, options: MainOptions) => Promise<number>;
 
-type Out = { log: (line: string) => void; error: (line: string) => void };
+/** A mistake in the command line: said with the command's --help, never with a stack. */
+class UsageError extends Error {}
 
 /** Runs one CLI command; resolves to the process exit code (serve resolves once listening). */
-export async function main(argv: string[], out: Out = console): Promise<number> {
+export async function main(argv: string[], out: Out = console, options: MainOptions = {}): Promise<number> {
   const [command, ...rest] = argv;
-  try {
-    switch (command) {
-      case "init":
-        return await init(rest, out);
-      case "serve":
-        return await serve(rest);
-      case "worker":
-        return await worker(rest);
-      case "migrate":
-        return await migrate(rest, out);
-      case "copy":
-        return await copy(rest, out);
-      case "backup":
-        return await backup(rest, out);
-      case undefined:
-      case "help":
-      case "--help":
-      case "-h":
-        out.log(usage);
-        return command === undefined ? 1 : 0;
-      case "--version":
-        out.log(version);
-        return 0;
-      default:
-        out.error(`Unknown command "${command}".\n\n${usage}`);
-        return 1;
+  switch (command) {
+    case undefined:
+      out.error(overviewHelp(version));
+      return 1;
+    case "help":
+    case "--help":
+    case "-h": {
+      const topic = rest[0] === undefined ? undefined : commandSpec(rest[0]);
+      if (rest[0] !== undefined && !topic) return unknownCommand(rest[0], out);
+      out.log(topic ? commandHelp(topic) : overviewHelp(version));
+      return 0;
     }
+    case "--version":
+    case "-v":
+      out.log(version);
+      return 0;
+  }
+  const spec = commandSpec(command);
+  if (!spec) return unknownCommand(command, out);
+  try {
+    const values = parseCommandLine(spec, rest);
+    if (values.help) {
+      out.log(commandHelp(spec));
+      return 0;
+    }
+    return await runners[spec.name](values, out, options);
   } catch (error) {
-    out.error(`casekit ${command}: ${describe(error)}`);
+    if (error instanceof UsageError) out.error(`casekit ${command}: ${error.message} (see casekit ${command} --help)`);
+    else out.error(`casekit ${command}: ${describeError(error)}`);
     return 1;
   }
 }
 
-const databaseOption = { database: { type: "string" } } as const;
+function unknownCommand(command: string, out: Out): number {
+  out.error(`casekit: unknown command "${command}"; casekit --help lists the commands (init, serve, worker, migrate, copy, backup)`);
+  return 1;
+}
+
+/** The command's flags, as its table entry declares them: unknown ones, missing values and missing required flags are usage errors. */
+function parseCommandLine(spec: CommandSpec, args: string[]): Values {
+  let values: Values;
+  try {
+    ({ values } = parseArgs({ args, options: parseOptions(spec), strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError(argumentProblem(spec, error));
+  }
+  if (values.help) return values;
+  const missing = spec.flags.filter((flag) => flag.required && values[flag.name] === undefined);
+  if (missing.length > 0) throw new UsageError(`${missing.map((flag) => `--${flag.name} ${flag.value}`).join(" and ")} ${missing.length > 1 ? "are" : "is"} required`);
+  return values;
+}
+
+function argumentProblem(spec: CommandSpec, error: unknown): string {
+  const { code, message } = error as { code?: string; message: string };
+  const quoted = /'([^']+)'/.exec(message)?.[1] ?? "";
+  switch (code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const near = nearestFlag(spec, quoted.replace(/^-+/, ""));
+      return `unknown flag ${quoted}${near ? `; did you mean --${near}?` : ""}`;
+    }
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `unexpected argument "${quoted}": every value follows its flag (--flag value)`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
+      const flag = quoted.split(" ")[0] ?? quoted;
+      return message.includes("does not take an argument") ? `${flag} takes no value` : `${flag} needs a value`;
+    }
+    default:
+      return message;
+  }
+}
+
+/** A flag of the command within two typos of what was typed. */
+function nearestFlag(spec: CommandSpec, typed: string): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const { name } of [...spec.flags, { name: "help" }]) {
+    const distance = editDistance(typed, name);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+const str = (value: string | boolean | undefined): string | undefined => (typeof value === "string" ? value : undefined);
+
+const runners: Record<CommandSpec["name"], Run> = { init, serve, worker, migrate, copy, backup };
+
+/** The flags loadHostConfig takes (the ones that name a setting). */
+function hostFlags(values: Values) {
+  return { database: str(values.database), schema: str(values.schema), port: str(values.port), host: str(values.host) };
+}
+
+function storageOptions(config: HostConfig) {
+  return { sqliteWalLimitBytes: config.sqliteWalLimitBytes, ...(config.schema ? { schema: config.schema } : {}) };
+}
 
 async function withKit<T>(config: HostConfig, work: (kit: CaseKit, storage: Storage) => Promise<T>): Promise<T> {
-  const storage = await openStorage(config.database, { sqliteWalLimitBytes: config.sqliteWalLimitBytes });
+  const storage = await openStorage(config.database, storageOptions(config));
   try {
     await storage.migrate();
     const kit = createCaseKit({
@@ -84,18 +154,13 @@ async function withKit<T>(config: HostConfig, work: (kit: CaseKit, storage: Stor
   }
 }
 
-async function init(args: string[], out: Out): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { ...databaseOption, org: { type: "string" }, email: { type: "string" }, name: { type: "string" }, json: { type: "boolean" } },
-  });
-  if (!values.org || !values.email) throw new Error("--org and --email are required");
-  const config = loadHostConfig(values);
+async function init(values: Values, out: Out): Promise<number> {
+  const config = loadHostConfig(hostFlags(values));
   const result = await withKit(config, (kit) =>
     kit.setup.initOrganization({
-      organizationName: values.org!,
-      email: values.email!,
-      ...(values.name ? { name: values.name } : {}),
+      organizationName: str(values.org)!,
+      email: str(values.email)!,
+      ...(values.name ? { name: str(values.name)! } : {}),
     }),
   );
   if (values.json) {
@@ -108,43 +173,73 @@ async function init(args: string[], out: Out): Promise<number> {
         apiKey: result.apiKey,
       }),
     );
-  } else {
-    out.log(
-      [
-        `Organization ${result.organization.name} (${result.organization.id})`,
-        `Admin user   ${result.user.email} (${result.user.id})`,
-        `Password     ${result.password}`,
-        `API key      ${result.apiKey}`,
-        "",
-        "The password and the API key are shown this once: casekit stores only their hashes.",
-      ].join("\n"),
-    );
+    return 0;
   }
+  out.log(
+    [
+      `Organization ${result.organization.name} (${result.organization.id})`,
+      `Admin user   ${result.user.email} (${result.user.id})`,
+      `Password     ${result.password}`,
+      `API key      ${result.apiKey}`,
+      "",
+      "The password and the API key are shown this once: casekit stores only their hashes.",
+      "",
+      ...nextSteps(config, values, result.apiKey),
+    ].join("\n"),
+  );
   return 0;
 }
 
-async function migrate(args: string[], out: Out): Promise<number> {
-  const { values } = parseArgs({ args, options: databaseOption });
-  const config = loadHostConfig(values);
-  await withKit(config, async () => undefined);
-  out.log(`Migrations applied to ${redact(config.database)}`);
+/** What `init` tells a newcomer to run next, with the values this run used. */
+function nextSteps(config: HostConfig, values: Values, apiKey: string): string[] {
+  const serveFlags = [values.database ? ` --database ${shellQuote(str(values.database)!)}` : "", values.schema ? ` --schema ${shellQuote(str(values.schema)!)}` : ""].join("");
+  // A wildcard address is not one a client connects to; this machine's loopback is.
+  const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host === "::" ? "::1" : config.host;
+  const api = `http://${host.includes(":") ? `[${host}]` : host}:${config.port}/api/v1`;
+  return [
+    "Next:",
+    "  1. Start the server (it runs until Ctrl-C; casekit serve --help for its settings):",
+    `       npx casekit serve${serveFlags}`,
+    "  2. In another terminal, keep the key and call the API with it:",
+    `       export CASEKIT_KEY=${shellQuote(apiKey)}`,
+    `       curl -s ${api}/health -H "Authorization: Bearer $CASEKIT_KEY"`,
+    `       curl -s ${api}/cases -H "Authorization: Bearer $CASEKIT_KEY"`,
+    "  3. Read the API reference in a browser:",
+    `       http://${host.includes(":") ? `[${host}]` : host}:${config.port}${docsPath}`,
+  ];
+}
+
+/** A word as sh reads it back unchanged. */
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+async function migrate(values: Values, out: Out, options: MainOptions): Promise<number> {
+  const database = databaseSetting(str(values.database), process.env);
+  const schema = schemaSetting(database, str(values.schema), process.env);
+  const storage = await openStorage(database, schema ? { schema } : {});
+  // A large database can take a while; SQLite's migration runs on this thread, so the lines come from PostgreSQL runs and SQLite's waits.
+  const stop = createProgress(out.error, "casekit migrate", options.progress).tick((ms) => `still applying migrations (${Math.round(ms / 1000)} s)`);
+  try {
+    await storage.migrate();
+  } finally {
+    stop();
+    await storage.close();
+  }
+  out.log(`Migrations applied to ${redact(database)}${schema ? `, schema ${schema}` : ""}`);
   return 0;
 }
 
-async function serve(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { ...databaseOption, port: { type: "string" }, host: { type: "string" } },
-  });
-  const config = loadHostConfig(values);
+async function serve(values: Values): Promise<number> {
+  const config = loadHostConfig(hostFlags(values));
   const log = createHostLog({ level: config.logLevel, logProbes: config.logProbes });
-  const storage = await openStorage(config.database, { sqliteWalLimitBytes: config.sqliteWalLimitBytes });
+  const storage = await openStorage(config.database, storageOptions(config));
   let limitStore: Awaited<ReturnType<typeof openRateLimitStore>> | undefined;
   let listener: Awaited<ReturnType<typeof listenHttp>>;
   let kit: CaseKit;
   try {
     await storage.migrate();
-    limitStore = await openRateLimitStore(config.database, config.rateLimits.store);
+    limitStore = await openRateLimitStore(config.database, config.rateLimits.store, config.schema);
     kit = createCaseKit({
       storage,
       config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows },
@@ -200,11 +295,10 @@ async function serve(args: string[]): Promise<number> {
 }
 
 /** Only the webhook dispatcher: for hosts that serve no API, or to add delivery capacity. */
-async function worker(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: databaseOption });
-  const config = loadHostConfig(values);
+async function worker(values: Values): Promise<number> {
+  const config = loadHostConfig(hostFlags(values));
   const log = createHostLog({ level: config.logLevel, logProbes: config.logProbes });
-  const storage = await openStorage(config.database, { sqliteWalLimitBytes: config.sqliteWalLimitBytes });
+  const storage = await openStorage(config.database, storageOptions(config));
   await storage.migrate();
   const kit = createCaseKit({
     storage,
@@ -237,35 +331,33 @@ function startDeliveries(kit: CaseKit, config: HostConfig, log: HostLog): Dispat
   });
 }
 
-/** Database URLs may carry a password: never print it. */
-function redact(database: string): string {
-  return database.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
-}
-
-function describe(error: unknown): string {
-  if (isCaseKitError(error)) return error.errors?.length ? `${error.message} (${error.errors.map((e) => `${e.path}: ${e.message}`).join("; ")})` : error.message;
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
-
 /**
  * An online backup of a SQLite deployment: the database (WAL included, while the server runs) and,
  * beside it, its `<database>.secret` (without the key-hash secret no API key of the copy works).
+ * A missing folder of the destination is created (mode 0700); the files are mode 0600.
  */
-async function backup(args: string[], out: Out): Promise<number> {
-  const { values } = parseArgs({ args, options: { ...databaseOption, to: { type: "string" } } });
-  const database = databaseSetting(values.database, process.env);
-  if (!values.to) throw new Error("--to <file> is required");
+async function backup(values: Values, out: Out, options: MainOptions): Promise<number> {
+  const database = databaseSetting(str(values.database), process.env);
+  const to = str(values.to)!;
   if (isPostgresUrl(database) || database === ":memory:") throw new Error("backup copies a SQLite file; back up PostgreSQL with pg_dump");
   const { backupSqliteFile } = await import("../adapters/sqlite/index.js");
-  const { pages } = await backupSqliteFile(database, values.to);
+  const folder = dirname(resolve(to));
+  const created = !existsSync(folder);
+  const progress = createProgress(out.error, "casekit backup", options.progress);
+  const { pages } = await backupSqliteFile(database, to, {
+    onProgress: ({ totalPages, remainingPages }) => {
+      const done = totalPages - remainingPages;
+      progress.report(`${Math.floor((100 * done) / Math.max(totalPages, 1))} % (${grouped(done)} of ${grouped(totalPages)} pages)`, remainingPages === 0);
+    },
+  });
   const secret = `${database}.secret`;
+  const where = created ? ` (created the folder ${folder})` : "";
   if (existsSync(secret)) {
-    copyFileSync(secret, `${values.to}.secret`, constants.COPYFILE_EXCL);
-    chmodSync(`${values.to}.secret`, 0o600);
-    out.log(`Backed up ${database} (${pages} pages) to ${values.to}, and its key-hash secret to ${values.to}.secret (keep both, apart from each other if you can).`);
+    copyFileSync(secret, `${to}.secret`, constants.COPYFILE_EXCL);
+    chmodSync(`${to}.secret`, 0o600);
+    out.log(`Backed up ${database} (${grouped(pages)} pages) to ${to}${where}, and its key-hash secret to ${to}.secret (keep both, apart from each other if you can).`);
   } else {
-    out.log(`Backed up ${database} (${pages} pages) to ${values.to}. Its key-hash secret comes from CASEKIT_KEY_HASH_SECRET: keep that value too.`);
+    out.log(`Backed up ${database} (${grouped(pages)} pages) to ${to}${where}. Its key-hash secret comes from CASEKIT_KEY_HASH_SECRET: keep that value too.`);
   }
   return 0;
 }
@@ -275,24 +367,37 @@ async function backup(args: string[], out: Out): Promise<number> {
  * transaction. The key hashes travel with the data; the key-hash secret does not, so the output
  * says which value the PostgreSQL hosts need.
  */
-async function copy(args: string[], out: Out): Promise<number> {
-  const { values } = parseArgs({ args, options: { from: { type: "string" }, to: { type: "string" } } });
-  if (!values.from || !values.to) throw new Error("--from <sqlite file> and --to <postgres url> are required");
-  if (isPostgresUrl(values.from) || values.from === ":memory:") throw new Error("--from takes the SQLite database file");
-  if (!isPostgresUrl(values.to)) throw new Error("--to takes a postgres:// URL");
+async function copy(values: Values, out: Out, options: MainOptions): Promise<number> {
+  const from = str(values.from)!;
+  const to = str(values.to)!;
+  if (isPostgresUrl(from) || from === ":memory:") throw new UsageError("--from takes the SQLite database file");
+  if (!isPostgresUrl(to)) throw new UsageError("--to takes a postgres:// URL");
+  const schema = schemaSetting(to, str(values.schema), process.env);
   const { copySqliteToPostgres } = await import("../adapters/copy/sqlite-to-postgres.js");
-  const { tables } = await copySqliteToPostgres({ sqlitePath: values.from, connectionString: values.to });
+  const progress = createProgress(out.error, "casekit copy", options.progress);
+  const { tables } = await copySqliteToPostgres({
+    sqlitePath: from,
+    connectionString: to,
+    ...(schema ? { schema } : {}),
+    ...(values.json ? {} : { onProgress: ({ table, copied, total }) => progress.report(`${table} ${grouped(copied)} of ${grouped(total)} rows`, copied === total) }),
+  });
+  const secretFile = resolve(`${from}.secret`);
+  const hasSecretFile = existsSync(secretFile);
+  if (values.json) {
+    out.log(JSON.stringify({ tables, secretFile: hasSecretFile ? secretFile : null }));
+    return 0;
+  }
   const width = Math.max(...tables.map((t) => t.table.length));
-  const secretFile = resolve(`${values.from}.secret`);
+  const hostFlagsText = schema ? ` and --schema ${schema} (or CASEKIT_SCHEMA)` : "";
   out.log(
     [
-      `Copied ${values.from} to ${redact(values.to)}:`,
+      `Copied ${from} to ${redact(to)}${schema ? `, schema ${schema}` : ""}:`,
       ...tables.map((t) => `  ${t.table.padEnd(width)}  ${String(t.rows).padStart(8)}${t.derived ? "  (rebuilt by PostgreSQL)" : ""}`),
       "",
-      existsSync(secretFile)
+      hasSecretFile
         ? `Set CASEKIT_KEY_HASH_SECRET on every PostgreSQL host to the contents of ${secretFile}, or no existing API key will work.`
         : "Set CASEKIT_KEY_HASH_SECRET on every PostgreSQL host to the value the SQLite host used, or no existing API key will work.",
-      "Then start the hosts with --database (or CASEKIT_DATABASE) set to the PostgreSQL URL; stop writing to the SQLite file.",
+      `Then start the hosts with --database (or CASEKIT_DATABASE) set to the PostgreSQL URL${hostFlagsText}; stop writing to the SQLite file.`,
     ].join("\n"),
   );
   return 0;

@@ -3,11 +3,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { dirname, resolve } from "node:path";
 import { parseWebhookAllowlist, rateLimitOverridesSchema } from "../core/index.js";
 import type { RateLimitOverrides } from "../core/index.js";
-import { dispatcherDefaults } from "../core/webhooks/dispatcher.js";
-import { transportDefaults } from "../adapters/outbound/node-transport.js";
+import type { Env } from "./settings.js";
+import { choiceSetting, integerSetting, rawSetting, settingLabel, settings } from "./settings.js";
 
 /** CASEKIT_LOG_LEVEL's values: pino's level names. */
-export const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+export const logLevels = settings.CASEKIT_LOG_LEVEL.value.values;
 export type LogLevel = (typeof logLevels)[number];
 
 /**
@@ -17,6 +17,8 @@ export type LogLevel = (typeof logLevels)[number];
 export interface HostConfig {
   /** SQLite file path, `:memory:`, or a `postgres://` / `postgresql://` URL. */
   database: string;
+  /** CASEKIT_SCHEMA: the PostgreSQL schema (none: the connection's current one). */
+  schema: string | undefined;
   port: number;
   host: string;
   /** Secret of the keyed hash that protects stored API keys (see resolveKeyHashSecret). */
@@ -62,47 +64,59 @@ export interface HostConfig {
   };
 }
 
-export const defaultDatabase = "./data/casekit.db";
+export const defaultDatabase = settings.CASEKIT_DATABASE.default;
 
-export interface ConfigFlags {
+/** The flags that name a setting (commands.ts); every other setting comes from the environment. */
+export type ConfigFlags = {
   database?: string;
+  schema?: string;
   port?: string;
   host?: string;
-}
+};
 
-export function loadHostConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): HostConfig {
+/** Every setting is read through the table in settings.ts, which holds its help text too. */
+export function loadHostConfig(flags: ConfigFlags, env: Env = process.env): HostConfig {
   const database = databaseSetting(flags.database, env);
   return {
     database,
-    port: toInteger(flags.port ?? env.CASEKIT_PORT ?? env.PORT ?? "3000", "port", 1, 65_535),
-    host: flags.host ?? env.CASEKIT_HOST ?? "127.0.0.1",
+    schema: schemaSetting(database, flags.schema, env),
+    port: integerSetting("CASEKIT_PORT", env, flags),
+    host: rawSetting("CASEKIT_HOST", env, flags)!,
     keyHashSecret: resolveKeyHashSecret(database, env),
-    keyEnvironment: env.CASEKIT_KEY_ENVIRONMENT ?? "live",
-    bodyLimitBytes: toInteger(env.CASEKIT_BODY_LIMIT ?? String(1024 * 1024), "CASEKIT_BODY_LIMIT", 1024, 64 * 1024 * 1024),
-    shutdownTimeoutMs: toInteger(env.CASEKIT_SHUTDOWN_TIMEOUT ?? "10", "CASEKIT_SHUTDOWN_TIMEOUT", 0, 3600) * 1000,
-    webhookAllowlist: checkedAllowlist(env.CASEKIT_WEBHOOK_ALLOWLIST ?? ""),
-    dispatcher: oneOf(env.CASEKIT_DISPATCHER ?? "on", "CASEKIT_DISPATCHER", ["on", "off"]),
-    trustProxy: oneOf(env.CASEKIT_TRUST_PROXY ?? "false", "CASEKIT_TRUST_PROXY", ["true", "false"]) === "true",
-    webhookRetentionDays: toInteger(env.CASEKIT_WEBHOOK_RETENTION_DAYS ?? "30", "CASEKIT_WEBHOOK_RETENTION_DAYS", 1, 3650),
-    webhookConcurrency: toInteger(env.CASEKIT_WEBHOOK_CONCURRENCY ?? String(dispatcherDefaults.concurrency), "CASEKIT_WEBHOOK_CONCURRENCY", 1, 1024),
-    webhookConcurrencyPerTarget: toInteger(env.CASEKIT_WEBHOOK_CONCURRENCY_PER_TARGET ?? String(dispatcherDefaults.concurrencyPerTarget), "CASEKIT_WEBHOOK_CONCURRENCY_PER_TARGET", 1, 256),
-    webhookIdleSocketMs: toInteger(env.CASEKIT_WEBHOOK_IDLE_SOCKET_MS ?? String(transportDefaults.idleTimeoutMs), "CASEKIT_WEBHOOK_IDLE_SOCKET_MS", 100, 600_000),
-    bulkMaxRows: toInteger(env.CASEKIT_BULK_MAX_ROWS ?? "10000", "CASEKIT_BULK_MAX_ROWS", 1, 1_000_000),
-    logLevel: oneOf(env.CASEKIT_LOG_LEVEL ?? "info", "CASEKIT_LOG_LEVEL", logLevels),
-    logProbes: oneOf(env.CASEKIT_LOG_PROBES ?? "false", "CASEKIT_LOG_PROBES", ["true", "false"]) === "true",
-    sqliteWalLimitBytes: toInteger(env.CASEKIT_SQLITE_WAL_LIMIT ?? String(64 * 1024 * 1024), "CASEKIT_SQLITE_WAL_LIMIT", 1024 * 1024, 64 * 1024 * 1024 * 1024),
-    metricsToken: metricsToken(env.CASEKIT_METRICS_TOKEN),
+    keyEnvironment: rawSetting("CASEKIT_KEY_ENVIRONMENT", env)!,
+    bodyLimitBytes: integerSetting("CASEKIT_BODY_LIMIT", env),
+    shutdownTimeoutMs: integerSetting("CASEKIT_SHUTDOWN_TIMEOUT", env) * 1000,
+    webhookAllowlist: checkedAllowlist(rawSetting("CASEKIT_WEBHOOK_ALLOWLIST", env)!),
+    dispatcher: choiceSetting("CASEKIT_DISPATCHER", env),
+    trustProxy: choiceSetting("CASEKIT_TRUST_PROXY", env) === "true",
+    webhookRetentionDays: integerSetting("CASEKIT_WEBHOOK_RETENTION_DAYS", env),
+    webhookConcurrency: integerSetting("CASEKIT_WEBHOOK_CONCURRENCY", env),
+    webhookConcurrencyPerTarget: integerSetting("CASEKIT_WEBHOOK_CONCURRENCY_PER_TARGET", env),
+    webhookIdleSocketMs: integerSetting("CASEKIT_WEBHOOK_IDLE_SOCKET_MS", env),
+    bulkMaxRows: integerSetting("CASEKIT_BULK_MAX_ROWS", env),
+    logLevel: choiceSetting("CASEKIT_LOG_LEVEL", env),
+    logProbes: choiceSetting("CASEKIT_LOG_PROBES", env) === "true",
+    sqliteWalLimitBytes: integerSetting("CASEKIT_SQLITE_WAL_LIMIT", env),
+    metricsToken: metricsToken(rawSetting("CASEKIT_METRICS_TOKEN", env)),
     rateLimits: {
-      deployment: parseRateLimits(env.CASEKIT_RATE_LIMITS),
-      store: oneOf(env.CASEKIT_RATE_LIMIT_STORE ?? (isPostgresUrl(database) ? "postgres" : "memory"), "CASEKIT_RATE_LIMIT_STORE", ["memory", "postgres"]),
-      failureMode: oneOf(env.CASEKIT_RATE_LIMIT_FAILURE_MODE ?? "closed", "CASEKIT_RATE_LIMIT_FAILURE_MODE", ["closed", "open"]),
+      deployment: parseRateLimits(rawSetting("CASEKIT_RATE_LIMITS", env)),
+      store: choiceSetting("CASEKIT_RATE_LIMIT_STORE", env, isPostgresUrl(database) ? "postgres" : "memory"),
+      failureMode: choiceSetting("CASEKIT_RATE_LIMIT_FAILURE_MODE", env),
     },
   };
 }
 
 /** The database a command works on: the flag, else the environment, else the default file. */
-export function databaseSetting(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  return flag ?? env.CASEKIT_DATABASE ?? env.DATABASE_URL ?? defaultDatabase;
+export function databaseSetting(flag: string | undefined, env: Env): string {
+  return rawSetting("CASEKIT_DATABASE", env, { database: flag })!;
+}
+
+/** The PostgreSQL schema named by the flag or the environment; naming one for a SQLite file is a mistake worth stopping for. */
+export function schemaSetting(database: string, flag: string | undefined, env: Env): string | undefined {
+  const schema = rawSetting("CASEKIT_SCHEMA", env, { schema: flag });
+  if (schema === undefined || schema === "") return undefined;
+  if (!isPostgresUrl(database)) throw new Error(`${settingLabel("CASEKIT_SCHEMA")} names a PostgreSQL schema, but the database is the SQLite file ${database}: unset it, or use a postgres:// database`);
+  return schema;
 }
 
 export function isPostgresUrl(database: string): boolean {
@@ -115,8 +129,8 @@ export function isPostgresUrl(database: string): boolean {
  * file, from a `<database>.secret` file beside it, generated on first use with mode 0600. Several
  * hosts on one PostgreSQL must share it, so PostgreSQL requires the environment variable.
  */
-export function resolveKeyHashSecret(database: string, env: NodeJS.ProcessEnv): string {
-  const fromEnv = env.CASEKIT_KEY_HASH_SECRET;
+export function resolveKeyHashSecret(database: string, env: Env): string {
+  const fromEnv = rawSetting("CASEKIT_KEY_HASH_SECRET", env);
   if (fromEnv) {
     if (fromEnv.length < 32) throw new Error("CASEKIT_KEY_HASH_SECRET must be at least 32 characters long");
     return fromEnv;
@@ -127,19 +141,11 @@ export function resolveKeyHashSecret(database: string, env: NodeJS.ProcessEnv): 
   if (database === ":memory:") return randomBytes(32).toString("base64url");
   const file = resolve(`${database}.secret`);
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString("base64url");
   writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
   chmodSync(file, 0o600);
   return secret;
-}
-
-function toInteger(value: string, name: string, min: number, max: number): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max) {
-    throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${value}"`);
-  }
-  return number;
 }
 
 /**
@@ -176,7 +182,3 @@ function checkedAllowlist(value: string): string {
   return value;
 }
 
-function oneOf<T extends string>(value: string, name: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${allowed.join(", ")}, not "${value}"`);
-  return value as T;
-}

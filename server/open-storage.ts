@@ -1,5 +1,3 @@
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import type { RateLimitStore, Storage } from "../core/index.js";
 import { isPostgresUrl } from "./config.js";
 
@@ -7,13 +5,13 @@ import { isPostgresUrl } from "./config.js";
  * Opens the storage a database setting names. Adapters load lazily, so a PostgreSQL deployment
  * never loads better-sqlite3 and a SQLite one never loads pg.
  */
-export async function openStorage(database: string, options: { sqliteWalLimitBytes?: number } = {}): Promise<Storage> {
+export async function openStorage(database: string, options: { sqliteWalLimitBytes?: number; schema?: string } = {}): Promise<Storage> {
   if (isPostgresUrl(database)) {
     const { createPostgresStorage } = await withDriver("pg", () => import("../adapters/postgres/index.js"));
-    return createPostgresStorage({ connectionString: database });
+    return createPostgresStorage({ connectionString: database, ...(options.schema ? { schema: options.schema } : {}) });
   }
   const { createSqliteStorage } = await withDriver("better-sqlite3", () => import("../adapters/sqlite/index.js"));
-  if (database !== ":memory:") mkdirSync(dirname(resolve(database)), { recursive: true });
+  // The adapter creates a new file (and its folders) private to its owner.
   return createSqliteStorage({ path: database, ...(options.sqliteWalLimitBytes === undefined ? {} : { walLimitBytes: options.sqliteWalLimitBytes }) });
 }
 
@@ -21,11 +19,11 @@ export async function openStorage(database: string, options: { sqliteWalLimitByt
  * The rate-limit store the settings name: this process's memory, or the shared PostgreSQL table
  * (so several hosts spend one budget per key). Null means memory: the core's default.
  */
-export async function openRateLimitStore(database: string, store: "memory" | "postgres"): Promise<(RateLimitStore & { close(): Promise<void> }) | null> {
+export async function openRateLimitStore(database: string, store: "memory" | "postgres", schema?: string): Promise<(RateLimitStore & { close(): Promise<void> }) | null> {
   if (store === "memory") return null;
   if (!isPostgresUrl(database)) throw new Error("CASEKIT_RATE_LIMIT_STORE=postgres needs a postgres:// database");
   const { createPostgresRateLimitStore } = await withDriver("pg", () => import("../adapters/postgres/index.js"));
-  return createPostgresRateLimitStore({ connectionString: database, max: 4 });
+  return createPostgresRateLimitStore({ connectionString: database, max: 4, ...(schema ? { schema } : {}) });
 }
 
 /**

@@ -20,7 +20,10 @@ import type { CopiedTable, CopyPlan } from "./table-plan.js";
 import { copyPlan } from "./table-plan.js";
 
 export interface CopyOptions {
-  /** The SQLite database file; opened read-only. Stop the SQLite host first: later writes stay behind. */
+  /**
+   * The SQLite database file. Nothing is written to it, but it is locked for the copy: a copy
+   * while another connection has the file open (a running host) is refused (see openSource).
+   */
   sqlitePath: string;
   /** `postgres://…` of the target database. */
   connectionString: string;
@@ -78,8 +81,7 @@ export async function copySqliteToPostgres(options: CopyOptions): Promise<CopyRe
     try {
       if (options.schema) await client.query("select set_config('search_path', $1, false)", [`"${options.schema}"`]);
       const target = drizzlePostgres({ client });
-      // One read transaction on the source: every table is read from the same snapshot.
-      source.sqlite.exec("begin");
+      // The source's exclusive transaction (openSource): every table is read from one state.
       await client.query("begin");
       try {
         const result = await copyTables(plan, source.db, target, client, batchSize, options.onProgress);
@@ -88,28 +90,50 @@ export async function copySqliteToPostgres(options: CopyOptions): Promise<CopyRe
       } catch (error) {
         await client.query("rollback").catch(() => {});
         throw error;
-      } finally {
-        source.sqlite.exec("rollback");
       }
     } finally {
       await client.end().catch(() => {});
     }
   } finally {
+    source.sqlite.exec("rollback");
     source.sqlite.close();
   }
 }
 
 type SourceDb = BetterSQLite3Database;
 
+/**
+ * Opens the source and locks it against every other connection for the whole copy: SQLite's
+ * exclusive locking mode plus BEGIN EXCLUSIVE takes an exclusive lock on the database file, which
+ * fails at once (SQLITE_BUSY) while any other connection has the file open, since every
+ * connection to a WAL database holds a shared lock on the file as long as it is open. So a running
+ * `casekit serve` or `worker` (or any embedder) is detected whether or not it is writing at this
+ * moment, and none can start writing until the copy ends. Nothing is written (the transaction is
+ * rolled back), but the lock needs write access to the file and its folder.
+ */
 function openSource(path: string): { sqlite: Database.Database; db: SourceDb } {
   let sqlite: Database.Database;
   try {
-    sqlite = new Database(path, { readonly: true, fileMustExist: true });
+    sqlite = new Database(path, { fileMustExist: true, timeout: 0 });
   } catch (error) {
     throw new CopyRefusedError(`cannot open the SQLite database ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
-    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma("locking_mode = exclusive");
+    try {
+      sqlite.exec("begin exclusive");
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === "SQLITE_BUSY") {
+        throw new CopyRefusedError(
+          `${path} is open in another process (a running casekit serve or worker?): stop it first (SIGTERM or Ctrl-C lets it finish requests in flight), then run the copy again; what it wrote after the copy would stay behind`,
+        );
+      }
+      if (code === "SQLITE_READONLY" || code === "SQLITE_CANTOPEN") {
+        throw new CopyRefusedError(`cannot lock ${path} against writers for the copy: it needs write access to the file and its folder (copy a backup you own instead)`);
+      }
+      throw error;
+    }
     checkSourceMigrated(sqlite, path);
   } catch (error) {
     sqlite.close();

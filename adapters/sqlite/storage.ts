@@ -12,6 +12,7 @@ import type { GroupLimits } from "./group-commit.js";
 import { defaultGroupLimits, GroupCommit, insideGroup } from "./group-commit.js";
 import { defaultReaderCount, ReaderPool } from "./readers.js";
 import { yieldingUnit } from "./yielding-unit.js";
+import { createPrivateFile, isFilePath } from "./private-file.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { finishUnit } from "../shared/unit-state.js";
@@ -58,6 +59,8 @@ export const defaultWalLimitBytes = 64 * 1024 * 1024;
  * for a database file, reader connections beside it.
  *
  * `{ path }` opens (and on `close()` closes) a database file, or an in-memory one for ":memory:".
+ * A file it creates (and its missing folders) is private to its owner: mode 0600 (0700), and so
+ * are the -wal and -shm files SQLite makes beside it.
  * `{ database }` uses a connection the caller opened; `close()` then leaves it open. Do not run
  * statements on that connection yourself while the storage is in use: they would land inside
  * whatever unit of work is open.
@@ -87,6 +90,7 @@ export const defaultWalLimitBytes = 64 * 1024 * 1024;
  */
 export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const owned = "path" in options;
+  if (owned && isFilePath(options.path)) createPrivateFile(options.path);
   const db: SqliteDatabase = owned ? new Database(options.path) : options.database;
   const walLimitBytes = options.walLimitBytes ?? defaultWalLimitBytes;
   configure(db, walLimitBytes);
