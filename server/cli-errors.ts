@@ -3,6 +3,7 @@
  * an operator meets first (a database that does not answer or refuses the login, a missing
  * database or a missing right) what to check. Never a stack trace, never a password.
  */
+import { DrizzleQueryError } from "drizzle-orm";
 import { isCaseKitError } from "../core/index.js";
 
 /** Database URLs may carry a password: never print it. */
@@ -18,12 +19,13 @@ interface CodedError {
   hostname?: string;
 }
 
-/** The driver's error behind wrappers (drizzle's DrizzleQueryError, Error.cause chains). */
+/**
+ * The driver's error: the error itself, or the one behind drizzle's DrizzleQueryError. Other
+ * wrappers (listen.ts's bind failure, say) have worded their cause already and keep their words.
+ */
 function codedCause(error: unknown): CodedError | undefined {
-  for (let at: unknown = error, depth = 0; at && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
-    if (typeof (at as CodedError).code === "string") return at as CodedError;
-  }
-  return undefined;
+  const driver = error instanceof DrizzleQueryError ? error.cause : error;
+  return driver && typeof (driver as CodedError).code === "string" ? (driver as CodedError) : undefined;
 }
 
 /** What to check for a PostgreSQL connection or permission failure; undefined for any other error. */

@@ -347,9 +347,11 @@ async function backup(values: Values, out: Out, options: MainOptions): Promise<n
   const { pages } = await backupSqliteFile(database, to, {
     onProgress: ({ totalPages, remainingPages }) => {
       const done = totalPages - remainingPages;
-      progress.report(`${Math.floor((100 * done) / Math.max(totalPages, 1))} % (${grouped(done)} of ${grouped(totalPages)} pages)`, remainingPages === 0);
+      progress.report(`${Math.floor((100 * done) / Math.max(totalPages, 1))} % (${grouped(done)} of ${grouped(totalPages)} pages)`);
     },
   });
+  // better-sqlite3 calls back between steps, not after the last one: the end is reported here.
+  progress.report(`100 % (${grouped(pages)} of ${grouped(pages)} pages)`, true);
   const secret = `${database}.secret`;
   const where = created ? ` (created the folder ${folder})` : "";
   if (existsSync(secret)) {

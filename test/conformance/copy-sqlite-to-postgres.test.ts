@@ -291,6 +291,39 @@ describe.skipIf(!run)("copying a SQLite deployment to PostgreSQL", () => {
     expect(result.tables.find((t) => t.table === "alerts")!.rows).toBe(3);
   });
 
+  it("refuses a source another connection has open (a running host), writes nothing, and keeps writers out while it copies", async () => {
+    const storage = createSqliteStorage({ path: world.file });
+    const schema = schemaFor("held");
+    try {
+      await storage.ping();
+      const error = await copySqliteToPostgres({ sqlitePath: world.file, connectionString: postgresUrl, schema }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CopyRefusedError);
+      expect((error as Error).message).toMatch(/is open in another process \(a running casekit serve or worker\?\): stop it first/);
+      expect((await admin.query("select 1 from information_schema.schemata where schema_name = $1", [schema])).rowCount).toBe(0);
+    } finally {
+      await storage.close();
+    }
+    // While a copy runs, a writer that opens the file waits and fails rather than writing behind it.
+    let writerError: unknown;
+    await copySqliteToPostgres({
+      sqlitePath: world.file,
+      connectionString: postgresUrl,
+      schema,
+      onProgress: ({ table }) => {
+        if (table !== "organizations" || writerError !== undefined) return;
+        const writer = new Database(world.file, { timeout: 0 });
+        try {
+          writer.prepare("select count(*) from organizations").get();
+        } catch (e) {
+          writerError = e;
+        } finally {
+          writer.close();
+        }
+      },
+    });
+    expect((writerError as { code?: string }).code).toBe("SQLITE_BUSY");
+  });
+
   it("refuses a source that is not a migrated casekit database", async () => {
     const empty = join(dir, "empty.db");
     new Database(empty).close();

@@ -42,6 +42,7 @@ describe("casekit backup", () => {
     expect(run.lines.join("\n")).toContain(`${to}.secret`);
     expect(run.lines.join("\n")).not.toContain(readFileSync(`${database}.secret`, "utf8").trim());
     expect(statSync(`${to}.secret`).mode & 0o777).toBe(0o600);
+    expect(statSync(to).mode & 0o777).toBe(0o600);
     await live.storage.close();
 
     const restored = await openKit(to);
@@ -52,6 +53,22 @@ describe("casekit backup", () => {
     } finally {
       await restored.storage.close();
     }
+  });
+
+  it("shows its progress in pages on stderr once it has run a while, and stdout stays the result", async () => {
+    const database = join(dir, "progress.db");
+    expect(await main(["init", "--org", "Progress SOC", "--email", "ops@progress.test", "--database", database, "--json"], capture().out)).toBe(0);
+    const run = capture();
+    const to = join(dir, "progress-copy.db");
+    expect(await main(["backup", "--database", database, "--to", to], run.out, { progress: { afterMs: 0, everyMs: 0 } })).toBe(0);
+    expect(run.errors.length).toBeGreaterThan(0);
+    expect(run.errors.at(-1)).toMatch(/^casekit backup: 100 % \((\d[\d ]*) of \1 pages\)$/);
+    expect(run.lines).toHaveLength(1);
+    expect(run.lines[0]).toMatch(/^Backed up /);
+
+    const quiet = capture();
+    expect(await main(["backup", "--database", database, "--to", join(dir, "quiet-copy.db")], quiet.out)).toBe(0);
+    expect(quiet.errors).toEqual([]);
   });
 
   it("refuses to overwrite a file, to back up PostgreSQL, or without --to, and says why", async () => {

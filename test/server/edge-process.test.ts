@@ -107,6 +107,16 @@ describe("item 1: binding and shutdown", () => {
     expect(result.code).not.toBe(0);
     expect(result.output).toContain(`cannot listen on 127.0.0.1:${server.port}: the port is already in use`);
     expect(result.output).not.toContain("listening on");
+    // At once: the start-up's own cost (Node, migrations), no retry or wait for the port.
+    expect(result.ms).toBeLessThan(8_000);
+  });
+
+  it("a port out of range or not a number stops the start before anything is opened, naming the flag and the variable", async () => {
+    for (const port of ["70000", "http"]) {
+      const result = await serveOnce(["--port", port, "--host", "127.0.0.1"]);
+      expect(result.code).toBe(1);
+      expect(result.output).toBe(`casekit serve: --port (CASEKIT_PORT) must be a whole number from 1 to 65535, not "${port}"\n`);
+    }
   });
 
   it("a host that does not resolve, or an address the machine does not have, fails the same way", async () => {
