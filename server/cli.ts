@@ -217,8 +217,14 @@ function shellQuote(word: string): string {
 async function migrate(values: Values, out: Out, options: MainOptions): Promise<number> {
   const database = databaseSetting(str(values.database), process.env);
   const schema = schemaSetting(database, str(values.schema), process.env);
+  if (!isPostgresUrl(database) && database !== ":memory:") {
+    // SQLite migrates on this thread, so nothing can be said while it works: say beforehand what it will do.
+    const { pendingSqliteMigrations } = await import("../adapters/sqlite/pending-migrations.js");
+    const pending = pendingSqliteMigrations(database);
+    if (pending.length > 0) out.error(`casekit migrate: applying ${pending.length} migration${pending.length > 1 ? "s" : ""} to ${database} (${pending.join(", ")}); on a large database this can take a while`);
+  }
   const storage = await openStorage(database, schema ? { schema } : {});
-  // A large database can take a while; SQLite's migration runs on this thread, so the lines come from PostgreSQL runs and SQLite's waits.
+  // PostgreSQL migrates off this thread (and may wait for another host's migration lock): say it still works.
   const stop = createProgress(out.error, "casekit migrate", options.progress).tick((ms) => `still applying migrations (${Math.round(ms / 1000)} s)`);
   try {
     await storage.migrate();

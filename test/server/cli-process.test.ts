@@ -44,6 +44,21 @@ describe("help and version through the real bin", () => {
   });
 });
 
+describe("casekit migrate on SQLite", () => {
+  it("says beforehand which migrations it applies (SQLite cannot report while it works), and nothing when none is pending", () => {
+    const journal = JSON.parse(readFileSync(fileURLToPath(new URL("../../adapters/sqlite/migrations/meta/_journal.json", import.meta.url)), "utf8")) as { entries: { tag: string }[] };
+    const database = join(dir, "migrate", "casekit.db");
+    const first = casekit(["migrate", "--database", database]);
+    expect(first).toEqual({
+      code: 0,
+      stdout: `Migrations applied to ${database}\n`,
+      stderr: `casekit migrate: applying ${journal.entries.length} migrations to ${database} (${journal.entries.map((e) => e.tag).join(", ")}); on a large database this can take a while\n`,
+    });
+    expect(casekit(["migrate", "--database", database])).toEqual({ code: 0, stdout: `Migrations applied to ${database}\n`, stderr: "" });
+    expect(mode(database)).toBe(0o600);
+  });
+});
+
 describe("a first run as init prints it", () => {
   const database = join(dir, "fresh", "data", "casekit.db");
   let port: number;
