@@ -1,4 +1,4 @@
-import { chmodSync, constants, copyFileSync, existsSync } from "node:fs";
+import { chmodSync, constants, copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createCaseKit, version } from "../core/index.js";
@@ -349,6 +349,8 @@ async function backup(values: Values, out: Out, options: MainOptions): Promise<n
   const { backupSqliteFile } = await import("../adapters/sqlite/index.js");
   const folder = dirname(resolve(to));
   const created = !existsSync(folder);
+  // A backup usually goes to a folder of its own: create it, readable by its owner only.
+  if (created && existsSync(database)) mkdirSync(folder, { recursive: true, mode: 0o700 });
   const progress = createProgress(out.error, "casekit backup", options.progress);
   const { pages } = await backupSqliteFile(database, to, {
     onProgress: ({ totalPages, remainingPages }) => {

@@ -1,3 +1,5 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { RateLimitStore, Storage } from "../core/index.js";
 import { isPostgresUrl } from "./config.js";
 
@@ -11,7 +13,8 @@ export async function openStorage(database: string, options: { sqliteWalLimitByt
     return createPostgresStorage({ connectionString: database, ...(options.schema ? { schema: options.schema } : {}) });
   }
   const { createSqliteStorage } = await withDriver("better-sqlite3", () => import("../adapters/sqlite/index.js"));
-  // The adapter creates a new file (and its folders) private to its owner.
+  // The adapter creates a new file private to its owner (0600); its folders are created here, 0700.
+  if (database !== ":memory:") mkdirSync(dirname(resolve(database)), { recursive: true, mode: 0o700 });
   return createSqliteStorage({ path: database, ...(options.sqliteWalLimitBytes === undefined ? {} : { walLimitBytes: options.sqliteWalLimitBytes }) });
 }
 

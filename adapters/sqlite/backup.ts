@@ -1,5 +1,5 @@
 import { existsSync, rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { createPrivateFile } from "./private-file.js";
 
@@ -13,13 +13,14 @@ export interface BackupProgress {
  * includes what sits in the WAL and runs while the server keeps writing (pages changed meanwhile
  * are copied again). Copying the .db file alone is not a backup in WAL mode.
  *
- * The copy is created with mode 0600 (its missing folders 0700) and never overwrites a file.
+ * The copy is created with mode 0600, in a folder that must exist, and never overwrites a file.
  * `onProgress` is told after each step of 100 pages.
  */
 export async function backupSqliteFile(source: string, destination: string, options: { onProgress?: (progress: BackupProgress) => void } = {}): Promise<{ pages: number }> {
   if (resolve(source) === resolve(destination)) throw new Error("the backup must go to another file");
   if (!existsSync(source)) throw new Error(`no database at ${source}`);
   if (existsSync(destination)) throw new Error(`${destination} exists already: choose a new file, a backup never overwrites`);
+  if (!existsSync(dirname(resolve(destination)))) throw new Error(`the folder ${dirname(resolve(destination))} does not exist: create it first`);
   const db = new Database(source, { readonly: true, fileMustExist: true });
   try {
     // Created here, empty and private, so that SQLite writes into a file only its owner reads.

@@ -59,8 +59,8 @@ export const defaultWalLimitBytes = 64 * 1024 * 1024;
  * for a database file, reader connections beside it.
  *
  * `{ path }` opens (and on `close()` closes) a database file, or an in-memory one for ":memory:".
- * A file it creates (and its missing folders) is private to its owner: mode 0600 (0700), and so
- * are the -wal and -shm files SQLite makes beside it.
+ * A file it creates is private to its owner (mode 0600), and so are the -wal and -shm files
+ * SQLite makes beside it; it creates no folder.
  * `{ database }` uses a connection the caller opened; `close()` then leaves it open. Do not run
  * statements on that connection yourself while the storage is in use: they would land inside
  * whatever unit of work is open.
