@@ -40,7 +40,7 @@ export const settings = {
     flag: "database",
     value: { kind: "text", shape: "SQLite file path, `:memory:`, or `postgres://` URL" },
     default: "./data/casekit.db",
-    meaning: "The database casekit works on. A SQLite file (and its folder) is created if missing, mode 0600.",
+    meaning: "The database casekit works on. A missing SQLite file is created mode 0600 (its -wal and -shm too), a missing folder 0700.",
     commands: ["init", "serve", "worker", "migrate", "backup"],
   },
   CASEKIT_SCHEMA: {
