@@ -16,6 +16,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import pg from "pg";
 import { createPostgresStorage } from "../postgres/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
+import { lastAppliedMigration } from "../sqlite/pending-migrations.js";
 import type { CopiedTable, CopyPlan } from "./table-plan.js";
 import { copyPlan } from "./table-plan.js";
 
@@ -148,10 +149,8 @@ function openSource(path: string): { sqlite: Database.Database; db: SourceDb } {
  */
 function checkSourceMigrated(sqlite: Database.Database, path: string): void {
   const latest = Math.max(...readMigrationFiles({ migrationsFolder: resolveMigrationsFolder("sqlite") }).map((m) => m.folderMillis));
-  const hasLedger = sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get() !== undefined;
-  if (!hasLedger) throw new CopyRefusedError(`${path} is not a migrated casekit database: run \`casekit migrate --database ${path}\` first`);
-  const row = sqlite.prepare("select max(created_at) as applied from __drizzle_migrations").get() as { applied: number | string | null };
-  const applied = Number(row.applied ?? 0);
+  const applied = lastAppliedMigration(sqlite);
+  if (applied === undefined) throw new CopyRefusedError(`${path} is not a migrated casekit database: run \`casekit migrate --database ${path}\` first`);
   if (applied < latest) throw new CopyRefusedError(`${path} is not at the latest migration: run \`casekit migrate --database ${path}\` with this version first`);
   if (applied > latest) throw new CopyRefusedError(`${path} was migrated by a newer casekit: copy it with that version`);
 }

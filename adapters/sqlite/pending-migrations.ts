@@ -14,11 +14,17 @@ export function pendingSqliteMigrations(path: string, migrationsFolder = resolve
   if (existsSync(path)) {
     const db = new Database(path, { readonly: true, fileMustExist: true });
     try {
-      const ledger = db.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get();
-      if (ledger) applied = Number((db.prepare("select max(created_at) as applied from __drizzle_migrations").get() as { applied: number | string | null }).applied ?? 0);
+      applied = lastAppliedMigration(db) ?? 0;
     } finally {
       db.close();
     }
   }
   return journal.entries.filter((entry) => entry.when > applied).map((entry) => entry.tag);
+}
+
+/** The timestamp drizzle recorded for the last migration applied to `db`; undefined when the file never was migrated. */
+export function lastAppliedMigration(db: Database.Database): number | undefined {
+  const ledger = db.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get();
+  if (!ledger) return undefined;
+  return Number((db.prepare("select max(created_at) as applied from __drizzle_migrations").get() as { applied: number | string | null }).applied ?? 0);
 }
