@@ -1,10 +1,8 @@
-import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import path from "node:path";
+import { createHash } from "node:crypto";
 import { defineHandler } from "h3";
 import type { H3, H3Event } from "h3";
-import { version } from "../core/index.js";
+import { referenceScript } from "./docs-page/script.js";
+import { referenceStyle } from "./docs-page/style.js";
 import { defineHostHandler } from "./handle.js";
 import type { HostState } from "./handle.js";
 import { problemResponse, toProblem } from "./problem.js";
@@ -12,75 +10,63 @@ import { methodNotAllowed } from "./request.js";
 import { apiBasePath } from "./route.js";
 
 /**
- * The API reference page, `GET /api/v1/docs`: Swagger UI rendering the API's own OpenAPI document.
+ * The API reference page, `GET /api/v1/docs`: our own small renderer of the API's OpenAPI
+ * document (server/docs-page/), one HTML page, one script and one stylesheet, all served from
+ * here. Nothing comes from a third party and nothing reports anywhere: deployments may be
+ * air-gapped, and a security product does not phone home. The script is a file of its own, so
+ * the page sends a strict Content-Security-Policy (no inline script or style, Trusted Types).
  *
- * Every asset is served from here (deployments may be air-gapped): Swagger UI's files straight
- * from the installed swagger-ui-dist package, a fixed allowlist of names (each its own route, so
- * no name from the request ever reaches the file system), and our init script as a file of its
- * own rather than inline, so the page can send a Content-Security-Policy without 'unsafe-inline'
- * for scripts. The page needs no key: it is the same static page for everyone and reads the
- * public document; calling the API from it ("Try it out") takes a key like any other client.
+ * Every address in the page is relative to the page itself, so it works wherever the host
+ * mounted the app: under an h3 prefix (the path still holds it) as under Express or Hono (they
+ * strip it before casekit sees the request). The page needs no key: it is the same static page
+ * for everyone and reads the public document; "Try it" takes a key like any other client.
  */
 
 export const docsPath = `${apiBasePath}/docs`;
 
-/** swagger-ui-dist files the page uses, with their content types. Source maps only for devtools. */
-const swaggerFiles: Record<string, string> = {
-  "swagger-ui.css": "text/css; charset=utf-8",
-  "swagger-ui.css.map": "application/json",
-  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-  "swagger-ui-bundle.js.map": "application/json",
-  "favicon-32x32.png": "image/png",
-  "favicon-16x16.png": "image/png",
-};
+interface Asset {
+  name: string;
+  type: string;
+  body: string;
+  /** Content hash, in the page's asset URLs: a changed asset gets a new URL, so it can be cached for good. */
+  version: string;
+}
 
-/** Points Swagger UI at the document named by the page; no network access beyond it. */
-const initScript = `// casekit API reference: Swagger UI on this API's OpenAPI document (the page names its address).
-"use strict";
-(function () {
-  var root = document.getElementById("swagger-ui");
-  window.ui = SwaggerUIBundle({
-    url: root.getAttribute("data-openapi-url"),
-    domNode: root,
-    deepLinking: true,
-    // No calls to swagger.io's online validator: the page must work air-gapped.
-    validatorUrl: null,
-    presets: [SwaggerUIBundle.presets.apis],
-    layout: "BaseLayout",
-  });
-})();
-`;
+const assets: Asset[] = [
+  { name: "reference.js", type: "text/javascript; charset=utf-8", body: referenceScript },
+  { name: "reference.css", type: "text/css; charset=utf-8", body: referenceStyle },
+].map((asset) => ({ ...asset, version: createHash("sha256").update(asset.body).digest("hex").slice(0, 16) }));
 
 /**
- * Scripts and styles only from this origin (Swagger UI's SVG icons are data: images; React sets
- * style properties through the DOM, which CSP allows). Framing is refused.
+ * Only this origin, and only the script and stylesheet files (no inline code, no eval); the
+ * script builds the DOM without HTML strings, so Trusted Types can forbid them outright. It
+ * fetches the document and, for "Try it", this API (connect-src). Framing and forms are refused.
  */
 export const docsContentSecurityPolicy = [
-  "default-src 'self'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
   "img-src 'self' data:",
-  "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
 ].join("; ");
 
 /** Registers the page and its assets on the app, GET and HEAD only. */
 export function registerDocsPage(app: H3, host: HostState): void {
-  const assets = new Map<string, () => Promise<Response>>([
-    ["init.js", async () => new Response(initScript, { headers: { "content-type": "text/javascript; charset=utf-8" } })],
-    ...Object.entries(swaggerFiles).map(([name, type]): [string, () => Promise<Response>] => [
-      name,
-      async () => new Response(new Uint8Array(await swaggerFile(name)), { headers: { "content-type": type } }),
-    ]),
-  ]);
-
   register(app, host, docsPath, async (event) => pageResponse(event.url.pathname));
-  for (const [name, respond] of assets) {
-    register(app, host, `${docsPath}/${name}`, async () => {
-      const response = await respond();
-      // The page asks for each asset with a version in the query string, so it can be kept long.
-      response.headers.set("cache-control", "public, max-age=31536000, immutable");
-      return response;
+  for (const asset of assets) {
+    register(app, host, `${docsPath}/${asset.name}`, async () => {
+      return new Response(asset.body, {
+        headers: {
+          "content-type": asset.type,
+          // The page asks for each asset under its content hash, so it can be kept for good.
+          "cache-control": "public, max-age=31536000, immutable",
+        },
+      });
     });
   }
 }
@@ -94,7 +80,7 @@ function register(app: H3, host: HostState, route: string, respond: (event: H3Ev
     try {
       response = await respond(event);
     } catch (error) {
-      // swagger-ui-dist missing or unreadable: a 500 problem, the error to the host's hook only.
+      // Nothing here should fail; if it does, a 500 problem, the error to the host's hook only.
       try {
         host.onUnexpectedError?.(error, { requestId });
       } catch {
@@ -115,24 +101,31 @@ function register(app: H3, host: HostState, route: string, respond: (event: H3Ev
   );
 }
 
-/** The page, its addresses relative to where it is served (so a mounted app works too). */
+/**
+ * The page. Its addresses are relative to its own URL (`…/api/v1/docs`, or `…/api/v1/docs/`
+ * which h3 routes here too), never absolute, so a prefix the host stripped still works.
+ */
 function pageResponse(pagePath: string): Response {
-  const base = escapeHtml(pagePath.slice(0, -"/docs".length));
-  const v = encodeURIComponent(assetVersion());
+  const up = pagePath.endsWith("/") ? "../" : "";
+  const href = (name: string) => escapeHtml(`${up}docs/${name}?v=${assets.find((a) => a.name === name)!.version}`);
   const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>casekit API reference</title>
-<link rel="stylesheet" href="${base}/docs/swagger-ui.css?v=${v}">
-<link rel="icon" type="image/png" sizes="32x32" href="${base}/docs/favicon-32x32.png?v=${v}">
-<link rel="icon" type="image/png" sizes="16x16" href="${base}/docs/favicon-16x16.png?v=${v}">
+<meta name="referrer" content="no-referrer">
+<title>API reference</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${href("reference.css")}">
+<script src="${href("reference.js")}" defer></script>
 </head>
 <body>
-<div id="swagger-ui" data-openapi-url="${base}/openapi.json"></div>
-<script src="${base}/docs/swagger-ui-bundle.js?v=${v}"></script>
-<script src="${base}/docs/init.js?v=${v}"></script>
+<a class="skip" href="#operations">Skip to the operations</a>
+<main id="reference" data-openapi="${escapeHtml(`${up}openapi.json`)}" aria-busy="true">
+<h1>API reference</h1>
+<p id="status" role="status">Loading the API description…</p>
+<noscript><p>This page renders the API's OpenAPI document with JavaScript. The document itself: <a href="${escapeHtml(`${up}openapi.json`)}">openapi.json</a>.</p></noscript>
+</main>
 </body>
 </html>
 `;
@@ -162,33 +155,6 @@ function log(host: HostState, event: H3Event, answer: { requestId: string; statu
   } catch {
     // A failing logger never turns an answer into a failure.
   }
-}
-
-const require = createRequire(import.meta.url);
-let swaggerDirectory: string | undefined;
-const fileCache = new Map<string, Promise<Buffer>>();
-
-/** swagger-ui-dist's folder, wherever the package manager put it. */
-function swaggerDir(): string {
-  return (swaggerDirectory ??= path.dirname(require.resolve("swagger-ui-dist/package.json")));
-}
-
-/** Read once, then kept: a few MB at most, asked for by every browser that opens the page. */
-function swaggerFile(name: string): Promise<Buffer> {
-  let file = fileCache.get(name);
-  if (!file) {
-    file = readFile(path.join(swaggerDir(), name));
-    file.catch(() => fileCache.delete(name));
-    fileCache.set(name, file);
-  }
-  return file;
-}
-
-let cachedVersion: string | undefined;
-
-/** Changes whenever casekit or Swagger UI does, so long-cached assets are never stale. */
-function assetVersion(): string {
-  return (cachedVersion ??= `${version}-${(JSON.parse(readFileSync(path.join(swaggerDir(), "package.json"), "utf8")) as { version: string }).version}`);
 }
 
 function escapeHtml(text: string): string {
