@@ -8,11 +8,14 @@ import { promisify } from "node:util";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type * as Sqlite from "../../adapters/sqlite/index.js";
+import type * as Core from "../../core/index.js";
+import type * as Host from "../../server/index.js";
 
 const run = promisify(execFile);
 const root = new URL("../..", import.meta.url).pathname;
 const manifest = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as {
-  exports: Record<string, string | { types: string; import: string }>;
+  exports: Record<string, string | { types: string; default: string }>;
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
   dependencies: Record<string, string>;
@@ -42,10 +45,11 @@ describe("npm pack", () => {
         expect(files, subpath).toContain(target.replace(/^\.\//, ""));
         continue;
       }
-      expect(files, `${subpath} code`).toContain(target.import.replace(/^\.\//, ""));
+      expect(files, `${subpath} code`).toContain(target.default.replace(/^\.\//, ""));
       expect(files, `${subpath} types`).toContain(target.types.replace(/^\.\//, ""));
     }
     expect(files).toContain("bin/casekit.mjs");
+    expect(files).toContain("LICENSE");
     expect(files.some((f) => /^adapters\/sqlite\/migrations\/\d{4}_.+\.sql$/.test(f))).toBe(true);
     expect(files.some((f) => /^adapters\/postgres\/migrations\/\d{4}_.+\.sql$/.test(f))).toBe(true);
   });
@@ -73,6 +77,35 @@ describe("package checks", () => {
     expect(typeof conformance.describeStorage).toBe("function");
   });
 
+  it("the built casekit/h3 serves the API reference page with its own script and stylesheet (no asset outside the code)", async () => {
+    const [{ createCaseKit }, { createSqliteStorage }, { createCaseKitApp }] = (await Promise.all(
+      ["casekit", "casekit/sqlite", "casekit/h3"].map((entry) => import(entry)),
+    )) as [typeof Core, typeof Sqlite, typeof Host];
+    const storage = createSqliteStorage({ path: ":memory:" });
+    await storage.migrate();
+    const app = createCaseKitApp(createCaseKit({ storage, config: { keyHashSecret: "package-test-secret-0123456789abcdef" } }));
+    const page = await app.fetch(new Request("http://casekit.test/api/v1/docs"));
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="(docs\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.map((a) => a.replace(/\?.*/, "")).sort()).toEqual(["docs/reference.css", "docs/reference.js"]);
+    for (const asset of assets) {
+      const answer = await app.fetch(new Request(`http://casekit.test/api/v1/${asset}`));
+      expect(answer.status, asset).toBe(200);
+      expect((await answer.text()).length, asset).toBeGreaterThan(1000);
+    }
+    await storage.close();
+  });
+
+  it("a CommonJS consumer can require() every entry point: the exports' `default` condition serves the ESM build to Node's require(esm) (Node >= 20.19)", async () => {
+    const entries = Object.keys(manifest.exports).filter((subpath) => subpath !== "./package.json").map((subpath) => `casekit${subpath.slice(1)}`);
+    const script = `const r = require("node:module").createRequire(process.cwd() + "/package.json");
+      console.log(JSON.stringify(${JSON.stringify(entries)}.map((e) => [e, Object.keys(r(e)).length])));`;
+    const { stdout } = await run(process.execPath, ["--no-warnings", "-e", script], { cwd: root });
+    const loaded = JSON.parse(stdout) as [string, number][];
+    expect(loaded.map(([entry]) => entry)).toEqual(entries);
+    for (const [entry, count] of loaded) expect(count, entry).toBeGreaterThan(0);
+  });
+
   it("publint reports nothing", async () => {
     const { messages, pkg } = await publint({ pkgDir: root, strict: true });
     expect(messages.map((m) => `${m.type}: ${formatMessage(m, pkg)}`)).toEqual([]);
@@ -82,7 +115,9 @@ describe("package checks", () => {
     const attw = join(root, "node_modules/.bin/attw");
     const answer = await run(attw, [tarball, "--profile", "esm-only", "--format", "json"], { cwd: root }).catch((error: { stdout: string }) => error);
     const report = JSON.parse(answer.stdout) as { problems: Record<string, { entrypoint: string; resolutionKind: string }[]> };
-    // The esm-only profile leaves out CommonJS resolutions: this package is ESM only (Node >= 20.19).
+    // The esm-only profile leaves out CommonJS resolutions: the code is ESM only (Node >= 20.19),
+    // which CommonJS reaches through require(esm) (tested above) though TypeScript's node16 CJS
+    // resolution still calls it "dynamic import only".
     const ignored = new Set(["node10", "node16-cjs"]);
     const problems = Object.entries(report.problems).flatMap(([kind, found]) =>
       found.filter((p) => !ignored.has(p.resolutionKind)).map((p) => `${kind} ${p.entrypoint} (${p.resolutionKind})`),
