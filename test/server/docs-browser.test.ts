@@ -141,6 +141,11 @@ describe.skipIf(!haveBrowser)("the API reference page in headless Chromium", () 
       operations.map(({ id, method, path, summary, tag }) => ({ id, method, path, summary, tag })).sort((a, b) => a.id.localeCompare(b.id)),
     );
     await expect.poll(() => page.locator("#filter-count").textContent()).toBe(`${operations.length} operations.`);
+    // Assistive technology sees the structure: a heading per tag and per operation, labelled fields.
+    expect(await page.getByRole("heading", { level: 3 }).count()).toBe(operations.length);
+    expect(await page.getByRole("heading", { level: 2 }).allTextContents()).toEqual(expect.arrayContaining([...new Set(operations.map((o) => o.tag))]));
+    expect(await page.getByLabel("Filter operations").count()).toBe(1);
+    expect(await page.getByLabel("API key for Try it").getAttribute("type")).toBe("password");
 
     expect(problems).toEqual([]);
     for (const url of requested) expect(new URL(url).origin, url).toBe(root);
