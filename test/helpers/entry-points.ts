@@ -20,17 +20,17 @@ export interface EntryPoint {
 }
 
 const manifest = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as {
-  exports: Record<string, string | { types: string; import: string }>;
+  exports: Record<string, string | { types: string; default: string }>;
 };
 const config = tsup as { entry: Record<string, string>; dts: { entry: Record<string, string> } };
 
 export function entryPoints(): EntryPoint[] {
   return Object.entries(manifest.exports).flatMap(([subpath, target]) => {
     if (typeof target === "string") return [];
-    const name = target.import.replace(/^\.\/dist\//, "").replace(/\.js$/, "");
+    const name = target.default.replace(/^\.\/dist\//, "").replace(/\.js$/, "");
     const source = config.entry[name];
-    if (source === undefined) throw new Error(`package.json exports ${subpath} (${target.import}), which no tsup entry builds`);
-    return [{ specifier: subpath === "." ? "casekit" : `casekit/${subpath.slice(2)}`, code: target.import, types: target.types, source, name }];
+    if (source === undefined) throw new Error(`package.json exports ${subpath} (${target.default}), which no tsup entry builds`);
+    return [{ specifier: subpath === "." ? "casekit" : `casekit/${subpath.slice(2)}`, code: target.default, types: target.types, source, name }];
   });
 }
 
