@@ -107,7 +107,7 @@ function register(app: H3, host: HostState, route: string, respond: (event: H3Ev
  */
 function pageResponse(pagePath: string): Response {
   const up = pagePath.endsWith("/") ? "../" : "";
-  const href = (name: string) => escapeHtml(`${up}docs/${name}?v=${assets.find((a) => a.name === name)!.version}`);
+  const [script, style] = assets.map((asset) => escapeHtml(`${up}docs/${asset.name}?v=${asset.version}`));
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -116,8 +116,8 @@ function pageResponse(pagePath: string): Response {
 <meta name="referrer" content="no-referrer">
 <title>API reference</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="${href("reference.css")}">
-<script src="${href("reference.js")}" defer></script>
+<link rel="stylesheet" href="${style}">
+<script src="${script}" defer></script>
 </head>
 <body>
 <a class="skip" href="#operations">Skip to the operations</a>
