@@ -45,6 +45,15 @@ export const errorTitles = {
 
 export type ErrorCode = keyof typeof errorTitles;
 
+/**
+ * The limit behind a rate_limited error: a key's minute rate or hourly quota (with the caller's
+ * tier, `null` when it has none), an address spending its bad-key budget, or the sign-in throttle.
+ */
+export interface RateLimitRefusal {
+  reason: "minute_rate" | "hourly_quota" | "bad_keys" | "sign_in";
+  tier: string | null;
+}
+
 export interface FieldError {
   /** Dotted path of the offending field, e.g. `tags.0.name`; empty for the whole body. */
   path: string;
@@ -56,6 +65,8 @@ export class CaseKitError extends Error {
   readonly errors: FieldError[] | undefined;
   /** For rate_limited: whole seconds until a retry may succeed. */
   retryAfterSeconds: number | undefined;
+  /** For rate_limited: which limit refused (the host counts refusals by it, see server/metrics.ts). */
+  refusedBy: RateLimitRefusal | undefined;
   /** For bulk_too_large: the most records one bulk request may touch (a problem extension member). */
   readonly maxRows: number | undefined;
 

@@ -4,7 +4,7 @@ export type { CaseKit, CaseKitOptions } from "./casekit.js";
 export type { CaseKitConfig, CaseKitDeps } from "./context.js";
 
 export { CaseKitError, errorTitles, invalidField, isCaseKitError } from "./errors.js";
-export type { ErrorCode, FieldError } from "./errors.js";
+export type { ErrorCode, FieldError, RateLimitRefusal } from "./errors.js";
 
 export { ManualClock, systemClock } from "./ports/clock.js";
 export type { Clock } from "./ports/clock.js";

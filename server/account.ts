@@ -22,6 +22,7 @@ import { buildDocument } from "./openapi.js";
 import type { OpenApiDocument } from "./openapi.js";
 import type { Problem } from "./problem.js";
 import { methodNotAllowed, methodsByPath, paramsOf, queryOf } from "./request.js";
+import { routeTemplate } from "./route.js";
 import type { RouteDoc } from "./route.js";
 
 /**
@@ -253,14 +254,14 @@ export function buildAccountOpenApiDocument(): OpenApiDocument {
 /** Registers the account area at `/account` on the app. */
 export function registerAccountRoutes(app: H3, host: HostState): void {
   for (const route of accountRoutes) {
-    const handler = accountHandler(host, route);
+    const handler = accountHandler(host, route, routeTemplate(accountBasePath + route.path));
     app.on(route.method, accountBasePath + route.path, handler);
     if (route.method === "GET") app.on("HEAD", accountBasePath + route.path, handler);
   }
   for (const [path, methods] of methodsByPath(accountRoutes)) {
     app.all(
       accountBasePath + path,
-      defineHostHandler(host, async (_event, exchange) => methodNotAllowed(exchange.headers, methods), { challenge }),
+      defineHostHandler(host, async (_event, exchange) => methodNotAllowed(exchange.headers, methods), { route: routeTemplate(accountBasePath + path), challenge }),
     );
   }
 }
@@ -269,7 +270,7 @@ function challenge(_problem: Problem): string {
   return challengeRealm;
 }
 
-function accountHandler(host: HostState, route: AccountRoute) {
+function accountHandler(host: HostState, route: AccountRoute, template: string) {
   return defineHostHandler(
     host,
     async (event, exchange) => {
@@ -322,7 +323,7 @@ function accountHandler(host: HostState, route: AccountRoute) {
       if (route.body) input.body = await readJsonBody(event.req, host.bodyLimitBytes);
       return route.handle({ ...input, principal });
     },
-    { challenge },
+    { route: template, challenge },
   );
 }
 

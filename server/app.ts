@@ -13,7 +13,11 @@ import { buildOpenApiDocument } from "./openapi.js";
 import type { OpenApiDocument } from "./openapi.js";
 import { chargeBulkRows } from "./rate-limit.js";
 import { methodNotAllowed, methodsByPath, paramsOf, queryOf } from "./request.js";
-import { apiBasePath } from "./route.js";
+import { apiBasePath, routeTemplate } from "./route.js";
+import { registerMetricsRoute } from "./metrics.js";
+import type { MetricsEndpoint } from "./metrics.js";
+import type { RequestMetrics } from "./http-metrics.js";
+import type { RequestTracer } from "./tracing.js";
 import type { ApiRoute } from "./route.js";
 import { apiRoutes } from "./routes/index.js";
 
@@ -66,6 +70,16 @@ export interface CaseKitAppOptions {
    * something the process cannot see (a proxy) adds or strips a prefix. Given, it always wins.
    */
   basePath?: string;
+  /**
+   * Counts and times every request by method, route template and status, and counts rate-limit
+   * refusals: `createHostMetrics(kit).requests` records into a prom-client registry (what
+   * `casekit serve` does), or bring your own implementation for another metrics library.
+   */
+  metrics?: RequestMetrics;
+  /** Also answer `GET /metrics` with the registry's Prometheus text, for the token's bearer or local clients only (see metrics.ts). */
+  metricsEndpoint?: MetricsEndpoint;
+  /** Wraps every request in a trace span: `await loadOpenTelemetryTracer()` (see tracing.ts). */
+  tracer?: RequestTracer;
 }
 
 /** Options only mountCaseKit sets: where the mounted app's own paths start in the routed path. */
@@ -96,6 +110,8 @@ function buildApp(kit: CaseKit, options: CaseKitAppOptions, mount: MountOptions)
     trustProxy: options.trustProxy ?? false,
     logger: options.logger,
     onUnexpectedError: options.onUnexpectedError,
+    metrics: options.metrics,
+    tracer: options.tracer,
     openapi: (defaultDocument ??= buildOpenApiDocument()),
     accountOpenapi: (defaultAccountDocument ??= buildAccountOpenApiDocument()),
     secureCookies: options.secureCookies ?? false,
@@ -107,7 +123,7 @@ function buildApp(kit: CaseKit, options: CaseKitAppOptions, mount: MountOptions)
   const app = new H3({ silent: true, allowMalformedURL: true });
 
   for (const route of apiRoutes) {
-    const handler = apiHandler(host, route);
+    const handler = apiHandler(host, route, routeTemplate(apiBasePath + route.path));
     app.on(route.method, apiBasePath + route.path, handler);
     // h3 answers HEAD with the GET route only when nothing else matches; the 405 fallback below would.
     if (route.method === "GET") app.on("HEAD", apiBasePath + route.path, handler);
@@ -118,10 +134,14 @@ function buildApp(kit: CaseKit, options: CaseKitAppOptions, mount: MountOptions)
 
   // Unknown API routes answer 404 only to an authenticated caller (401 first), so the API
   // surface cannot be probed anonymously.
-  const unknownApiRoute = defineHostHandler(host, async (event, exchange) => {
-    exchange.principal = await host.authenticate(event, exchange);
-    throw new CaseKitError("route_not_found", "No such endpoint in API v1");
-  });
+  const unknownApiRoute = defineHostHandler(
+    host,
+    async (event, exchange) => {
+      exchange.principal = await host.authenticate(event, exchange);
+      throw new CaseKitError("route_not_found", "No such endpoint in API v1");
+    },
+    { route: `${apiBasePath}/**` },
+  );
   app.all(apiBasePath, unknownApiRoute);
   app.all(`${apiBasePath}/**`, unknownApiRoute);
 
@@ -131,31 +151,40 @@ function buildApp(kit: CaseKit, options: CaseKitAppOptions, mount: MountOptions)
 
   // Orchestrator probes: no key, no detail, nothing about the data.
   const probes = {
-    "/livez": defineHostHandler(host, async () => ({ status: "ok" })),
-    "/readyz": defineHostHandler(host, async () => {
-      try {
-        await kit.storage.ping();
-      } catch {
-        throw new CaseKitError("unavailable", "Not ready");
-      }
-      return { status: "ok" };
-    }),
+    "/livez": defineHostHandler(host, async () => ({ status: "ok" }), { route: "/livez" }),
+    "/readyz": defineHostHandler(
+      host,
+      async () => {
+        try {
+          await kit.storage.ping();
+        } catch {
+          throw new CaseKitError("unavailable", "Not ready");
+        }
+        return { status: "ok" };
+      },
+      { route: "/readyz" },
+    ),
   };
   for (const [path, handler] of Object.entries(probes)) {
     app.get(path, handler);
     app.head(path, handler);
     app.all(
       path,
-      defineHostHandler(host, async (_event, exchange) => methodNotAllowed(exchange.headers, ["GET"])),
+      defineHostHandler(host, async (_event, exchange) => methodNotAllowed(exchange.headers, ["GET"]), { route: path }),
     );
   }
+  if (options.metricsEndpoint) registerMetricsRoute(app, host, options.metricsEndpoint);
 
   if (options.handleUnknownPaths ?? true) {
     app.all(
       "/**",
-      defineHostHandler(host, async () => {
-        throw new CaseKitError("route_not_found", "No such endpoint");
-      }),
+      defineHostHandler(
+        host,
+        async () => {
+          throw new CaseKitError("route_not_found", "No such endpoint");
+        },
+        { route: "/**" },
+      ),
     );
   }
   return app;
@@ -175,7 +204,7 @@ export function mountCaseKit(parent: H3, prefix: string, kit: CaseKit, options: 
  * Authenticate, read the body if the route has one, call the core once, charge a bulk answer's
  * rows to the key (see chargeBulkRows), return the value.
  */
-function apiHandler(host: HostState, route: ApiRoute) {
+function apiHandler(host: HostState, route: ApiRoute, template: string) {
   return defineHostHandler(host, async (event, exchange) => {
     // A public route (the OpenAPI document) needs no key: credentials sent along are not even read.
     if (route.public) {
@@ -205,7 +234,7 @@ function apiHandler(host: HostState, route: ApiRoute) {
     });
     await chargeBulkRows(host.kit, principal, value, exchange.headers);
     return value;
-  });
+  }, { route: template });
 }
 
 /** A known path with a method it does not serve: 405 with `Allow`, after authentication. */
@@ -213,10 +242,14 @@ function registerMethodFallbacks(app: H3, host: HostState, routes: readonly ApiR
   for (const [path, methods] of methodsByPath(routes)) {
     app.all(
       apiBasePath + path,
-      defineHostHandler(host, async (event, exchange) => {
-        exchange.principal = await host.authenticate(event, exchange);
-        return methodNotAllowed(exchange.headers, methods);
-      }),
+      defineHostHandler(
+        host,
+        async (event, exchange) => {
+          exchange.principal = await host.authenticate(event, exchange);
+          return methodNotAllowed(exchange.headers, methods);
+        },
+        { route: routeTemplate(apiBasePath + path) },
+      ),
     );
   }
 }

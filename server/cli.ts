@@ -14,9 +14,11 @@ import { openRateLimitStore, openStorage } from "./open-storage.js";
 import { createHostLog } from "./host-log.js";
 import type { HostLog } from "./host-log.js";
 import { listenHttp } from "./listen.js";
-import { createMetricsRegistry, registerMetricsRoute } from "./metrics.js";
+import { createHostMetrics } from "./metrics.js";
+import type { HostMetrics } from "./metrics.js";
 import type { ProgressTiming } from "./progress.js";
 import { createProgress, grouped } from "./progress.js";
+import { loadOpenTelemetryTracer } from "./tracing.js";
 import type { DispatchLoop } from "./worker.js";
 import { startWebhookWorker } from "./worker.js";
 
@@ -243,6 +245,7 @@ async function serve(values: Values): Promise<number> {
   let limitStore: Awaited<ReturnType<typeof openRateLimitStore>> | undefined;
   let listener: Awaited<ReturnType<typeof listenHttp>>;
   let kit: CaseKit;
+  let metrics: HostMetrics;
   try {
     await storage.migrate();
     limitStore = await openRateLimitStore(config.database, config.rateLimits.store, config.schema);
@@ -255,14 +258,19 @@ async function serve(values: Values): Promise<number> {
         ...(limitStore ? { store: limitStore } : {}),
       },
     });
+    metrics = createHostMetrics(kit);
+    const tracer = config.otel ? await loadOpenTelemetryTracer() : undefined;
+    if (config.otel && !tracer) log.logger.warn("CASEKIT_OTEL is true but @opentelemetry/api is not installed: requests are not traced");
     const app = createCaseKitApp(kit, {
       bodyLimitBytes: config.bodyLimitBytes,
       trustProxy: config.trustProxy,
       logger: log.access,
       onUnexpectedError: log.unexpected,
+      metrics: metrics.requests,
+      // Prometheus text at /metrics (server/metrics.ts): with CASEKIT_METRICS_TOKEN, or for local clients only.
+      metricsEndpoint: { registry: metrics.registry, token: config.metricsToken },
+      ...(tracer ? { tracer } : {}),
     });
-    // Prometheus text at /metrics (server/metrics.ts): with CASEKIT_METRICS_TOKEN, or for local clients only.
-    registerMetricsRoute(app, { registry: createMetricsRegistry(storage), token: config.metricsToken, kit, logger: log.access });
     listener = await listenHttp(app, {
       port: config.port,
       host: config.host,
@@ -276,9 +284,17 @@ async function serve(values: Values): Promise<number> {
     await log.flush();
     throw error;
   }
-  const deliveries = config.dispatcher === "on" ? startDeliveries(kit, config, log) : null;
+  const deliveries = config.dispatcher === "on" ? startDeliveries(kit, config, log, metrics) : null;
   log.logger.info(
-    { version, url: `${listener.url}api/v1`, database: redact(config.database), dispatcher: config.dispatcher },
+    {
+      version,
+      url: `${listener.url}api/v1`,
+      address: listener.server.address(),
+      databaseKind: databaseKind(config.database),
+      database: redact(config.database),
+      dispatcher: config.dispatcher,
+      tracing: config.otel ? "opentelemetry" : "off",
+    },
     `casekit ${version} listening on ${listener.url}api/v1`,
   );
 
@@ -286,11 +302,12 @@ async function serve(values: Values): Promise<number> {
     log.logger.info({ signal, shutdownTimeoutMs: config.shutdownTimeoutMs }, `casekit: ${signal} received, shutting down (requests in flight get up to ${config.shutdownTimeoutMs / 1000} s)`);
     const { forced } = await listener.close(config.shutdownTimeoutMs);
     if (forced > 0) log.logger.warn({ requests: forced }, "shutdown deadline reached: requests still in flight were cut");
+    else log.logger.info({ signal }, "requests drained");
     // The attempt in flight finishes and is recorded before the storage closes.
     await deliveries?.stop();
     await limitStore?.close();
     await storage.close();
-    log.logger.info("casekit stopped");
+    log.logger.info({ signal, drained: forced === 0, cut: forced }, "casekit stopped");
     // The last lines, access lines of the drained requests included, reach the output before the exit.
     await log.flush();
     process.exit(0);
@@ -311,12 +328,12 @@ async function worker(values: Values): Promise<number> {
     config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows },
   });
   const deliveries = startDeliveries(kit, config, log);
-  log.logger.info({ version, database: redact(config.database) }, `casekit ${version} worker delivering webhooks`);
+  log.logger.info({ version, databaseKind: databaseKind(config.database), database: redact(config.database) }, `casekit ${version} worker delivering webhooks`);
   const stop = async (signal: string) => {
     log.logger.info({ signal }, `casekit: ${signal} received, shutting down`);
     await deliveries.stop();
     await storage.close();
-    log.logger.info("casekit stopped");
+    log.logger.info({ signal, drained: true }, "casekit stopped");
     await log.flush();
     process.exit(0);
   };
@@ -325,16 +342,22 @@ async function worker(values: Values): Promise<number> {
   return 0;
 }
 
-function startDeliveries(kit: CaseKit, config: HostConfig, log: HostLog): DispatchLoop {
+function startDeliveries(kit: CaseKit, config: HostConfig, log: HostLog, metrics?: HostMetrics): DispatchLoop {
   return startWebhookWorker(kit, {
     allowlist: config.webhookAllowlist,
     retentionDays: config.webhookRetentionDays,
     concurrency: config.webhookConcurrency,
     concurrencyPerTarget: config.webhookConcurrencyPerTarget,
     idleSocketMs: config.webhookIdleSocketMs,
+    ...(metrics ? { onAttempt: metrics.webhookAttempt } : {}),
     // The message only: errors of the storage or the transport never carry secrets, but a stack adds nothing.
     onError: (error) => log.logger.error({ error: error instanceof Error ? error.message : String(error) }, "webhook dispatcher step failed"),
   });
+}
+
+/** Which database a host runs on, for its start-up line. */
+function databaseKind(database: string): "postgres" | "sqlite-memory" | "sqlite" {
+  return isPostgresUrl(database) ? "postgres" : database === ":memory:" ? "sqlite-memory" : "sqlite";
 }
 
 /**

@@ -54,6 +54,8 @@ export interface HostConfig {
   logProbes: boolean;
   /** CASEKIT_METRICS_TOKEN: the bearer token `GET /metrics` asks for; unset, only local clients get it. */
   metricsToken: string | undefined;
+  /** CASEKIT_OTEL: trace every request with OpenTelemetry, when @opentelemetry/api is installed (default false). */
+  otel: boolean;
   rateLimits: {
     /** Lowers the tiers' figures; gives `unlimited` keys figures (none by default). */
     deployment: RateLimitOverrides;
@@ -98,6 +100,7 @@ export function loadHostConfig(flags: ConfigFlags, env: Env = process.env): Host
     logProbes: choiceSetting("CASEKIT_LOG_PROBES", env) === "true",
     sqliteWalLimitBytes: integerSetting("CASEKIT_SQLITE_WAL_LIMIT", env),
     metricsToken: metricsToken(rawSetting("CASEKIT_METRICS_TOKEN", env)),
+    otel: choiceSetting("CASEKIT_OTEL", env) === "true",
     rateLimits: {
       deployment: parseRateLimits(rawSetting("CASEKIT_RATE_LIMITS", env)),
       store: choiceSetting("CASEKIT_RATE_LIMIT_STORE", env, isPostgresUrl(database) ? "postgres" : "memory"),

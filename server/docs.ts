@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
-import { defineHandler } from "h3";
 import type { H3, H3Event } from "h3";
 import { referenceScript } from "./docs-page/script.js";
 import { referenceStyle } from "./docs-page/style.js";
 import { defineHostHandler } from "./handle.js";
 import type { HostState } from "./handle.js";
-import { problemResponse, toProblem } from "./problem.js";
 import { methodNotAllowed } from "./request.js";
 import { apiBasePath } from "./route.js";
 
@@ -73,31 +71,13 @@ export function registerDocsPage(app: H3, host: HostState): void {
 
 /** GET and HEAD answer `respond`'s response; any other method is 405. */
 function register(app: H3, host: HostState, route: string, respond: (event: H3Event) => Promise<Response>): void {
-  const handler = defineHandler(async (event) => {
-    const started = performance.now();
-    const requestId = host.kit.deps.ids.next("req");
-    let response: Response;
-    try {
-      response = await respond(event);
-    } catch (error) {
-      // Nothing here should fail; if it does, a 500 problem, the error to the host's hook only.
-      try {
-        host.onUnexpectedError?.(error, { requestId });
-      } catch {
-        // A failing hook never changes the answer.
-      }
-      response = problemResponse(toProblem(error).problem);
-    }
-    response.headers.set("x-request-id", requestId);
-    response.headers.set("x-content-type-options", "nosniff");
-    log(host, event, { requestId, status: response.status, started });
-    return response;
-  });
+  // Nothing here should fail; if it does, a 500 problem, the error to the host's hook only (defineHostHandler).
+  const handler = defineHostHandler(host, (event) => respond(event), { route });
   app.get(route, handler);
   app.head(route, handler);
   app.all(
     route,
-    defineHostHandler(host, async (_event, exchange) => methodNotAllowed(exchange.headers, ["GET"])),
+    defineHostHandler(host, async (_event, exchange) => methodNotAllowed(exchange.headers, ["GET"]), { route }),
   );
 }
 
@@ -138,23 +118,6 @@ function pageResponse(pagePath: string): Response {
       "x-frame-options": "DENY",
     },
   });
-}
-
-/** The host's access-log line for one answer (no key is ever involved here). */
-function log(host: HostState, event: H3Event, answer: { requestId: string; status: number; started: number }): void {
-  try {
-    host.logger?.({
-      msg: "request",
-      time: host.kit.clock.now().toISOString(),
-      requestId: answer.requestId,
-      method: event.req.method,
-      path: event.url.pathname,
-      status: answer.status,
-      durationMs: Math.round((performance.now() - answer.started) * 100) / 100,
-    });
-  } catch {
-    // A failing logger never turns an answer into a failure.
-  }
 }
 
 function escapeHtml(text: string): string {

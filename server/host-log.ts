@@ -9,7 +9,7 @@ import { apiBasePath } from "./route.js";
  * answers are not logged unless asked (CASEKIT_LOG_PROBES), so they do not drown the lines that
  * matter.
  */
-const probePaths: ReadonlySet<string> = new Set(["/livez", "/readyz", `${apiBasePath}/health`, "/metrics"]);
+const probeRoutes: ReadonlySet<string> = new Set(["/livez", "/readyz", `${apiBasePath}/health`, "/metrics"]);
 
 export interface HostLogOptions {
   level: LogLevel;
@@ -51,7 +51,8 @@ export function createHostLog(options: HostLogOptions): HostLog {
   return {
     logger,
     access(line) {
-      if (!options.logProbes && line.status < 400 && probePaths.has(line.path)) return;
+      // By route template, so the probes of an app mounted under a prefix are recognised too.
+      if (!options.logProbes && line.status < 400 && probeRoutes.has(line.route)) return;
       // pino writes its own time and msg; the rest of the line goes as it is.
       const { msg, time: _time, ...fields } = line;
       if (line.status >= 500) logger.error(fields, msg);

@@ -1,8 +1,16 @@
 /**
- * `GET /metrics` of `casekit serve`: Prometheus text exposition (prom-client) of the process's
- * default metrics (CPU, memory, event-loop lag, GC, handles) and `casekit_sqlite_wal_bytes`, the
- * size of the SQLite WAL file, read from the storage when scraped. It lives beside the API, not
- * under /api/v1: it is the operator's, not a tenant's, and needs no API key.
+ * `GET /metrics` of `casekit serve`: Prometheus text exposition (prom-client). It lives beside
+ * the API, not under /api/v1: it is the operator's, not a tenant's, and needs no API key.
+ *
+ * Families (README "Operations" lists them):
+ * - requests by method, route template and status, their latency, rate-limit refusals
+ *   (http-metrics.ts, recorded by every host handler);
+ * - webhook attempts by outcome (told by the dispatcher), pending deliveries and the outbox lag
+ *   (the age of the oldest event not yet fanned out), read from the database when scraped;
+ * - the storage's own figures where it has them: the SQLite WAL size and reader connections, the
+ *   PostgreSQL pool's connections and waiting requests;
+ * - prom-client's default process metrics (CPU, memory, event-loop lag, GC, handles).
+ * Nothing that needs the database is computed on the request path: only on a scrape.
  *
  * Who gets it:
  * - with a metrics token (CASEKIT_METRICS_TOKEN), whoever sends `Authorization: Bearer <token>`
@@ -13,22 +21,86 @@
  *   path gets, so the endpoint is not advertised.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { defineHandler, getRequestIP } from "h3";
+import { getRequestIP } from "h3";
 import type { H3, H3Event } from "h3";
 import ipaddr from "ipaddr.js";
-import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
-import type { CaseKit, ErrorCode, Storage } from "../core/index.js";
-import type { AccessLogLine } from "./handle.js";
-import { problemOf, problemResponse, toProblem } from "./problem.js";
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
+import { CaseKitError } from "../core/index.js";
+import type { CaseKit, DeliveryBacklog, ErrorCode } from "../core/index.js";
+import type { AttemptOutcome } from "../core/webhooks/schedule.js";
+import { defineHostHandler } from "./handle.js";
+import type { HostState } from "./handle.js";
+import { createRequestMetrics } from "./http-metrics.js";
+import type { RequestMetrics } from "./http-metrics.js";
 
 export const metricsPath = "/metrics";
 
-/** The process's default metrics, and the storage's figures where it reports them. */
-export function createMetricsRegistry(storage: Storage): Registry {
+/** Everything `casekit serve` measures, on one registry. */
+export interface HostMetrics {
+  registry: Registry;
+  /** For the app's `metrics` option. */
+  requests: RequestMetrics;
+  /** For the webhook worker's `onAttempt`. */
+  webhookAttempt(outcome: AttemptOutcome["kind"]): void;
+}
+
+/** A scrape reads the backlog once for both of its gauges. */
+const backlogReuseMs = 1_000;
+
+export function createHostMetrics(kit: CaseKit): HostMetrics {
+  const { storage, clock } = kit;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  // Only where there is a WAL file to measure (SQLite on a file): no gauge stuck at 0 elsewhere.
-  if (storage.stats?.().walBytes !== undefined) {
+  const requests = createRequestMetrics(registry);
+  const attempts = new Counter({
+    name: "casekit_webhook_attempts_total",
+    help: "Webhook delivery attempts made by this process, by outcome (delivered, retry, failed, gone)",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  // Every outcome from the start, so a rate over them never misses the first one.
+  const outcomes = { delivered: attempts.labels("delivered"), retry: attempts.labels("retry"), failed: attempts.labels("failed"), gone: attempts.labels("gone") };
+
+  let backlog: { at: number; value: Promise<DeliveryBacklog | undefined> } | undefined;
+  const readBacklog = (): Promise<DeliveryBacklog | undefined> => {
+    if (backlog === undefined || performance.now() - backlog.at > backlogReuseMs) {
+      // A database that does not answer makes the two gauges NaN (unknown), not the scrape fail.
+      backlog = { at: performance.now(), value: storage.read((tx) => tx.deliveries.backlog()).catch(() => undefined) };
+    }
+    return backlog.value;
+  };
+  new Gauge({
+    name: "casekit_webhook_pending_deliveries",
+    help: "Webhook deliveries not finished yet (due now or waiting for a retry), in all organizations",
+    registers: [registry],
+    async collect() {
+      this.set((await readBacklog())?.pendingDeliveries ?? Number.NaN);
+    },
+  });
+  new Gauge({
+    name: "casekit_outbox_lag_seconds",
+    help: "Age of the oldest event the webhook dispatcher has not fanned out yet (0 when there is none)",
+    registers: [registry],
+    async collect() {
+      const value = await readBacklog();
+      const oldest = value?.oldestUndispatchedEventAt;
+      this.set(value === undefined ? Number.NaN : oldest ? Math.max(0, (clock.now().getTime() - Date.parse(oldest)) / 1000) : 0);
+    },
+  });
+  registerStorageGauges(kit, registry);
+  return {
+    registry,
+    requests,
+    webhookAttempt(outcome) {
+      outcomes[outcome].inc();
+    },
+  };
+}
+
+/** Only the figures the storage has (WAL, readers, pool): no gauge stuck at 0 elsewhere. */
+function registerStorageGauges({ storage }: CaseKit, registry: Registry): void {
+  const stats = storage.stats?.() ?? {};
+  if (stats.walBytes !== undefined) {
     new Gauge({
       name: "casekit_sqlite_wal_bytes",
       help: "Size of the SQLite write-ahead log file in bytes (checkpointed back to empty past CASEKIT_SQLITE_WAL_LIMIT)",
@@ -38,60 +110,63 @@ export function createMetricsRegistry(storage: Storage): Registry {
       },
     });
   }
-  return registry;
+  if (stats.readers !== undefined) {
+    new Gauge({
+      name: "casekit_sqlite_reader_connections",
+      help: "SQLite read-only connections: open, and busy (running or holding a queued read)",
+      labelNames: ["state"] as const,
+      registers: [registry],
+      collect() {
+        const readers = storage.stats?.().readers ?? { open: 0, busy: 0 };
+        this.set({ state: "open" }, readers.open);
+        this.set({ state: "busy" }, readers.busy);
+      },
+    });
+  }
+  if (stats.pool !== undefined) {
+    new Gauge({
+      name: "casekit_postgres_pool_connections",
+      help: "PostgreSQL pool connections: total open, and idle",
+      labelNames: ["state"] as const,
+      registers: [registry],
+      collect() {
+        const pool = storage.stats?.().pool ?? { total: 0, idle: 0, waiting: 0 };
+        this.set({ state: "total" }, pool.total);
+        this.set({ state: "idle" }, pool.idle);
+      },
+    });
+    new Gauge({
+      name: "casekit_postgres_pool_waiting_requests",
+      help: "Units of work waiting for a PostgreSQL pool connection",
+      registers: [registry],
+      collect() {
+        this.set(storage.stats?.().pool?.waiting ?? 0);
+      },
+    });
+  }
 }
 
-export interface MetricsRouteOptions {
+/** What the app's `metricsEndpoint` option takes. */
+export interface MetricsEndpoint {
   registry: Registry;
   /** The bearer token that opens the endpoint; without one, only local clients get it. */
   token: string | undefined;
-  /** For request ids and the access log's clock. */
-  kit: CaseKit;
-  logger?: ((line: AccessLogLine) => void) | undefined;
 }
 
 /** Adds `GET /metrics` to the app (a static route: it wins over the app's catch-all 404). */
-export function registerMetricsRoute(app: H3, options: MetricsRouteOptions): void {
-  const allowed = options.token === undefined ? fromThisMachine : bearerOf(options.token);
+export function registerMetricsRoute(app: H3, host: HostState, endpoint: MetricsEndpoint): void {
+  const allowed = endpoint.token === undefined ? fromThisMachine : bearerOf(endpoint.token);
   app.get(
     metricsPath,
-    defineHandler(async (event) => {
-      const started = performance.now();
-      const requestId = options.kit.deps.ids.next("req");
-      let response: Response;
-      let code: ErrorCode | undefined;
-      const refusal = allowed(event);
-      if (refusal !== undefined) {
-        code = refusal.code;
-        response = problemResponse(problemOf(refusal.code, refusal.detail));
-      } else {
-        try {
-          response = new Response(await options.registry.metrics(), { headers: { "content-type": options.registry.contentType } });
-        } catch (error) {
-          const { problem } = toProblem(error);
-          code = problem.code;
-          response = problemResponse(problem);
-        }
-      }
-      response.headers.set("x-request-id", requestId);
-      response.headers.set("cache-control", "no-store");
-      response.headers.set("x-content-type-options", "nosniff");
-      try {
-        options.logger?.({
-          msg: "request",
-          time: options.kit.clock.now().toISOString(),
-          requestId,
-          method: event.req.method,
-          path: event.url.pathname,
-          status: response.status,
-          durationMs: Math.round((performance.now() - started) * 100) / 100,
-          ...(code ? { code } : {}),
-        });
-      } catch {
-        // A failing logger never turns an answer into a failure.
-      }
-      return response;
-    }),
+    defineHostHandler(
+      host,
+      async (event) => {
+        const refusal = allowed(event);
+        if (refusal !== undefined) throw new CaseKitError(refusal.code, refusal.detail);
+        return new Response(await endpoint.registry.metrics(), { headers: { "content-type": endpoint.registry.contentType } });
+      },
+      { route: metricsPath },
+    ),
   );
 }
 

@@ -6,7 +6,7 @@ import { wellFormedTextPattern } from "../core/schema/well-formed.js";
 import { createExampleBuilder } from "./openapi-examples.js";
 import { pathIdSchema } from "./path-ids.js";
 import { httpStatusOf, problemSchema } from "./problem.js";
-import { apiBasePath } from "./route.js";
+import { apiBasePath, routeTemplate } from "./route.js";
 import type { ApiRoute, RouteDoc } from "./route.js";
 import { apiRoutes } from "./routes/index.js";
 
@@ -161,7 +161,7 @@ export function buildDocument(spec: DocumentSpec): OpenApiDocument {
 
   const paths: OpenApiDocument["paths"] = {};
   for (const route of spec.routes) {
-    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    const path = routeTemplate(route.path);
     (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route, schemas, spec);
   }
   addExamples(paths, schemas.components);

@@ -1,5 +1,5 @@
 import { CaseKitError, isCaseKitError } from "../core/index.js";
-import type { CaseKit, ErrorCode, LimitDecision, Principal } from "../core/index.js";
+import type { CaseKit, ErrorCode, LimitDecision, Principal, RateLimitRefusal } from "../core/index.js";
 import type { AnswerHeaders } from "./answer.js";
 
 /**
@@ -12,7 +12,10 @@ export async function meterKey(kit: CaseKit, principal: Principal, headers: Answ
   const decision = await kit.limits.consume(principal);
   if (decision === null) return;
   writeLimitHeaders(decision, headers);
-  if (!decision.allowed) throw refusal(decision, "The API key's rate limit is spent; retry after the time in Retry-After");
+  if (!decision.allowed) {
+    const reason = decision.window === "minute" ? "minute_rate" : "hourly_quota";
+    throw refusal(decision, "The API key's rate limit is spent; retry after the time in Retry-After", { reason, tier: principal.tier ?? null });
+  }
 }
 
 /**
@@ -34,9 +37,10 @@ function isCount(value: number): boolean {
   return Number.isSafeInteger(value) && value >= 0;
 }
 
-function refusal(decision: LimitDecision, detail: string): CaseKitError {
+function refusal(decision: LimitDecision, detail: string, refusedBy: RateLimitRefusal): CaseKitError {
   const error = new CaseKitError("rate_limited", detail);
   error.retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  error.refusedBy = refusedBy;
   return error;
 }
 
@@ -57,7 +61,7 @@ export async function countBadKeys<T>(kit: CaseKit, address: string | undefined,
   } catch (error) {
     if (address === undefined || !isCaseKitError(error) || !badKeyCodes.has(error.code)) throw error;
     const decision = await kit.limits.recordSourceFailure(address);
-    if (decision && !decision.allowed) throw refusal(decision, "Too many requests with bad API keys from this address; retry after the time in Retry-After");
+    if (decision && !decision.allowed) throw refusal(decision, "Too many requests with bad API keys from this address; retry after the time in Retry-After", { reason: "bad_keys", tier: null });
     throw error;
   }
 }

@@ -100,3 +100,8 @@ export function withStatus(status: number, value: unknown): StatusAnswer {
 export function defineApiRoute(route: ApiRoute): ApiRoute {
   return route;
 }
+
+/** A registered path as a metrics and log label: `/api/v1/cases/:id` is `/api/v1/cases/{id}`, as in the OpenAPI document. */
+export function routeTemplate(path: string): string {
+  return path.replace(/:(\w+)/g, "{$1}");
+}

@@ -180,6 +180,12 @@ export const settings = {
     meaning: "The bearer token `GET /metrics` asks for (README \"Operations\").",
     commands: ["serve"],
   },
+  CASEKIT_OTEL: {
+    value: trueFalse,
+    default: "false",
+    meaning: "An OpenTelemetry span per request, when `@opentelemetry/api` and your SDK are installed (README \"Operations\"); without the API, a warning and no tracing.",
+    commands: ["serve"],
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingName = keyof typeof settings;

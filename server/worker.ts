@@ -2,7 +2,7 @@ import pRetry from "p-retry";
 import { createNodeTransport } from "../adapters/outbound/node-transport.js";
 import type { CaseKit } from "../core/index.js";
 import { parseWebhookAllowlist } from "../core/index.js";
-import type { Dispatcher } from "../core/webhooks/dispatcher.js";
+import type { Dispatcher, DispatcherOptions } from "../core/webhooks/dispatcher.js";
 import { dispatcherDefaults } from "../core/webhooks/dispatcher.js";
 
 export interface WebhookWorkerOptions {
@@ -16,6 +16,8 @@ export interface WebhookWorkerOptions {
   /** A kept-alive socket unused this long is closed (the transport's default without it). */
   idleSocketMs?: number;
   onError?: (error: unknown) => void;
+  /** Told every attempt's outcome (the dispatcher's `onAttempt`): `casekit serve`'s metrics count them. */
+  onAttempt?: DispatcherOptions["onAttempt"];
 }
 
 /**
@@ -40,6 +42,7 @@ export function startWebhookWorker(kit: CaseKit, options: WebhookWorkerOptions =
     // Recording attempts survives a passing database error: 5 retries with backoff, about 3 s in all.
     retryRecord: (write) => pRetry(write, { retries: 5, minTimeout: 50, factor: 2, randomize: true }),
     ...(options.retentionDays ? { retentionDays: options.retentionDays } : {}),
+    ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
   });
   const loop = startDispatchLoop(dispatcher, { ...(options.idleMs ? { idleMs: options.idleMs } : {}), ...(options.onError ? { onError: options.onError } : {}) });
   return {

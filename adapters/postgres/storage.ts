@@ -2,7 +2,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { CaseKitError } from "../../core/errors.js";
-import type { Storage, UnitOfWork } from "../../core/ports/storage.js";
+import type { Storage, StorageStats, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
 import { postgresDialect, postgresExecutor } from "./dialect.js";
 import { translateError } from "./errors.js";
@@ -162,6 +162,10 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       await withConnection(async (client) => {
         await client.query("select 1");
       });
+    },
+
+    stats(): StorageStats {
+      return { pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } };
     },
 
     close(): Promise<void> {

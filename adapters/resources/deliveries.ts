@@ -22,6 +22,7 @@ import { pageLimit } from "../shared/case-filter.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
 import { toIsoTimestamp } from "../shared/values.js";
+import type { TimestampValue } from "../shared/values.js";
 import type { StoredEvent } from "./events.js";
 import { eventResource } from "./events.js";
 import { expandEvent } from "../../core/log/groups.js";
@@ -43,6 +44,9 @@ const claimSqlFor = oncePerDialect((dialect: Dialect) => {
       ` WHERE status = 'pending' AND next_attempt_at <= ${p(2)} AND (lease_until IS NULL OR lease_until <= ${p(3)})` +
       ` ORDER BY next_attempt_at, id LIMIT ${p(4)}${dialect.skipLocked}) RETURNING ${columns(deliveryResource)}`,
     purgeable: `SELECT id FROM webhook_deliveries WHERE completed_at < ${p(1)} AND status <> 'pending' ORDER BY completed_at LIMIT ${p(2)}${dialect.skipLocked}`,
+    // webhook_deliveries_status_next_attempt_at_idx and events_undispatched_idx answer these.
+    pendingCount: `SELECT count(*) AS pending FROM webhook_deliveries WHERE status = 'pending'`,
+    oldestUndispatched: `SELECT occurred_at FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT 1`,
     purgeAttempts: `DELETE FROM webhook_attempts WHERE ${dialect.anyOf("delivery_id", p(1))}`,
     purgeDeliveries: `DELETE FROM webhook_deliveries WHERE ${dialect.anyOf("id", p(1))}`,
   };
@@ -92,6 +96,15 @@ export function deliveryRepository(
       const at = toIsoTimestamp(now);
       const rows = await executor.all(sql.claimDue, [toIsoTimestamp(leaseUntil), at, at, count]);
       return rows.map((row) => recordOf<Delivery>(deliveryResource, row)).sort(byDueThenId);
+    },
+    async backlog() {
+      const [pending] = await executor.all(sql.pendingCount, []);
+      const [oldest] = await executor.all(sql.oldestUndispatched, []);
+      return {
+        // PostgreSQL's count is a bigint, handed back as text.
+        pendingDeliveries: Number(pending?.pending ?? 0),
+        oldestUndispatchedEventAt: oldest ? toIsoTimestamp(oldest.occurred_at as TimestampValue) : null,
+      };
     },
     async purgeCompletedBefore(before, limit) {
       writing();

@@ -64,6 +64,14 @@ export class ReaderPool {
     return ask(readers[0]!.statements);
   }
 
+  /** Readers open (none before the first read) and those running or holding a queued read unit. */
+  use(): { open: number; busy: number } {
+    const readers = this.readers ?? [];
+    let busy = 0;
+    for (const reader of readers) if (reader.load > 0) busy += 1;
+    return { open: readers.length, busy };
+  }
+
   /** Lets the units already queued finish, then closes every reader. */
   async close(): Promise<void> {
     const readers = this.readers ?? [];

@@ -178,10 +178,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     stats(): StorageStats {
       if (walFile === undefined) return {};
+      const use = readers ? { readers: readers.use() } : {};
       try {
-        return { walBytes: statSync(`${walFile}-wal`).size };
+        return { walBytes: statSync(`${walFile}-wal`).size, ...use };
       } catch {
-        return { walBytes: 0 }; // no WAL file between a checkpoint on close and the next write
+        return { walBytes: 0, ...use }; // no WAL file between a checkpoint on close and the next write
       }
     },
 

@@ -102,5 +102,6 @@ function next(previous: SignInThrottle | null, subject: string, now: Date, limit
 function refusal(detail: string, waitMs: number): CaseKitError {
   const error = new CaseKitError("rate_limited", detail);
   error.retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+  error.refusedBy = { reason: "sign_in", tier: null };
   return error;
 }

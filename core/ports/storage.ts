@@ -70,6 +70,10 @@ export interface Storage {
 export interface StorageStats {
   /** Size in bytes of the write-ahead log file (SQLite on a file in WAL mode). */
   walBytes?: number;
+  /** A connection pool's use (PostgreSQL): connections open, of which idle, and requests waiting for one. */
+  pool?: { total: number; idle: number; waiting: number };
+  /** Read-only connections (SQLite on a file): how many are open, and how many run or have queued a read unit. */
+  readers?: { open: number; busy: number };
 }
 
 export interface UnitOfWork {
@@ -371,4 +375,15 @@ export interface DeliveryRepository {
   attemptsOf(organizationId: string, deliveryIds: readonly string[]): Promise<DeliveryAttempt[]>;
   /** Deletes finished deliveries (and their attempts) completed before `before`; returns how many. */
   purgeCompletedBefore(before: string, limit: number): Promise<number>;
+  /**
+   * The dispatcher's queues, across every organization, for monitoring: deliveries still pending
+   * (due or waiting for a retry) and when the oldest event not yet fanned out occurred (null when
+   * every event is). Read from the queues' own indexes.
+   */
+  backlog(): Promise<DeliveryBacklog>;
+}
+
+export interface DeliveryBacklog {
+  pendingDeliveries: number;
+  oldestUndispatchedEventAt: string | null;
 }

@@ -13,6 +13,7 @@ import { matchesFilters } from "./filters.js";
 import type { GrantBlock, GrantHolders } from "./grant.js";
 import { deliveryPrincipal, isBlocked } from "./grant.js";
 import { nextStep } from "./schedule.js";
+import type { AttemptOutcome } from "./schedule.js";
 import { subscribedTo } from "./schema.js";
 import type { SendContext, SubscriptionContext, Unseal } from "./send-context.js";
 import { createContextReader, holdersOf } from "./send-context.js";
@@ -42,6 +43,13 @@ export interface DispatcherOptions {
    * about 3 s in all); without one the write is tried `recordAttempts` times back to back.
    */
   retryRecord?: RetryWrite;
+  /**
+   * Told the outcome of every attempt as it is made: `delivered` (a 2xx), `retry` (another attempt
+   * is scheduled), `failed` (no more attempts, or nothing could be sent: the subscription gone,
+   * its grant blocked) or `gone` (the receiver answered 410; the subscription is disabled). For
+   * the host's metrics; a throwing hook is ignored.
+   */
+  onAttempt?: (outcome: AttemptOutcome["kind"]) => void;
 }
 
 export const dispatcherDefaults = { batchSize: 100, concurrency: 64, concurrencyPerTarget: 16 } as const;
@@ -160,7 +168,13 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
           let context = contexts.get(delivery.id)!;
           const stale = clock.now().getTime() - context.readAt > contextFreshMs || (await accessVersionOf(delivery.organizationId)) !== context.accessVersion;
           if (stale) context = (await readContexts([delivery])).get(delivery.id)!;
-          results.add(await attempt(delivery, context));
+          const result = await attempt(delivery, context);
+          results.add(result);
+          try {
+            options.onAttempt?.(result.outcome.kind);
+          } catch {
+            // A failing metrics hook never stops a delivery.
+          }
         },
       );
     } catch (error) {

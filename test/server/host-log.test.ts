@@ -40,7 +40,8 @@ describe("the host log", () => {
     expect(first!.keyId).toMatch(/^key_/);
     expect(first!.organizationId).toBe(w.organizationId);
     expect(typeof first!.durationMs).toBe("number");
-    expect(Object.keys(first!).sort()).toEqual(["durationMs", "keyId", "level", "method", "msg", "organizationId", "path", "requestId", "status", "time"]);
+    expect(first!.route).toBe(`${apiBasePath}/cases`);
+    expect(Object.keys(first!).sort()).toEqual(["durationMs", "keyId", "level", "method", "msg", "organizationId", "path", "requestId", "route", "status", "time"]);
     expect(second).toMatchObject({ level: "info", status: 401, code: "invalid_key" });
     expect(text()).not.toContain(w.adminKey);
     expect(text()).not.toMatch(/ck_live|private-feed|Confidential|authorization|bearer/i);
@@ -56,7 +57,7 @@ describe("the host log", () => {
       await client.send("GET", `${apiBasePath}/health`, { headers: bearer(w.adminKey) });
       await client.send("GET", `${apiBasePath}/health`);
       // A Prometheus scrape (served by casekit serve's metrics route, not this app) counts as a probe.
-      for (const status of [200, 401]) log.access({ msg: "request", time: "2026-03-01T12:00:00.000Z", requestId: `req_${status}`, method: "GET", path: "/metrics", status, durationMs: 1 });
+      for (const status of [200, 401]) log.access({ msg: "request", time: "2026-03-01T12:00:00.000Z", requestId: `req_${status}`, method: "GET", route: "/metrics", path: "/metrics", status, durationMs: 1 });
       await log.flush();
       const logged = lines.map((line) => `${line.path as string} ${line.status as number}`);
       expect(logged).toEqual(
