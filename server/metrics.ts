@@ -44,9 +44,6 @@ export interface HostMetrics {
   webhookAttempt(outcome: AttemptOutcome["kind"]): void;
 }
 
-/** A scrape reads the backlog once for both of its gauges. */
-const backlogReuseMs = 1_000;
-
 export function createHostMetrics(kit: CaseKit): HostMetrics {
   const { storage, clock } = kit;
   const registry = new Registry();
@@ -60,15 +57,16 @@ export function createHostMetrics(kit: CaseKit): HostMetrics {
   });
   // Every outcome from the start, so a rate over them never misses the first one.
   const outcomes = { delivered: attempts.labels("delivered"), retry: attempts.labels("retry"), failed: attempts.labels("failed"), gone: attempts.labels("gone") };
+  for (const child of Object.values(outcomes)) child.inc(0);
 
-  let backlog: { at: number; value: Promise<DeliveryBacklog | undefined> } | undefined;
-  const readBacklog = (): Promise<DeliveryBacklog | undefined> => {
-    if (backlog === undefined || performance.now() - backlog.at > backlogReuseMs) {
+  // Both backlog gauges are collected at once in a scrape: they share the read in flight.
+  let backlog: Promise<DeliveryBacklog | undefined> | undefined;
+  const readBacklog = (): Promise<DeliveryBacklog | undefined> =>
+    (backlog ??= storage
+      .read((tx) => tx.deliveries.backlog())
       // A database that does not answer makes the two gauges NaN (unknown), not the scrape fail.
-      backlog = { at: performance.now(), value: storage.read((tx) => tx.deliveries.backlog()).catch(() => undefined) };
-    }
-    return backlog.value;
-  };
+      .catch(() => undefined)
+      .finally(() => (backlog = undefined)));
   new Gauge({
     name: "casekit_webhook_pending_deliveries",
     help: "Webhook deliveries not finished yet (due now or waiting for a retry), in all organizations",

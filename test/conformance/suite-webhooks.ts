@@ -368,6 +368,29 @@ export function describeWebhooks(ctx: SuiteContext): void {
       });
     });
 
+    describe("backlog (for monitoring)", () => {
+      it("counts pending deliveries of every organization and gives the oldest undispatched event's time", async () => {
+        expect(await ctx.storage().read((tx) => tx.deliveries.backlog())).toStrictEqual({ pendingDeliveries: 0, oldestUndispatchedEventAt: null });
+        const { org: other } = await ctx.seedOrganization();
+        const { events } = await withDeliveries(3, (i) => (i === 0 ? { status: "delivered", completedAt: ctx.fixtures().at() } : {}));
+        const otherWebhook = await insertWebhook({}, other.id);
+        const [otherEvent] = await insertEvents(other.id, 1);
+        await ctx.storage().transaction((tx) => tx.deliveries.insertMany([deliveryOf(ctx.fixtures(), otherWebhook, otherEvent!, { status: "failed", completedAt: ctx.fixtures().at() })]));
+        const [retrying] = await insertEvents(other.id, 1);
+        await ctx.storage().transaction((tx) => tx.deliveries.insertMany([deliveryOf(ctx.fixtures(), otherWebhook, retrying!, { attempts: 2 })]));
+        // Every event so far is undispatched: the oldest is the first one written.
+        const all = await ctx.storage().read((tx) => tx.deliveries.backlog());
+        expect(all.pendingDeliveries).toBe(3);
+        expect(all.oldestUndispatchedEventAt).toBe(events[0]!.occurredAt);
+        // Once fanned out, the oldest left is the next one; none left is null.
+        await ctx.storage().transaction((tx) => tx.deliveries.claimEvents(3, ctx.fixtures().at()));
+        const later = await ctx.storage().read((tx) => tx.deliveries.backlog());
+        expect(later.oldestUndispatchedEventAt).toBe(otherEvent!.occurredAt);
+        await ctx.storage().transaction((tx) => tx.deliveries.claimEvents(10, ctx.fixtures().at()));
+        expect(await ctx.storage().read((tx) => tx.deliveries.backlog())).toStrictEqual({ pendingDeliveries: 3, oldestUndispatchedEventAt: null });
+      });
+    });
+
     describe("retention (purgeCompletedBefore)", () => {
       it("deletes finished deliveries completed before the cut-off, with their attempts, at most `limit` at a time", async () => {
         const start = ctx.fixtures().at();
