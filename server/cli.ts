@@ -246,6 +246,7 @@ async function serve(values: Values): Promise<number> {
   let listener: Awaited<ReturnType<typeof listenHttp>>;
   let kit: CaseKit;
   let metrics: HostMetrics;
+  let traced = false;
   try {
     await storage.migrate();
     limitStore = await openRateLimitStore(config.database, config.rateLimits.store, config.schema);
@@ -260,6 +261,7 @@ async function serve(values: Values): Promise<number> {
     });
     metrics = createHostMetrics(kit);
     const tracer = config.otel ? await loadOpenTelemetryTracer() : undefined;
+    traced = tracer !== undefined;
     if (config.otel && !tracer) log.logger.warn("CASEKIT_OTEL is true but @opentelemetry/api is not installed: requests are not traced");
     const app = createCaseKitApp(kit, {
       bodyLimitBytes: config.bodyLimitBytes,
@@ -293,7 +295,7 @@ async function serve(values: Values): Promise<number> {
       databaseKind: databaseKind(config.database),
       database: redact(config.database),
       dispatcher: config.dispatcher,
-      tracing: config.otel ? "opentelemetry" : "off",
+      tracing: traced ? "opentelemetry" : "off",
     },
     `casekit ${version} listening on ${listener.url}api/v1`,
   );

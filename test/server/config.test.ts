@@ -49,3 +49,11 @@ describe("metrics token", () => {
     expect(() => loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_METRICS_TOKEN: "with a space in the middle" })).toThrow(/CASEKIT_METRICS_TOKEN/);
   });
 });
+
+describe("OpenTelemetry switch", () => {
+  it("is off by default, on with CASEKIT_OTEL=true, and refuses other values at start-up", () => {
+    expect(loadHostConfig({ database: ":memory:" }, secret).otel).toBe(false);
+    expect(loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_OTEL: "true" }).otel).toBe(true);
+    expect(() => loadHostConfig({ database: ":memory:" }, { ...secret, CASEKIT_OTEL: "1" })).toThrow(/CASEKIT_OTEL must be one of true, false/);
+  });
+});

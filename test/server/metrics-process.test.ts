@@ -50,6 +50,16 @@ describe("GET /metrics without a token: local clients only", () => {
     for (const name of ["process_cpu_user_seconds_total", "process_resident_memory_bytes", "nodejs_eventloop_lag_seconds", "nodejs_heap_size_used_bytes"]) {
       expect(sample(text, name), name).toBeGreaterThanOrEqual(0);
     }
+    // The request families by route template, the backlog read on scrape, SQLite's readers.
+    expect(sample(text, 'casekit_http_requests_total{method="POST",route="/api/v1/cases",status="200"}')).toBe(1);
+    expect(sample(text, 'casekit_http_request_duration_seconds_count{method="POST",route="/api/v1/cases",status="200"}')).toBe(1);
+    expect(text).toContain("# TYPE casekit_rate_limit_refusals_total counter");
+    for (const outcome of ["delivered", "retry", "failed", "gone"]) expect(sample(text, `casekit_webhook_attempts_total{outcome="${outcome}"}`)).toBe(0);
+    expect(sample(text, "casekit_webhook_pending_deliveries")).toBe(0);
+    expect(sample(text, "casekit_outbox_lag_seconds")).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'casekit_sqlite_reader_connections{state="open"}')).toBeGreaterThan(0);
+    expect(sample(text, 'casekit_sqlite_reader_connections{state="busy"}')).toBeGreaterThanOrEqual(0);
+    expect(text).not.toContain("casekit_postgres_pool");
     // A successful scrape is a probe: not logged (CASEKIT_LOG_PROBES logs it), unlike the create
     // before it, whose line shows the log has been written up to here.
     await vi.waitFor(() => expect(server.output()).toMatch(/"path":"\/api\/v1\/cases","status":200/), { timeout: 5_000 });

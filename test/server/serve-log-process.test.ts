@@ -84,4 +84,20 @@ describe("casekit serve's log", () => {
     expect(stack.split("\n").length).toBeGreaterThan(2);
     expect(lines.find((line) => line.msg === "request" && line.requestId === requestId)).toMatchObject({ level: "error", status: 500, route: "/api/v1/cases", code: "internal_error" });
   });
+
+  it("traces with CASEKIT_OTEL=true: @opentelemetry/api loads from the installed package, and without an SDK answers are unchanged", async () => {
+    const serve = await startServeProcess({ env: { CASEKIT_OTEL: "true" } });
+    try {
+      expect((await serve.request("/api/v1/cases")).status).toBe(200);
+    } finally {
+      await serve.stop();
+    }
+    const lines = serve
+      .output()
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({ tracing: "opentelemetry" });
+    expect(lines.filter((line) => line.level === "warn")).toEqual([]);
+  });
 });
