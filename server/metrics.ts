@@ -59,6 +59,8 @@ export function createHostMetrics(kit: CaseKit): HostMetrics {
   const outcomes = { delivered: attempts.labels("delivered"), retry: attempts.labels("retry"), failed: attempts.labels("failed"), gone: attempts.labels("gone") };
   for (const child of Object.values(outcomes)) child.inc(0);
 
+  // Before the backlog gauges: a scrape reads the pool before its own backlog read asks it for a connection.
+  registerStorageGauges(kit, registry);
   // Both backlog gauges are collected at once in a scrape: they share the read in flight.
   let backlog: Promise<DeliveryBacklog | undefined> | undefined;
   const readBacklog = (): Promise<DeliveryBacklog | undefined> =>
@@ -85,7 +87,6 @@ export function createHostMetrics(kit: CaseKit): HostMetrics {
       this.set(value === undefined ? Number.NaN : oldest ? Math.max(0, (clock.now().getTime() - Date.parse(oldest)) / 1000) : 0);
     },
   });
-  registerStorageGauges(kit, registry);
   return {
     registry,
     requests,
