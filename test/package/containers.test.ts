@@ -3,14 +3,18 @@
 // looked at; where hadolint is installed, it lints the Dockerfile. Everywhere, the rules that
 // matter are checked here: a non-root user, a healthcheck that works against a real `casekit
 // serve`, pinned base images, `npm ci`, no remote ADD, and compose and the unit naming only real
-// commands, flags, routes and settings. Needs `npm run build` (it runs bin/casekit.mjs).
+// commands, flags, routes and settings (the tables in server/commands.ts and server/settings.ts).
+// Needs `npm run build` (it runs bin/casekit.mjs).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { commandSpec } from "../../server/commands.js";
 import { loadHostConfig } from "../../server/config.js";
 import { createCaseKitApp } from "../../server/index.js";
+import type { CommandName } from "../../server/settings.js";
+import { settings, settingsOf } from "../../server/settings.js";
 import { freePort, startServeProcess } from "../helpers/serve-process.js";
 import { makeTestKit } from "../helpers/kit.js";
 
@@ -61,14 +65,39 @@ function settingsRead(): Set<string> {
   return asked;
 }
 
-/** The CLI's own usage text (bin/casekit.mjs, as the image runs it). */
-const usage = execFileSync(process.execPath, [join(root, "bin", "casekit.mjs"), "--help"], { encoding: "utf8" });
+/** A command's own help (bin/casekit.mjs, as the image runs it); it exits non-zero for a command that does not exist. */
+function helpOf(command: string): string {
+  return execFileSync(process.execPath, [join(root, "bin", "casekit.mjs"), command, "--help"], { encoding: "utf8" });
+}
 
-/** A casekit command line (compose `command`, the unit's ExecStart, the image's CMD) names a real command and flags. */
+/**
+ * A casekit command line (compose `command`, the unit's ExecStart, the image's CMD) names a real
+ * command and only its own flags: in the commands table (server/commands.ts) and in its --help.
+ */
 function expectRealCommand(args: readonly string[]): void {
   const [command, ...rest] = args;
-  expect(usage, `casekit ${command}`).toMatch(new RegExp(`casekit ${command}\\b`));
-  for (const flag of rest.filter((arg) => arg.startsWith("--"))) expect(usage, flag).toContain(flag);
+  const spec = commandSpec(command!);
+  expect(spec, `casekit ${command}`).toBeDefined();
+  const help = helpOf(command!);
+  for (const arg of rest.filter((a) => a.startsWith("--"))) {
+    const flag = arg.slice(2).split("=")[0]!;
+    expect(spec!.flags.map((f) => f.name), `casekit ${command} ${arg}`).toContain(flag);
+    expect(help, arg).toContain(`--${flag}`);
+  }
+}
+
+/**
+ * Every CASEKIT_ variable a file sets for `command`: a row of the settings table (server/settings.ts)
+ * that command uses, and one loadHostConfig really reads.
+ */
+function expectSettingsOf(command: string, names: Iterable<string>): void {
+  const read = settingsRead();
+  const used: readonly string[] = settingsOf(command as CommandName);
+  for (const name of names) {
+    expect(Object.keys(settings), name).toContain(name);
+    expect(used, `${name} for casekit ${command}`).toContain(name);
+    expect(read, name).toContain(name);
+  }
 }
 
 describe("Dockerfile", () => {
@@ -100,9 +129,8 @@ describe("Dockerfile", () => {
     expect(cmd.slice(0, 1)).toEqual(["serve"]);
     expect(cmd.join(" ")).toContain("--host 0.0.0.0");
     expectRealCommand(cmd);
-    // Every setting it sets is one casekit reads.
-    const read = settingsRead();
-    for (const [, name] of env.matchAll(/(CASEKIT_[A-Z_]+)=/g)) expect(read, name).toContain(name);
+    // Every setting it sets is one `casekit serve` (its CMD) reads.
+    expectSettingsOf(cmd[0]!, Array.from(env.matchAll(/(CASEKIT_[A-Z_]+)=/g), ([, name]) => name!));
   });
 
   it("copies only what exists and what .dockerignore lets through, never a database or a secret", () => {
@@ -185,10 +213,9 @@ describe("compose.yaml", () => {
   });
 
   it("names only real commands, flags and settings", () => {
-    for (const service of [api!, worker!]) expectRealCommand(service.command!);
-    const read = settingsRead();
     for (const service of [api!, worker!]) {
-      for (const name of Object.keys(service.environment ?? {})) expect(read, name).toContain(name);
+      expectRealCommand(service.command!);
+      expectSettingsOf(service.command![0]!, Object.keys(service.environment ?? {}));
     }
   });
 
@@ -234,11 +261,10 @@ describe("examples/systemd/casekit.service", () => {
     expectRealCommand(args);
     const environment = unit.get("Service.Environment") ?? [];
     expect(environment).toContain("CASEKIT_DATABASE=/var/lib/casekit/casekit.db");
-    const read = settingsRead();
-    for (const setting of environment) {
-      const name = setting.split("=")[0]!;
-      if (name.startsWith("CASEKIT_")) expect(read, name).toContain(name);
-    }
+    expectSettingsOf(
+      args[0]!,
+      environment.map((setting) => setting.split("=")[0]!).filter((name) => name.startsWith("CASEKIT_")),
+    );
     const drain = loadHostConfig({ database: "postgres://casekit@localhost/casekit" }, { CASEKIT_KEY_HASH_SECRET: "x".repeat(40) }).shutdownTimeoutMs / 1000;
     expect(Number(one("Service.TimeoutStopSec"))).toBeGreaterThan(drain);
   });
