@@ -13,24 +13,22 @@ import { pageLimit } from "../shared/case-filter.js";
 
 export const commentResource = defineResource({
   table: "comments",
-  noun: "A comment",
+  noun: "A comment", // conflicts read "A comment with this id already exists"
   columns: {
-    id: id(),
+    id: id(), // primary key; byte order on both databases
     organizationId: text({ references: { table: "organizations", column: "id" } }),
     parentType: enumOf(commentParentKinds),
     parentId: text(),
     body: text(),
     createdAt: timestamp(),
     updatedAt: timestamp(),
-    /** The author. */
-    createdBy: text({ nullable: true }),
+    createdBy: text({ nullable: true }), // the author
     editedAt: timestamp({ nullable: true }),
     deletedAt: timestamp({ nullable: true }),
     deletedBy: text({ nullable: true }),
   },
-  softDelete: "deletedAt",
-  // Parent, author and creation are set once, at insert.
-  fixed: ["parentType", "parentId", "createdAt", "createdBy"],
+  softDelete: "deletedAt", // no read returns a row where it is set, no update touches one
+  fixed: ["parentType", "parentId", "createdAt", "createdBy"], // set once, at insert; never written by update
   // A thread is one range of this index in id order: no sort, and a deep page costs a seek.
   indexes: [{ name: "comments_organization_id_parent_idx", columns: ["organizationId", "parentType", "parentId", "id"] }],
   filters: {
