@@ -67,7 +67,7 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Rec
     cwd: options.cwd ?? root,
     env: { ...process.env, ...options.env },
     encoding: "utf8",
-    timeout: 120_000,
+    timeout: 240_000,
   });
   return { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "", all: `${result.stdout ?? ""}${result.stderr ?? ""}` };
 }
@@ -200,9 +200,13 @@ describe("README snippets", () => {
         if (inConsumer && !consumerDir) throw new Error(`README line ${snippet.line}: in:consumer, but no install snippet ran before it`);
         const file = inConsumer ? join(consumerDir!, `readme-line-${snippet.line}.ts`) : scriptFile(snippet, ".ts", "");
         writeFileSync(file, moduleCode(snippet));
+        // A snippet is a piece of a longer-lived program (storage stays open, as in a server): it
+        // passes when its top level completes without a throw, and the process is ended then.
+        const runner = `${file.replace(/\.ts$/, "")}.run.mjs`;
+        writeFileSync(runner, `await import(${JSON.stringify(pathToFileURL(file).href)});\nprocess.exit(0);\n`);
         const cwd = mkdtempSync(join(tmpdir(), "casekit-readme-module-"));
         try {
-          const result = run(process.execPath, ["--import", tsx, file], { cwd, env: { CASEKIT_KEY_HASH_SECRET: keyHashSecret } });
+          const result = run(process.execPath, ["--import", tsx, runner], { cwd, env: { CASEKIT_KEY_HASH_SECRET: keyHashSecret } });
           expect(result.status, result.all).toBe(0);
         } finally {
           rmSync(cwd, { recursive: true, force: true });
