@@ -55,13 +55,15 @@ export function readmeSnippets(markdown: string): Snippet[] {
   const snippets: Snippet[] = [];
   const problems: string[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(`{3,})(\S*)\s*$/.exec(lines[i]!);
+    // Fences may be indented (a block inside a list item); the block's lines lose that indent.
+    const open = /^( *)(`{3,})(\S*)\s*$/.exec(lines[i]!);
     if (!open) continue;
-    const fence = open[1]!;
-    const language = open[2]!;
+    const indent = open[1]!;
+    const fence = open[2]!;
+    const language = open[3]!;
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && lines[i] !== fence; i++) body.push(lines[i]!);
+    for (i++; i < lines.length && lines[i]!.trim() !== fence; i++) body.push(lines[i]!.startsWith(indent) ? lines[i]!.slice(indent.length) : lines[i]!.trimStart());
     if (i >= lines.length) throw new Error(`README line ${start + 1}: the code block is never closed`);
     if (language === "" || language === "text") continue;
     const family = languages[language];

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isExcerptOf, readmeSnippetsOf } from "../helpers/readme-snippets.js";
 import type { Snippet } from "../helpers/readme-snippets.js";
 import { freePort } from "../helpers/serve-process.js";
+import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import pg from "pg";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const snippets = readmeSnippetsOf(join(root, "README.md"));
@@ -20,6 +22,9 @@ const snippets = readmeSnippetsOf(join(root, "README.md"));
 const runDir = join(root, ".readme-run");
 /** The address the README's snippets name; replaced by the test server's. */
 const readmeOrigin = "http://127.0.0.1:3000";
+/** The SQLite file and PostgreSQL URL the README's operations snippets name. */
+const readmeSqliteFile = "data/casekit.db";
+const readmePostgresUrl = "postgres://casekit@db.internal/casekit";
 const keyHashSecret = "readme-snippets-key-hash-secret-0123456789";
 /** tsx by its file, so a snippet run from an empty folder still finds it. */
 const tsx = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
@@ -112,6 +117,39 @@ function againstServer(code: string): string {
   return code.replaceAll(readmeOrigin, server.origin);
 }
 
+/**
+ * A shell snippet with the README's example places made real: the server's origin (above), the
+ * CLI as this checkout runs it, `data/casekit.db` as a freshly initialised SQLite deployment of
+ * its own (the server's file is in use), and the example PostgreSQL URL as the test server, in a
+ * schema of its own (CASEKIT_SCHEMA) dropped afterwards.
+ */
+async function shellScript(code: string): Promise<{ script: string; env: Record<string, string>; cleanup: () => Promise<void> }> {
+  let script = againstServer(code).replaceAll("npx casekit", `node ${join(root, "bin", "casekit.mjs")}`);
+  const env: Record<string, string> = { CASEKIT_KEY: server!.key };
+  const cleanups: (() => Promise<void>)[] = [];
+  if (script.includes(readmeSqliteFile)) {
+    const dir = mkdtempSync(join(tmpdir(), "casekit-readme-sqlite-"));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const database = join(dir, "casekit.db");
+    const init = run(process.execPath, [join(root, "bin", "casekit.mjs"), "init", "--org", "README SOC", "--email", "readme@example.com", "--database", database, "--json"]);
+    expect(init.status, init.all).toBe(0);
+    script = script.replaceAll(readmeSqliteFile, database);
+  }
+  if (script.includes(readmePostgresUrl)) {
+    expect(await postgresShouldRun("README snippets"), "PostgreSQL is unreachable").toBe(true);
+    const schema = freshSchemaName("readme");
+    env.CASEKIT_SCHEMA = schema;
+    cleanups.push(async () => {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    });
+    script = script.replaceAll(readmePostgresUrl, postgresUrl);
+  }
+  return { script, env, cleanup: async () => void (await Promise.all(cleanups.map((c) => c()))) };
+}
+
 /** A JSON answer that is a problem (RFC 9457) means the snippet failed though curl exited 0. */
 function expectNoProblem(stdout: string) {
   let body: unknown;
@@ -180,9 +218,14 @@ describe("README snippets", () => {
         return;
       }
       case "shell": {
-        const result = run("bash", ["-euo", "pipefail", "-c", againstServer(snippet.code)], { env: { CASEKIT_KEY: server!.key } });
-        expect(result.status, result.all).toBe(0);
-        expectNoProblem(result.stdout);
+        const { script, env, cleanup } = await shellScript(snippet.code);
+        try {
+          const result = run("bash", ["-euo", "pipefail", "-c", script], { env });
+          expect(result.status, result.all).toBe(0);
+          expectNoProblem(result.stdout);
+        } finally {
+          await cleanup();
+        }
         return;
       }
       case "client": {
