@@ -13,6 +13,7 @@ import { databaseSetting, isPostgresUrl, loadHostConfig, schemaSetting } from ".
 import { openRateLimitStore, openStorage } from "./open-storage.js";
 import { createHostLog } from "./host-log.js";
 import type { HostLog } from "./host-log.js";
+import { invokedAs } from "./invoked-as.js";
 import { listenHttp } from "./listen.js";
 import { createHostMetrics } from "./metrics.js";
 import type { HostMetrics } from "./metrics.js";
@@ -201,7 +202,7 @@ function nextSteps(config: HostConfig, values: Values, apiKey: string): string[]
   return [
     "Next:",
     "  1. Start the server (it runs until Ctrl-C; casekit serve --help for its settings):",
-    `       npx casekit serve${serveFlags}`,
+    `       ${invokedAs()} serve${serveFlags}`,
     "  2. In another terminal, keep the key and call the API with it:",
     `       export CASEKIT_KEY=${shellQuote(apiKey)}`,
     `       curl -s ${api}/health -H "Authorization: Bearer $CASEKIT_KEY"`,

@@ -5,7 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/serve-process.js";
@@ -73,16 +73,17 @@ describe("a first run as init prints it", () => {
 
   it("names the commands to run next with this run's database and port", () => {
     const key = /^API key {6}(\S+)$/m.exec(printed)![1]!;
-    expect(printed).toContain(`npx casekit serve --database ${database}`);
+    // Run from this checkout's bin (not from node_modules), init names it as typed from here.
+    expect(printed).toContain(`node ${relative(process.cwd(), bin)} serve --database ${database}`);
     expect(printed).toContain(`export CASEKIT_KEY=${key}`);
     expect(printed).toContain(`curl -s http://127.0.0.1:${port}/api/v1/health -H "Authorization: Bearer $CASEKIT_KEY"`);
     expect(printed).toContain(`http://127.0.0.1:${port}/api/v1/docs`);
   });
 
   it("the printed serve, export and curl work as printed, and the docs address answers", async () => {
-    const serveLine = /^ +(npx casekit serve.*)$/m.exec(printed)![1]!;
-    // `npx casekit` is this package's bin: run it directly (exec: SIGTERM reaches it), with the port init was told about.
-    server = spawn("sh", ["-c", `exec ${serveLine.replace(/^npx casekit/, `"${process.execPath}" "${bin}"`)}`], { env: { ...process.env, CASEKIT_PORT: String(port) }, stdio: "ignore" });
+    const serveLine = /^ +(node \S+ serve.*)$/m.exec(printed)![1]!;
+    // Exactly as printed (exec: SIGTERM reaches it), with the port init was told about.
+    server = spawn("sh", ["-c", `exec ${serveLine}`], { env: { ...process.env, CASEKIT_PORT: String(port) }, stdio: "ignore" });
     const deadline = Date.now() + 20_000;
     for (;;) {
       try {
