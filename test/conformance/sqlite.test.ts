@@ -17,6 +17,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Storage, UnitOfWork } from "../../core/index.js";
 import { isCaseKitError } from "../../core/index.js";
 import { createSqliteStorage, resolveMigrationsFolder } from "../../adapters/sqlite/index.js";
+import { defaultReaderCount } from "../../adapters/sqlite/readers.js";
 import * as schema from "../../adapters/sqlite/schema.js";
 import { listQuery, resourceSql } from "../../adapters/declare/sql.js";
 import { sqliteDialect } from "../../adapters/sqlite/dialect.js";
@@ -124,13 +125,16 @@ describe("sqlite adapter", () => {
       expect(db.open).toBe(true); // a borrowed connection stays open
     });
 
-    it("stats() reports the WAL file's size on a file, and no WAL in memory", async () => {
+    it("stats() reports the WAL file's size and the reader connections on a file, and neither in memory", async () => {
       const path = freshFile();
       const storage = open(path);
       await storage.migrate();
       const f = createFixtures();
       await storage.transaction((tx) => tx.organizations.insert(f.organization()));
-      expect(storage.stats?.()).toEqual({ walBytes: statSync(`${path}-wal`).size });
+      // No read has run yet: no reader connection is open (the pool opens all of them at the first read).
+      expect(storage.stats?.()).toEqual({ walBytes: statSync(`${path}-wal`).size, readers: { open: 0, busy: 0 } });
+      await storage.read((tx) => tx.organizations.findById(f.organization().id));
+      expect(storage.stats?.().readers).toEqual({ open: defaultReaderCount, busy: 0 });
       expect(storage.stats?.().walBytes).toBeGreaterThan(0);
       const memory = open(":memory:");
       await memory.migrate();
