@@ -10,8 +10,8 @@ export interface GroupLimits {
 
 /**
  * 64 units or 10 ms: past a few dozen units the commit's cost per unit is already a few
- * microseconds, while every unit of a group waits for the group's last one; 10 ms is also the
- * slice a long unit keeps the event loop (yielding-unit.ts). So a queue that never empties still
+ * microseconds, while every unit of a group waits for the group's last one (a long unit gives the
+ * event loop its turns meanwhile: yielding-unit.ts). So a queue that never empties still
  * commits at least every 10 ms plus one unit. (A task run alone, a checkpoint, needs no cap: a
  * group ends at the first one queued, so it waits only for the units queued before it.)
  */
@@ -158,6 +158,10 @@ export class GroupCommit {
       }
     }
 
+    // A long group (a bulk) ends with its largest statements (its log rows); its COMMIT, which
+    // writes what they left in the page cache, is one more stretch: the event loop gets a turn
+    // between the two, so that a request arriving meanwhile waits for one of them, not both.
+    if (lost === undefined && performance.now() - started >= limits.maxMs) await turn();
     if (lost === undefined) {
       try {
         statements.get(sql.commit).run();

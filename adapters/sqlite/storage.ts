@@ -83,7 +83,7 @@ export const defaultWalLimitBytes = 64 * 1024 * 1024;
  * `readers: 0`, reads take their turn on the writer between two groups, after the units queued
  * before them have committed.
  *
- * A unit that has kept the main thread for 10 ms lets the event loop take a turn before its next
+ * A unit that has kept the main thread for 2 ms lets the event loop take a turn before its next
  * storage call (yielding-unit.ts), so a long unit of work delays other requests by milliseconds,
  * not by its whole length. Never call `storage.transaction` or `storage.read` from inside a unit
  * of work: it would wait for the unit it runs in.

@@ -1,7 +1,15 @@
 import type { UnitOfWork } from "../../core/ports/storage.js";
 
-/** The longest stretch, in milliseconds, a unit of work keeps the main thread before others get a turn. */
-export const defaultSliceMs = 10;
+/**
+ * The longest stretch, in milliseconds, a unit of work keeps the main thread before others get a
+ * turn. Short because of how connections come in: libuv (1.45 on, Node 20) accepts ONE new
+ * connection per event-loop turn, so while a long unit runs, the server takes in one connection
+ * per slice. At 10 ms that is 100 connections a second, and clients that connect more often
+ * (a GET every 5 ms, each on a new connection) queue up for the unit's whole length, then wait
+ * for the queue (measured: p99 0.8–1.5 s behind a 1 s bulk). At 2 ms it is 500 a second, and a
+ * turn costs a few microseconds.
+ */
+export const defaultSliceMs = 2;
 
 /**
  * better-sqlite3 runs statements synchronously, and awaiting them resolves as a microtask: a long
@@ -13,11 +21,11 @@ export const defaultSliceMs = 10;
  * transaction and its place in the queue while it waits: only work that needs none of them runs
  * in between. A single statement still runs to its end; bulk pages keep statements short.
  */
-export function yieldingUnit(unit: UnitOfWork, sliceMs = defaultSliceMs): UnitOfWork {
-  let since = performance.now();
+export function yieldingUnit(unit: UnitOfWork, sliceMs = defaultSliceMs, now: () => number = () => performance.now()): UnitOfWork {
+  let since = now();
   const turn = (): Promise<void> =>
     new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      since = performance.now();
+      since = now();
     });
 
   const wrap = (repository: Record<string, unknown>): Record<string, unknown> => {
@@ -29,7 +37,7 @@ export function yieldingUnit(unit: UnitOfWork, sliceMs = defaultSliceMs): UnitOf
       }
       const method = member as (...args: unknown[]) => Promise<unknown>;
       wrapped[name] = (...args: unknown[]) =>
-        performance.now() - since < sliceMs ? method.apply(repository, args) : turn().then(() => method.apply(repository, args));
+        now() - since < sliceMs ? method.apply(repository, args) : turn().then(() => method.apply(repository, args));
     }
     return wrapped;
   };

@@ -35,14 +35,16 @@
  * selectAll matching more, is bulk_too_large (400, the maximum in the problem), refused before
  * anything changes.
  *
- * Cost: ids are loaded 500 per query; selectAll walks the filtered list in keyset pages of
- * 1 000 inside the transaction, all of it before the first change (so at most bulkMaxRows
- * records are held in memory), then processes it in pages of 1 000; each page is saved with one
+ * Cost: ids are loaded 250 per query; selectAll walks the filtered list in keyset pages of
+ * 250 inside the transaction, all of it before the first change (so at most bulkMaxRows
+ * records are held in memory), then processes it in pages of 250; each page is saved with one
  * `save` call, and its records' audit and event items are built then (bulkItemsOf), so the work
  * per record is spread between the storage calls; the three log rows are written at the end (the
- * event by column: core/log/compact-items.ts). The per-record path is pure JavaScript. On SQLite
- * a long unit yields the event loop between statements (adapters/sqlite/yielding-unit.ts), so a
- * large bulk does not stall other requests for its length.
+ * event by column: core/log/compact-items.ts; the storage writes each row's JSON a piece at a
+ * time). The per-record path is pure JavaScript. Pages are small so that no single statement or
+ * page of JavaScript keeps the event loop long: on SQLite a long unit yields the event loop
+ * every 2 ms between statements (adapters/sqlite/yielding-unit.ts), and a server takes in one new
+ * connection per turn, so a page's stretch bounds how fast requests are let in during a bulk.
  */
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
@@ -61,9 +63,9 @@ import type { BulkSelection } from "./schema.js";
 import type { BulkCandidate, BulkPlan, BulkResult, BulkSkipped } from "./types.js";
 
 /** Ids per `load` call. */
-const loadChunk = 500;
+const loadChunk = 250;
 /** Records per selectAll page. */
-const selectPage = 1000;
+const selectPage = 250;
 
 export async function runBulk<T extends { id: string; tlp: number }, V extends string, F>(
   deps: CaseKitDeps,

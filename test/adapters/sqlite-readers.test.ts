@@ -1,6 +1,8 @@
 // Reads never wait behind a unit of work on SQLite: on a WAL file they run on reader connections,
 // each unit on one committed snapshot; a long unit lets the event loop take turns.
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, get } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -177,7 +179,49 @@ describe("a long unit of work lets the event loop take turns", () => {
     });
     expect(events).toEqual(["timer", "unit"]);
   });
+
+  it("connections opened all at once during a long unit are each accepted and answered before it ends", async () => {
+    // libuv accepts one new connection per event-loop turn: the server takes them in only as
+    // fast as the unit gives turns (yielding-unit.ts), so this fails with 10 ms slices.
+    const { storage, org } = await storageWithOrganization({ path: freshFile() });
+    const server = createServer((_request, response) => {
+      void storage.read((tx) => tx.organizations.findById(org.id)).then((found) => response.end(found?.id ?? ""));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const order: string[] = [];
+      const holding = signal();
+      const unit = storage
+        .transaction(async (tx) => {
+          holding.fire();
+          const end = performance.now() + 600;
+          while (performance.now() < end) await tx.organizations.findById(org.id);
+        })
+        .then(() => order.push("unit"));
+      await holding.promise;
+      const connections = 30;
+      const answers = Array.from({ length: connections }, () => getOnNewConnection(port).then((body) => order.push(body === org.id ? "answer" : `wrong: ${body}`)));
+      await Promise.all([unit, ...answers]);
+      expect(order).toEqual([...Array.from({ length: connections }, () => "answer"), "unit"]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
+
+/** The body of a GET sent on a connection of its own. */
+function getOnNewConnection(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = get({ host: "127.0.0.1", port, agent: false }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => resolve(body));
+    });
+    request.on("error", reject);
+  });
+}
 
 describe("requests that only read do not wait for the writer", () => {
   it("authenticating a key due for its lastUsedAt touch, and the health check, answer while a unit holds the writer", async () => {
