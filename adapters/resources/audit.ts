@@ -14,6 +14,7 @@ import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { groupedPage } from "../shared/grouped-pages.js";
+import { groupItemsColumn } from "../shared/json-in-slices.js";
 
 export const auditResource = defineResource({
   table: "audit_log",
@@ -48,9 +49,13 @@ export const _auditRecordMatches: Same<RecordOf<typeof auditResource>, StoredAud
 
 const stored = (entry: AuditEntry & { items?: readonly AuditItem[] }): StoredAuditEntry => ({ ...entry, items: entry.items ? [...entry.items] : null });
 
+/** A group entry's items are written as JSON in slices (a bulk's 100 000 records), not in one stretch. */
+const storedInSlices = async (entry: AuditEntry & { items?: readonly AuditItem[] }): Promise<StoredAuditEntry> =>
+  entry.items ? { ...entry, items: await groupItemsColumn(entry.items as AuditItem[], entry.items.length) } : stored(entry);
+
 export function auditRepository(audit: DeclaredRepository<StoredAuditEntry, FilterValues<typeof auditResource>>): AuditRepository {
   return {
-    append: (entry) => audit.insert(stored(entry)),
+    append: async (entry) => audit.insert(await storedInSlices(entry)),
     async appendMany(entries) {
       // insertMany skips an entry whose id is taken; the port promises all or none, so a short
       // count refuses the page, and the unit it fails rolls back the rows already written.

@@ -7,7 +7,7 @@
 import type { DomainEvent, EventItem } from "../../core/events/types.js";
 import { expandEvent, splitItemId } from "../../core/log/groups.js";
 import type { StoredEventItems } from "../../core/log/compact-items.js";
-import { compactEventItems } from "../../core/log/compact-items.js";
+import { compactEventItems, compactEventItemsInSteps } from "../../core/log/compact-items.js";
 import type { Dialect } from "../declare/dialect.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { EventRepository } from "../../core/ports/storage.js";
@@ -17,6 +17,7 @@ import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { groupedPage } from "../shared/grouped-pages.js";
+import { breather, groupItemsColumn } from "../shared/json-in-slices.js";
 
 export const eventResource = defineResource({
   table: "events",
@@ -56,8 +57,15 @@ export function eventRepository(events: DeclaredRepository<StoredEvent, FilterVa
     ...event,
     items: event.items ? compactEventItems(event.items, dialect.jsonKeyOrder) : null,
   });
+  /** A group event's items compacted and written as JSON in slices (a bulk's 100 000 records), not in one stretch. */
+  const storedInSlices = async (event: DomainEvent & { items?: readonly EventItem[] }): Promise<StoredEvent> => {
+    if (!event.items) return stored(event);
+    const breathe = breather();
+    const items = await compactEventItemsInSteps(event.items, dialect.jsonKeyOrder, breathe);
+    return { ...event, items: await groupItemsColumn(items, event.items.length) };
+  };
   return {
-    append: (event) => events.insert(stored(event)),
+    append: async (event) => events.insert(await storedInSlices(event)),
     async appendMany(batch) {
       // A clash leaves rows unwritten: refusing fails the unit, which then writes none of them.
       if ((await events.insertMany(batch.map(stored))) < batch.length) throw new CaseKitError("conflict", `${eventResource.spec.noun} with this id already exists`);

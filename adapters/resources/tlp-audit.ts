@@ -20,6 +20,7 @@ import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { groupedPage, mergeNewestFirst } from "../shared/grouped-pages.js";
+import { groupItemsColumn } from "../shared/json-in-slices.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { checkReading, checkWriting } from "../shared/unit-state.js";
@@ -150,7 +151,8 @@ export function tlpAuditRepository(
       if (held && (entry.seq !== held.head.seq + 1 || entry.prevHash !== held.head.hash)) {
         throw new CaseKitError("conflict", "The TLP audit entry does not follow the organization's last entry");
       }
-      await entries.insert(toRow(entry));
+      // A group entry's items are written as JSON in slices (a bulk's 100 000 records), not in one stretch.
+      await entries.insert(entry.items ? { ...toRow(entry), items: await groupItemsColumn([...entry.items], entry.items.length) } : toRow(entry));
       move(held, entry);
     },
     async appendMany(run) {
