@@ -17,7 +17,7 @@ import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { Resource } from "../declare/resource.js";
-import { recordOf } from "../declare/rows.js";
+import { decodeValue, recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
@@ -33,12 +33,17 @@ import { deliveryResource } from "./webhook-deliveries.js";
 
 const columns = (resource: Resource): string => resource.fields.map((f) => f.name).join(", ");
 
+/** An event's columns but a group's items, which a claim reads only for a group it expands (they can run to megabytes). */
+const claimedEventColumns = eventResource.fields.filter((f) => f.key !== "items").map((f) => f.name).join(", ");
+const eventItemsColumn = eventResource.byKey.get("items")!.column;
+
 /** Built once per dialect. Every mark is its own parameter, so `?` and `$n` bind the same list. */
 const claimSqlFor = oncePerDialect((dialect: Dialect) => {
   const p = dialect.param;
   return {
     // events_undispatched_idx holds exactly the rows this walks, in id order.
-    claimEvents: `UPDATE events SET dispatched_at = ${p(1)} WHERE id IN (SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${p(2)}${dialect.skipLocked}) RETURNING ${columns(eventResource)}`,
+    claimEvents: `UPDATE events SET dispatched_at = ${p(1)} WHERE id IN (SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${p(2)}${dialect.skipLocked}) RETURNING ${claimedEventColumns}, CASE WHEN items IS NULL THEN 0 ELSE 1 END AS grouped`,
+    groupItems: `SELECT items FROM events WHERE id = ${p(1)}`,
     claimDue:
       `UPDATE webhook_deliveries SET lease_until = ${p(1)} WHERE id IN (SELECT id FROM webhook_deliveries` +
       ` WHERE status = 'pending' AND next_attempt_at <= ${p(2)} AND (lease_until IS NULL OR lease_until <= ${p(3)})` +
@@ -83,8 +88,16 @@ export function deliveryRepository(
       const rows = await executor.all(sql.claimEvents, [toIsoTimestamp(now), count]);
       // RETURNING promises no order: oldest first, as the port says; a group event is one event per record.
       const events: DomainEvent[] = [];
-      for (const event of rows.map((row) => recordOf<StoredEvent>(eventResource, row)).sort(byId)) {
-        if (event.items !== null && expandGroup !== undefined && !(await expandGroup(event.organizationId, event.name))) continue;
+      const claimed = rows.map((row) => ({ event: recordOf<StoredEvent>(eventResource, row), grouped: Number(row.grouped) === 1 })).sort((a, b) => byId(a.event, b.event));
+      for (const { event, grouped } of claimed) {
+        if (!grouped) {
+          events.push(...expandEvent(event));
+          continue;
+        }
+        if (expandGroup !== undefined && !(await expandGroup(event.organizationId, event.name))) continue;
+        // Read (and decoded) only now that the group is expanded: a claim passes over the others' items untouched.
+        const [found] = await executor.all(sql.groupItems, [event.id]);
+        event.items = decodeValue(eventItemsColumn, found?.items) as StoredEvent["items"];
         events.push(...expandEvent(event));
       }
       return events;

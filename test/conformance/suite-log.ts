@@ -156,4 +156,26 @@ export function describeLogs(ctx: SuiteContext): void {
       expect(grouped.map((event) => JSON.stringify(event.payload))).toEqual(single.map((event) => JSON.stringify(event!.payload)));
     });
   });
+
+  describe("large group entries (a bulk over thousands of records: their JSON is written a piece at a time)", () => {
+    it("a group audit entry and a group event of 2 500 records read back one entry per record, intact; a claim expands the event the same", async () => {
+      const { org } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const count = 2500;
+      const audit = f.auditEntry(org.id, { action: "task.updated", resourceType: "task", resourceId: "bulk_0005", bulkRequestId: "bulk_0005" });
+      const auditItems = Array.from({ length: count }, (_, i) => ({ resourceId: `task_${i}`, changes: { assigneeId: { from: i % 3 === 0 ? null : `user_${i}`, to: "user_x" }, title: { from: `Täsk ${i}`, to: "Ünïcødé 🚨" } } }));
+      const event = f.event(org.id, { name: "task.updated", resourceId: "bulk_0005", payload: {}, tlp: null, bulkRequestId: "bulk_0005" });
+      const eventItems = Array.from({ length: count }, (_, i) => ({ resourceId: `task_${i}`, tlp: i % 4, payload: { id: `task_${i}`, title: "Ünïcødé 🚨", number: i, assigneeId: "user_x", tags: [{ name: `t${i % 5}` }], closedAt: null } }));
+      await ctx.storage().transaction(async (tx) => {
+        await tx.audit.append({ ...audit, items: auditItems });
+        await tx.events.append({ ...event, items: eventItems });
+      });
+      const auditRead = await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: 100 }));
+      expect(auditRead).toStrictEqual(auditItems.slice(-100).reverse().map((item, k) => ({ ...audit, id: `${audit.id}.${count - 1 - k}`, resourceId: item.resourceId, changes: item.changes })));
+      const expanded: DomainEvent[] = eventItems.map((item, i) => ({ ...event, id: `${event.id}.${i}`, resourceId: item.resourceId, tlp: item.tlp, payload: item.payload }));
+      expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, event.id))).toStrictEqual(expanded);
+      const claimed = await ctx.storage().transaction((tx) => tx.deliveries.claimEvents(10, f.at(), async () => true));
+      expect(claimed).toStrictEqual(expanded);
+    });
+  });
 }
