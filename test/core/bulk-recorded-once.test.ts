@@ -104,6 +104,18 @@ describe("bulk operations and list views recorded once", () => {
     expect(await kit.tlp.verify(admin)).toMatchObject({ ok: true });
   });
 
+  it("a selectAll over 1 200 AMBER+STRICT tasks (its log rows' JSON written in slices) verifies and reads one entry per record", async () => {
+    const made = await tasks(1200, () => 3);
+    const result = await kit.tasks.bulkUpdate(admin, { options: { selectAll: true, filters: { caseId: [made[0]!.caseId] } }, fields: { mandatory: true } });
+    expect(result).toMatchObject({ matched: 1200, updated: 1200, skipped: [] });
+    const chain = await kit.storage.read((tx) => tx.tlpAudit.chain(organizationId, 0, 5000));
+    const group = chain.find((e) => e.items !== undefined)!;
+    expect(group.items!.map((item) => item.resourceId).sort()).toEqual(made.map((t) => t.id).sort());
+    expect(await kit.tlp.verify(admin)).toMatchObject({ ok: true });
+    const edits = (await walkTlpLog(admin, 500, { action: "edit" })).filter((e) => e.id.startsWith(`${group.id}.`));
+    expect(edits.map((e) => e.resourceId).sort()).toEqual(made.map((t) => t.id).sort());
+  });
+
   it("the group's hash covers its id list: a changed, removed or reordered item breaks verification", async () => {
     const made = await tasks(3, () => 3);
     await kit.tasks.bulkUpdate(admin, { ids: made.map((t) => t.id), fields: { mandatory: true } });
