@@ -72,7 +72,8 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Rec
     cwd: options.cwd ?? root,
     env: { ...process.env, ...options.env },
     encoding: "utf8",
-    timeout: 240_000,
+    // The install snippet builds better-sqlite3 from source: about a minute on an idle 2-core machine.
+    timeout: 540_000,
   });
   return { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "", all: `${result.stdout ?? ""}${result.stderr ?? ""}` };
 }
@@ -280,5 +281,5 @@ describe("README snippets", () => {
         return;
       }
     }
-  }, 300_000);
+  }, 600_000);
 });
