@@ -1,4 +1,5 @@
 import { H3 } from "h3";
+import type { H3Event } from "h3";
 import { CaseKitError } from "../core/index.js";
 import type { CaseKit } from "../core/index.js";
 import { buildAccountOpenApiDocument, registerAccountRoutes } from "./account.js";
@@ -14,11 +15,11 @@ import type { OpenApiDocument } from "./openapi.js";
 import { chargeBulkRows } from "./rate-limit.js";
 import { methodNotAllowed, methodsByPath, paramsOf, queryOf } from "./request.js";
 import { apiBasePath, routeTemplate } from "./route.js";
+import type { ApiRoute, RouteInput } from "./route.js";
 import { registerMetricsRoute } from "./metrics.js";
 import type { MetricsEndpoint } from "./metrics.js";
 import type { RequestMetrics } from "./http-metrics.js";
 import type { RequestTracer } from "./tracing.js";
-import type { ApiRoute } from "./route.js";
 import { apiRoutes } from "./routes/index.js";
 
 export interface CaseKitAppOptions {
@@ -207,34 +208,27 @@ export function mountCaseKit(parent: H3, prefix: string, kit: CaseKit, options: 
 function apiHandler(host: HostState, route: ApiRoute, template: string) {
   return defineHostHandler(host, async (event, exchange) => {
     // A public route (the OpenAPI document) needs no key: credentials sent along are not even read.
-    if (route.public) {
-      const body = route.body ? await readJsonBody(event.req, host.bodyLimitBytes) : undefined;
-      return route.handle({
-        kit: host.kit,
-        params: paramsOf(event),
-        query: queryOf(event),
-        body,
-        url: event.url,
-        basePath: host.basePathOf(event),
-        openapi: host.openapi,
-      });
-    }
+    if (route.public) return route.handle(await routeInput(host, route, event));
+    // Authenticated before the body is read: a request without a valid key costs no body.
     const principal = await host.authenticate(event, exchange);
     exchange.principal = principal;
-    const body = route.body ? await readJsonBody(event.req, host.bodyLimitBytes) : undefined;
-    const value = await route.handle({
-      kit: host.kit,
-      principal,
-      params: paramsOf(event),
-      query: queryOf(event),
-      body,
-      url: event.url,
-      basePath: host.basePathOf(event),
-      openapi: host.openapi,
-    });
+    const value = await route.handle({ ...(await routeInput(host, route, event)), principal });
     await chargeBulkRows(host.kit, principal, value, exchange.headers);
     return value;
   }, { route: template });
+}
+
+/** What a route's handler is given besides the principal; reads (and size-limits) the body. */
+async function routeInput(host: HostState, route: ApiRoute, event: H3Event): Promise<Omit<RouteInput, "principal">> {
+  return {
+    kit: host.kit,
+    params: paramsOf(event),
+    query: queryOf(event),
+    body: route.body ? await readJsonBody(event.req, host.bodyLimitBytes) : undefined,
+    url: event.url,
+    basePath: host.basePathOf(event),
+    openapi: host.openapi,
+  };
 }
 
 /** A known path with a method it does not serve: 405 with `Allow`, after authentication. */

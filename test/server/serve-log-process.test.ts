@@ -4,6 +4,16 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { startServeProcess } from "../helpers/serve-process.js";
+import type { ServeProcess } from "../helpers/serve-process.js";
+
+/** The process's output as the JSON log lines it must consist of (a line that is not JSON throws). */
+function logLines(serve: ServeProcess): Record<string, unknown>[] {
+  return serve
+    .output()
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
 
 describe("casekit serve's log", () => {
   it("is JSON lines through pino, flushed on SIGTERM, without probes or secrets", async () => {
@@ -24,11 +34,7 @@ describe("casekit serve's log", () => {
       await serve.stop();
     }
 
-    const lines = serve
-      .output()
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = logLines(serve);
     for (const line of lines) {
       expect(["trace", "debug", "info", "warn", "error", "fatal"]).toContain(line.level);
       expect(typeof line.time).toBe("string");
@@ -72,11 +78,7 @@ describe("casekit serve's log", () => {
     } finally {
       await serve.stop();
     }
-    const lines = serve
-      .output()
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = logLines(serve);
     const error = lines.find((line) => line.msg === "unexpected error");
     expect(error).toMatchObject({ level: "error", requestId, error: { message: "no such table: cases" } });
     const { stack } = error!.error as { stack: string };
@@ -92,11 +94,7 @@ describe("casekit serve's log", () => {
     } finally {
       await serve.stop();
     }
-    const lines = serve
-      .output()
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = logLines(serve);
     expect(lines[0]).toMatchObject({ tracing: "opentelemetry" });
     expect(lines.filter((line) => line.level === "warn")).toEqual([]);
   });
