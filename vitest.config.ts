@@ -40,6 +40,7 @@ const integration = [
   "test/examples/postgres-cluster.test.ts",
   "test/package/**/*.test.ts",
   "test/server/docs-browser.test.ts",
+  "test/server/account-browser.test.ts",
   "test/server/*process*.test.ts",
   "test/server/serve-*.test.ts",
   "test/server/fuzz.test.ts",

@@ -53,6 +53,8 @@ export type { PrincipalClaims } from "./access/resolve-principal.js";
 
 export { apiKeyCreateSchema, apiKeyCreatedSchema, apiKeyListQuerySchema, apiKeyListSchema, apiKeySchema } from "./keys/schema.js";
 export type { KeyService, KeyStatusAction } from "./keys/service.js";
+export { keyGrantOptionsSchema } from "./keys/grant-options.js";
+export type { KeyGrantOptions } from "./keys/grant-options.js";
 export { userCreateSchema, userCreatedSchema, userListQuerySchema, userListSchema, userSchema, userUpdateSchema } from "./users/schema.js";
 export type { UserService } from "./users/service.js";
 export { teamCreateSchema, teamListQuerySchema, teamListSchema, teamSchema, teamUpdateSchema } from "./teams/schema.js";

@@ -7,6 +7,7 @@ import {
   apiKeyListSchema,
   apiKeySchema,
   CaseKitError,
+  keyGrantOptionsSchema,
   accountSlowDownAfter,
   isCaseKitError,
   signInFailureLimit,
@@ -76,13 +77,13 @@ interface AccountInputBase {
 export type AccountRoute = RouteDoc &
   (
     | { session: "none"; handle(input: AccountInputBase): unknown }
-    | { session: "read" | "write"; handle(input: AccountInputBase & { principal: SessionPrincipal }): unknown }
+    | { session: "read" | "write"; handle(input: AccountInputBase & { principal: SessionPrincipal; sessionToken: string }): unknown }
   );
 
 export const signedInSchema = z
   .object({
     user: userSchema,
-    csrfToken: z.string().meta({ description: `Send back in \`${csrfHeaderName}\` on every request that changes state. Shown once.` }),
+    csrfToken: z.string().meta({ description: `Send back in \`${csrfHeaderName}\` on every request that changes state. \`GET /account/session\` answers it again.` }),
     expiresAt: z.string().meta({ format: "date-time", description: "The session ends then, whatever happens" }),
   })
   .meta({ id: "AccountSignedIn" });
@@ -139,6 +140,17 @@ export const accountRoutes: readonly AccountRoute[] = [
   },
   {
     method: "GET",
+    path: "/session",
+    operationId: "getMySession",
+    tag: "Account",
+    summary: "The current session: user, CSRF token and end",
+    description: "For a page that starts with the session cookie alone (a reload, a second tab): the same answer as sign-in. Only same-origin script can read it.",
+    session: "read",
+    response: signedInSchema,
+    handle: ({ kit, sessionToken }) => kit.account.session(sessionToken),
+  },
+  {
+    method: "GET",
     path: "/me",
     operationId: "getMe",
     tag: "Account",
@@ -174,6 +186,17 @@ export const accountRoutes: readonly AccountRoute[] = [
     response: apiKeyCreatedSchema,
     errors: [403],
     handle: ({ kit, principal, body }) => kit.keys.create(principal, body),
+  },
+  {
+    method: "GET",
+    path: "/api-key-options",
+    operationId: "getMyApiKeyOptions",
+    tag: "Account",
+    summary: "What I may give a new API key",
+    description: "The scopes I hold, the highest clearance, the tiers and the expiry rules the organization's policy and my own rights allow: creating a key with anything else is refused.",
+    session: "read",
+    response: keyGrantOptionsSchema,
+    handle: ({ kit, principal }) => kit.keys.grantOptions(principal),
   },
   {
     method: "GET",
@@ -321,7 +344,7 @@ function accountHandler(host: HostState, route: AccountRoute, template: string) 
       exchange.principal = principal;
       exchange.sessionId = principal.sessionId;
       if (route.body) input.body = await readJsonBody(event.req, host.bodyLimitBytes);
-      return route.handle({ ...input, principal });
+      return route.handle({ ...input, principal, sessionToken: token });
     },
     { route: template, challenge },
   );

@@ -3,6 +3,7 @@ import type { H3Event } from "h3";
 import { CaseKitError } from "../core/index.js";
 import type { CaseKit } from "../core/index.js";
 import { buildAccountOpenApiDocument, registerAccountRoutes } from "./account.js";
+import { registerAccountPage } from "./account-page.js";
 import { createBasePathResolver } from "./base-path.js";
 import { defaultBodyLimitBytes, readJsonBody } from "./body.js";
 import { registerDocsPage } from "./docs.js";
@@ -147,8 +148,11 @@ function buildApp(kit: CaseKit, options: CaseKitAppOptions, mount: MountOptions)
   app.all(`${apiBasePath}/**`, unknownApiRoute);
 
   // The account area signs people in with casekit passwords to manage casekit keys: no use when
-  // the host's identity replaces keys.
-  if (!options.identify || options.acceptApiKeys) registerAccountRoutes(app, host);
+  // the host's identity replaces keys. Its page (account-page.ts) goes with it.
+  if (!options.identify || options.acceptApiKeys) {
+    registerAccountRoutes(app, host);
+    registerAccountPage(app, host);
+  }
 
   // Orchestrator probes: no key, no detail, nothing about the data.
   const probes = {

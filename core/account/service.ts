@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Principal, RequestOrigin } from "../access/principal.js";
 import { resolvePrincipal } from "../access/resolve-principal.js";
@@ -20,6 +20,14 @@ export const sessionLifetimeMs = 8 * 60 * 60 * 1000;
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
 const newToken = () => randomBytes(32).toString("base64url");
+
+/**
+ * A session's CSRF token is derived from its token, so a page loaded later (a reload, a second
+ * tab) can be given it again by `session` without the server keeping anything but hashes. It is
+ * no easier to guess than the token, and reading it takes the HttpOnly cookie, which only
+ * same-origin requests carry (SameSite=Strict) and only same-origin script can read answers of.
+ */
+const csrfTokenOf = (token: string) => createHmac("sha256", token).update("casekit csrf token").digest("base64url");
 
 export interface SignedIn {
   user: User;
@@ -78,7 +86,7 @@ export function createAccountService(deps: CaseKitDeps) {
       }
 
       const token = newToken();
-      const csrfToken = newToken();
+      const csrfToken = csrfTokenOf(token);
       const session: Session = {
         id: ids.next("ses"),
         organizationId: user.organizationId,
@@ -126,6 +134,22 @@ export function createAccountService(deps: CaseKitDeps) {
       }
       const principal = resolvePrincipal(found.owner, { authenticatedBy: "session", ...(options.origin ? { origin: options.origin } : {}) });
       return { ...principal, sessionId: found.session.id };
+    },
+
+    /**
+     * The session behind a token, for a page that starts with the cookie alone: the user, the CSRF
+     * token again (see csrfTokenOf) and the end. Sessions older than the derived CSRF token (whose
+     * token was random) cannot be resumed: invalid_session, sign in again.
+     */
+    async session(token: string): Promise<Omit<SignedIn, "token">> {
+      if (typeof token !== "string" || token === "") throw new CaseKitError("invalid_session");
+      const found = await storage.read((tx) => tx.sessions.findByTokenHash(sha256(token)));
+      if (!found || Date.parse(found.session.expiresAt) <= clock.now().getTime()) throw new CaseKitError("invalid_session");
+      const csrfToken = csrfTokenOf(token);
+      if (!timingSafeEqual(Buffer.from(sha256(csrfToken)), Buffer.from(found.session.csrfHash))) throw new CaseKitError("invalid_session");
+      // The owner's status is checked as on every session request (owner_inactive otherwise).
+      resolvePrincipal(found.owner, { authenticatedBy: "session" });
+      return { user: toPublicUser(found.owner), csrfToken, expiresAt: found.session.expiresAt };
     },
 
     async signOut(principal: Principal & { sessionId: string }): Promise<void> {

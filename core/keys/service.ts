@@ -1,6 +1,6 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
-import { requireHolds, tierAtMost } from "../access/grants.js";
+import { requireHolds } from "../access/grants.js";
 import { withinClearance } from "../access/clearance.js";
 import { recordChange } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
@@ -8,9 +8,11 @@ import { CaseKitError, invalidField } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
+import { defaultTierFor, keyGrantOptions } from "./grant-options.js";
+import type { KeyGrantOptions } from "./grant-options.js";
 import { apiKeyCreateSchema, apiKeyListQuerySchema } from "./schema.js";
 import { displayStart, generateKeySecret, hashKeySecret } from "./secret.js";
-import type { ApiKey, KeyStatus, KeyTier, StoredApiKey } from "./types.js";
+import type { ApiKey, KeyStatus, StoredApiKey } from "./types.js";
 
 const dayMs = 86_400_000;
 
@@ -22,11 +24,6 @@ const statusActions = {
 } as const satisfies Record<string, { from: readonly KeyStatus[]; to: KeyStatus }>;
 
 export type KeyStatusAction = keyof typeof statusActions;
-
-/** A new key's tier when none is given: `standard`, or the creator's own tier when that is lower. */
-function defaultTierFor(principal: Principal): KeyTier {
-  return principal.tier !== null && tierAtMost(principal.tier, "standard") ? principal.tier : "standard";
-}
 
 /**
  * Suspending, resuming, revoking or deleting a key changes what it grants, so a key manager may do
@@ -121,6 +118,14 @@ export function createKeyService(deps: CaseKitDeps) {
         await recordChange(deps, tx, principal, { name: "key.created", resourceType: "key", before: null, after: key, tlp: null, now });
         return { ...key, key: secret };
       });
+    },
+
+    /** What the caller may give a new key (see grant-options.ts): what a create form offers. */
+    async grantOptions(principal: Principal): Promise<KeyGrantOptions> {
+      ownerScope(principal);
+      const organization = await storage.read((tx) => tx.organizations.findById(principal.organizationId));
+      if (!organization) throw new CaseKitError("not_found", "No such organization");
+      return keyGrantOptions(principal, organization.policy);
     },
 
     async list(principal: Principal, query: unknown): Promise<{ data: ApiKey[]; nextCursor: string | null }> {
