@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { allScopes, keyTiers } from "../../core/index.js";
-import type { CaseKitError, ErrorCode, KeyTier, OrganizationPolicy, Principal, UserRole } from "../../core/index.js";
+import type { CaseKitError, ErrorCode, OrganizationPolicy, Principal, UserRole } from "../../core/index.js";
 import { addKey, addUser, makeTestKit } from "../helpers/kit.js";
 import type { TestKit } from "../helpers/kit.js";
 
