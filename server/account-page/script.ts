@@ -496,6 +496,7 @@ export const accountScript = String.raw`"use strict";
     var id = shownKeyId;
     shownKeyId = null;
     forgetSecret();
+    byId("notice").textContent = "";
     focusKey(id);
   });
 
