@@ -4,7 +4,8 @@
  * page once and uses it on the API, finds it gone after a reload, revokes the key and sees the API
  * refuse it; the form offers only what the person holds and the server refuses a forged request
  * sent through the page's own call; throttled sign-ins say when to retry; sessions end on
- * sign-out and on a password change; the page works mounted under an h3 prefix and on a phone.
+ * sign-out and on a password change; a required expiry is asked for within the policy's lifetime;
+ * the page works mounted under an h3 prefix and an Express one, and on a phone.
  * With CASEKIT_SCREENSHOTS=<folder> it also saves the README's screenshots there.
  * Without Chromium the test skips locally with a message; in CI (CI=true) it never skips.
  */
@@ -12,13 +13,14 @@ import { existsSync, mkdirSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import express from "express";
 import { H3, toNodeHandler } from "h3";
 import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataScopes } from "../../core/access/scopes.js";
 import type { User } from "../../core/index.js";
-import { mountCaseKit } from "../../server/index.js";
+import { createCaseKitApp, mountCaseKit } from "../../server/index.js";
 import { makeWorld } from "./world.js";
 import type { World } from "./world.js";
 
@@ -49,6 +51,7 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
   let w: World;
   let root: string;
   let underH3: string;
+  let underExpress: string;
   const servers: { origin: string; close(): Promise<void> }[] = [];
   let people = 0;
 
@@ -58,9 +61,14 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     const parent = new H3().get("/", () => "parent home");
     mountCaseKit(parent, "/security", w.kit);
     const h3Parent = await serve(toNodeHandler(parent));
-    servers.push(direct, h3Parent);
+    // Express strips its mount path before casekit sees the request; the page must not care.
+    const expressApp = express();
+    expressApp.use("/soc/casekit", toNodeHandler(createCaseKitApp(w.kit)));
+    const expressParent = await serve(expressApp);
+    servers.push(direct, h3Parent, expressParent);
     root = direct.origin;
     underH3 = `${h3Parent.origin}/security`;
+    underExpress = `${expressParent.origin}/soc/casekit`;
     browser = await chromium.launch({ executablePath, args: launchArgs });
   }, 60_000);
   afterAll(async () => {
@@ -328,22 +336,61 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     await context.close();
   }, 90_000);
 
-  it("works mounted under an h3 prefix: the page, its assets, its calls and the session cookie all stay under the prefix", async () => {
-    const { context, page, problems, requested } = await watchedPage();
+  for (const [where, base] of [
+    ["mounted under an h3 prefix (mountCaseKit)", () => underH3],
+    ["mounted under an Express prefix that strips the path", () => underExpress],
+  ] as const) {
+    it(`works ${where}: the page, its assets, its calls and the session cookie all stay under the prefix`, async () => {
+      const { context, page, problems, requested } = await watchedPage();
+      const prefix = new URL(base()).pathname;
+      const user = await analyst();
+      await signIn(page, base(), user);
+      await signedIn(page);
+      const [cookie] = await context.cookies();
+      expect(cookie).toMatchObject({ name: "casekit_session", path: `${prefix}/account` });
+      const secret = await createKey(page, "Mounted", ["cases:read"]);
+      expect(await health(base(), secret)).toBe(200);
+      await page.getByRole("button", { name: "Done, I have stored it" }).click();
+      await act(page, "Mounted", "Revoke");
+      await expect.poll(() => card(page, "Mounted").getAttribute("data-status")).toBe("revoked");
+      expect(await health(base(), secret)).toBe(401);
+      for (const url of requested) expect(new URL(url).pathname, url).toMatch(new RegExp(`^${prefix}/account/`));
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 90_000);
+  }
+
+  it("asks for an expiry date when the organization's policy requires one, within its longest lifetime", async () => {
+    const { context, page, problems } = await watchedPage();
     const user = await analyst();
-    await signIn(page, underH3, user);
-    await signedIn(page);
-    const [cookie] = await context.cookies();
-    expect(cookie).toMatchObject({ name: "casekit_session", path: "/security/account" });
-    const secret = await createKey(page, "Mounted", ["cases:read"]);
-    expect(await health(underH3, secret)).toBe(200);
-    await page.getByRole("button", { name: "Done, I have stored it" }).click();
-    await act(page, "Mounted", "Revoke");
-    await expect.poll(() => card(page, "Mounted").getAttribute("data-status")).toBe("revoked");
-    expect(await health(underH3, secret)).toBe(401);
-    for (const url of requested) expect(new URL(url).pathname, url).toMatch(/^\/security\/account\//);
-    expect(problems).toEqual([]);
-    await context.close();
+    await w.kit.organizations.updatePolicy(w.admin, { maxKeyLifetimeDays: 30 });
+    try {
+      await signIn(page, root, user);
+      await signedIn(page);
+      const expiry = page.getByLabel("Expires on");
+      expect(await expiry.getAttribute("required")).toBe("");
+      expect(await page.locator("#expiry-hint").textContent()).toContain("at most 30 days");
+      // Without a date the page says so and sends nothing.
+      await page.getByLabel("Name", { exact: true }).fill("Expiring");
+      await page.getByLabel("cases:read", { exact: true }).check();
+      await page.getByRole("button", { name: "Create key" }).click();
+      expect(await page.locator("#create-problem").textContent()).toContain("choose an expiry date");
+      expect(await activeId(page)).toBe("key-expiry");
+      // The server's clock is the test's (2026-03-01): a day within 30 of it; past 30 the server refuses.
+      await expiry.fill("2026-04-15");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await expect.poll(() => page.locator("#create-problem .problem-detail").textContent()).toBe("The organization allows keys to live at most 30 days");
+      await expiry.fill("2026-03-20");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await expect.poll(() => page.locator("#secret-panel").isVisible(), { timeout: 10_000 }).toBe(true);
+      const [key] = (await w.kit.keys.list(w.admin, { userId: user.id })).data;
+      expect(key!.expiresAt).toBe(new Date("2026-03-20T00:00:00").toISOString());
+      expect(await card(page, "Expiring").textContent()).toContain(`Expires${key!.expiresAt!.slice(0, 16).replace("T", " ")} UTC`);
+      expect(problems).toEqual([]);
+    } finally {
+      await w.kit.organizations.updatePolicy(w.admin, { maxKeyLifetimeDays: null });
+      await context.close();
+    }
   }, 90_000);
 
   for (const [label, viewport] of [
