@@ -361,7 +361,11 @@ export const accountScript = String.raw`"use strict";
   }
 
   byId("more-keys").addEventListener("click", function () {
-    loadKeys(true);
+    var shown = keys.length;
+    loadKeys(true).then(function () {
+      // On to the first key just loaded (the button may have gone).
+      if (keys[shown]) focusKey(keys[shown].id);
+    });
   });
 
   function focusKey(id) {

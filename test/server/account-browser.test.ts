@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataScopes } from "../../core/access/scopes.js";
 import type { User } from "../../core/index.js";
 import { createCaseKitApp, mountCaseKit } from "../../server/index.js";
+import { addKey } from "../helpers/kit.js";
 import { makeWorld } from "./world.js";
 import type { World } from "./world.js";
 
@@ -359,6 +360,22 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
       await context.close();
     }, 90_000);
   }
+
+  it("lists 50 keys at a time: Show more loads the next ones and moves to the first of them", async () => {
+    const { context, page, problems } = await watchedPage();
+    const user = await analyst();
+    for (let n = 1; n <= 53; n++) await addKey(w.kit, user, { name: `Key ${n}`, scopes: ["cases:read"], tlpClearance: 2 });
+    await signIn(page, root, user);
+    await signedIn(page);
+    expect(await page.locator("li.key").count()).toBe(50);
+    await page.getByRole("button", { name: "Show more keys" }).click();
+    await expect.poll(() => page.locator("li.key").count()).toBe(53);
+    expect(await page.getByRole("button", { name: "Show more keys" }).isVisible()).toBe(false);
+    // Newest first: the next after the first 50 is Key 3.
+    expect(await page.evaluate<string | null>("document.activeElement?.textContent")).toBe("Key 3");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 90_000);
 
   it("asks for an expiry date when the organization's policy requires one, within its longest lifetime", async () => {
     const { context, page, problems } = await watchedPage();
