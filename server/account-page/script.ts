@@ -387,14 +387,20 @@ export const accountScript = String.raw`"use strict";
     byId("confirm-cancel").focus();
   }
 
-  byId("confirm-cancel").addEventListener("click", function () {
-    byId("confirm").close();
-  });
-
-  byId("confirm").addEventListener("close", function () {
-    // Cancelled (button or Escape): back to the button that asked.
-    if (pending && pending.opener && document.body.contains(pending.opener)) pending.opener.focus();
+  // Cancelled, by the button or by Escape: back to the button that asked. Done here and not on the
+  // dialog's close event, which comes later and could meet the next confirmation already open.
+  function cancelPending() {
+    var job = pending;
     pending = null;
+    byId("confirm").close();
+    if (job && job.opener && document.body.contains(job.opener)) job.opener.focus();
+  }
+
+  byId("confirm-cancel").addEventListener("click", cancelPending);
+
+  byId("confirm").addEventListener("cancel", function (event) {
+    event.preventDefault();
+    cancelPending();
   });
 
   byId("confirm-ok").addEventListener("click", function () {

@@ -35,6 +35,9 @@ const launchArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-qu
 
 const password = "correct horse battery staple";
 
+/** Polls until the page shows the outcome: a request and a re-render, unhurried on a busy machine. */
+const settled = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 10_000 });
+
 async function serve(listener: http.RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
   const server = http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -101,6 +104,8 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     return { context, page, problems, requested };
   }
 
+  const activeId = (page: Page) => page.evaluate<string | undefined>("document.activeElement?.id");
+
   async function signIn(page: Page, base: string, user: User, secret = password) {
     await page.goto(`${base}/account/`);
     await page.getByLabel("Email").fill(user.email);
@@ -109,11 +114,10 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
   }
 
   async function signedIn(page: Page) {
-    await expect.poll(() => page.locator("#keys-view").isVisible(), { timeout: 10_000 }).toBe(true);
-    await expect.poll(() => activeId(page)).toBe("keys-title");
+    await settled(() => page.locator("#keys-view").isVisible()).toBe(true);
+    await settled(() => activeId(page)).toBe("keys-title");
   }
 
-  const activeId = (page: Page) => page.evaluate<string | undefined>("document.activeElement?.id");
   const card = (page: Page, name: string) => page.locator("li.key", { has: page.locator("h3", { hasText: new RegExp(`^${name}$`) }) });
 
   /** Fills and sends the create form; answers the secret the page shows. */
@@ -122,8 +126,8 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     await page.getByLabel("Description").fill(description);
     for (const scope of scopes) await page.getByLabel(scope, { exact: true }).check();
     await page.getByRole("button", { name: "Create key" }).click();
-    await expect.poll(() => page.locator("#secret-panel").isVisible(), { timeout: 10_000 }).toBe(true);
-    expect(await activeId(page)).toBe("secret-title");
+    await settled(() => page.locator("#secret-panel").isVisible()).toBe(true);
+    await settled(() => activeId(page)).toBe("secret-title");
     expect(await page.locator("#secret-panel").textContent()).toContain("you will not see this again");
     return page.getByLabel(`Secret of ${name}`).inputValue();
   }
@@ -132,7 +136,7 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
   async function act(page: Page, name: string, verb: string) {
     await card(page, name).getByRole("button", { name: `${verb} ${name}` }).click();
     const dialog = page.getByRole("dialog");
-    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await settled(() => dialog.isVisible()).toBe(true);
     expect(await dialog.locator("h2").textContent()).toBe(`${verb} the key ${name}?`);
     await dialog.getByRole("button", { name: `${verb} key` }).click();
   }
@@ -150,19 +154,19 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("require-trusted-types-for 'script'");
     expect(csp).not.toContain("unsafe");
-    await expect.poll(() => page.locator("#sign-in-view").isVisible()).toBe(true);
-    expect(await activeId(page)).toBe("email");
+    await settled(() => page.locator("#sign-in-view").isVisible()).toBe(true);
+    await settled(() => activeId(page)).toBe("email");
 
     // A wrong password: the problem's title and detail, focus back on the password.
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
     const refusal = page.locator("#sign-in-problem");
-    await expect.poll(() => refusal.isVisible()).toBe(true);
+    await settled(() => refusal.isVisible()).toBe(true);
     expect(await refusal.getAttribute("role")).toBe("alert");
     expect(await refusal.locator(".problem-title").textContent()).toBe("The email or the password is wrong");
     expect(await refusal.locator(".problem-detail").count()).toBe(0);
-    expect(await activeId(page)).toBe("password");
+    await settled(() => activeId(page)).toBe("password");
 
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -175,11 +179,11 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     const secret = await createKey(page, "SIEM ingestion", ["cases:read", "alerts:write"]);
     expect(secret).toMatch(/^ck_/);
     await page.getByRole("button", { name: "Copy" }).click();
-    await expect.poll(() => page.locator("#copy-status").textContent()).toBe("Copied to the clipboard.");
+    await settled(() => page.locator("#copy-status").textContent()).toBe("Copied to the clipboard.");
     expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(secret);
     // The list shows the key by its start, never its secret.
     const row = card(page, "SIEM ingestion");
-    await expect.poll(() => row.count()).toBe(1);
+    await settled(() => row.count()).toBe(1);
     const rowText = (await row.textContent())!;
     for (const shown of ["standard", "cases:read", "alerts:write", "TLP:AMBER", "active", "Never"]) expect(rowText).toContain(shown);
     expect(rowText).not.toContain(secret);
@@ -192,7 +196,7 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     // "Done" forgets the secret and moves to the key in the list.
     await page.getByRole("button", { name: "Done, I have stored it" }).click();
     expect(await page.locator("#secret-panel").isVisible()).toBe(false);
-    expect(await page.evaluate<string | null>("document.activeElement?.textContent")).toBe("SIEM ingestion");
+    await settled(() => page.evaluate<string | null>("document.activeElement?.textContent")).toBe("SIEM ingestion");
 
     await page.reload();
     await signedIn(page);
@@ -202,9 +206,9 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     expect(await card(page, "SIEM ingestion").textContent()).not.toContain("Last usedNever");
 
     await act(page, "SIEM ingestion", "Revoke");
-    await expect.poll(() => card(page, "SIEM ingestion").getAttribute("data-status")).toBe("revoked");
-    await expect.poll(() => page.locator("#notice").textContent()).toBe("Key SIEM ingestion revoked.");
-    expect(await page.evaluate<string | null>("document.activeElement?.textContent")).toBe("SIEM ingestion");
+    await settled(() => card(page, "SIEM ingestion").getAttribute("data-status")).toBe("revoked");
+    await settled(() => page.locator("#notice").textContent()).toBe("Key SIEM ingestion revoked.");
+    await settled(() => page.evaluate<string | null>("document.activeElement?.textContent")).toBe("SIEM ingestion");
     expect(await health(root, secret)).toBe(401);
     // A revoked key offers delete only.
     expect(await card(page, "SIEM ingestion").getByRole("button").allTextContents()).toEqual(["Delete"]);
@@ -237,7 +241,7 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     await page.getByLabel("cases:read", { exact: true }).check();
     await page.getByRole("button", { name: "Create key" }).click();
     const refusal = page.locator("#create-problem");
-    await expect.poll(() => refusal.isVisible(), { timeout: 10_000 }).toBe(true);
+    await settled(() => refusal.isVisible()).toBe(true);
     expect(forged).toBe(1);
     expect(await refusal.locator(".problem-title").textContent()).toBe("The API key lacks the scope for this operation");
     expect(await refusal.locator(".problem-detail").textContent()).toBe("You cannot grant scopes you do not hold: keys:write");
@@ -250,7 +254,7 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     await page.getByLabel("cases:read", { exact: true }).uncheck();
     await page.getByRole("button", { name: "Create key" }).click();
     expect(await refusal.textContent()).toContain("choose at least one scope");
-    expect(await activeId(page)).toBe("key-name");
+    await settled(() => activeId(page)).toBe("key-name");
     expect(problems).toEqual([]);
     await context.close();
   }, 90_000);
@@ -266,29 +270,29 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     const suspend = card(page, "Ticketing").getByRole("button", { name: "Suspend Ticketing" });
     await suspend.focus();
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.getByRole("dialog").isVisible()).toBe(true);
-    expect(await activeId(page)).toBe("confirm-cancel");
+    await settled(() => page.getByRole("dialog").isVisible()).toBe(true);
+    await settled(() => activeId(page)).toBe("confirm-cancel");
     await page.keyboard.press("Escape");
-    await expect.poll(() => page.getByRole("dialog").isVisible()).toBe(false);
-    expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label')")).toBe("Suspend Ticketing");
+    await settled(() => page.getByRole("dialog").isVisible()).toBe(false);
+    await settled(() => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label')")).toBe("Suspend Ticketing");
     expect(await health(root, secret)).toBe(200);
 
     await page.keyboard.press("Enter");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
-    await expect.poll(() => card(page, "Ticketing").getAttribute("data-status")).toBe("suspended");
+    await settled(() => card(page, "Ticketing").getAttribute("data-status")).toBe("suspended");
     expect(await page.locator("#notice").getAttribute("aria-live")).toBe("polite");
-    await expect.poll(() => page.locator("#notice").textContent()).toBe("Key Ticketing suspended.");
+    await settled(() => page.locator("#notice").textContent()).toBe("Key Ticketing suspended.");
     expect(await health(root, secret)).toBe(401);
 
     await act(page, "Ticketing", "Resume");
-    await expect.poll(() => card(page, "Ticketing").getAttribute("data-status")).toBe("active");
+    await settled(() => card(page, "Ticketing").getAttribute("data-status")).toBe("active");
     expect(await health(root, secret)).toBe(200);
 
     await act(page, "Ticketing", "Delete");
-    await expect.poll(() => card(page, "Ticketing").count()).toBe(0);
-    expect(await activeId(page)).toBe("list-title");
-    await expect.poll(() => page.locator("#notice").textContent()).toBe("Key Ticketing deleted.");
+    await settled(() => card(page, "Ticketing").count()).toBe(0);
+    await settled(() => activeId(page)).toBe("list-title");
+    await settled(() => page.locator("#notice").textContent()).toBe("Key Ticketing deleted.");
     expect(await page.locator("#list-empty").isVisible()).toBe(true);
     expect(await health(root, secret)).toBe(401);
     expect(problems).toEqual([]);
@@ -303,9 +307,9 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     const session = () => page.evaluate<number>("fetch('session', { cache: 'no-store' }).then((r) => r.status)");
     expect(await session()).toBe(200);
     await page.getByRole("button", { name: "Sign out" }).click();
-    await expect.poll(() => page.locator("#sign-in-view").isVisible()).toBe(true);
-    await expect.poll(() => page.locator("#notice").textContent()).toBe("You are signed out.");
-    expect(await activeId(page)).toBe("email");
+    await settled(() => page.locator("#sign-in-view").isVisible()).toBe(true);
+    await settled(() => page.locator("#notice").textContent()).toBe("You are signed out.");
+    await settled(() => activeId(page)).toBe("email");
     expect(await session()).toBe(401);
 
     // A password set by an admin ends the session: the next action returns to the sign-in form.
@@ -317,8 +321,8 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     await page.getByLabel("Name", { exact: true }).fill("After the reset");
     await page.getByLabel("cases:read", { exact: true }).check();
     await page.getByRole("button", { name: "Create key" }).click();
-    await expect.poll(() => page.locator("#sign-in-view").isVisible()).toBe(true);
-    await expect.poll(() => page.locator("#notice").textContent()).toBe("Your session has ended. Sign in again.");
+    await settled(() => page.locator("#sign-in-view").isVisible()).toBe(true);
+    await settled(() => page.locator("#notice").textContent()).toBe("Your session has ended. Sign in again.");
     expect(await session()).toBe(401);
 
     // Five failures for one email from one address: the sixth attempt is refused, saying for how long.
@@ -326,8 +330,8 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
       await page.getByLabel("Email").fill(user.email);
       await page.getByLabel("Password").fill(`wrong guess ${attempt}`);
       await page.getByRole("button", { name: "Sign in" }).click();
-      await expect.poll(() => page.locator("#sign-in-problem .problem-title").textContent()).not.toBe("");
-      await expect.poll(() => page.locator("#sign-in-form button").isDisabled()).toBe(false);
+      await settled(() => page.locator("#sign-in-problem .problem-title").textContent()).not.toBe("");
+      await settled(() => page.locator("#sign-in-form button").isDisabled()).toBe(false);
     }
     const refusal = page.locator("#sign-in-problem");
     expect(await refusal.locator(".problem-title").textContent()).toBe("Too many requests");
@@ -353,7 +357,7 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
       expect(await health(base(), secret)).toBe(200);
       await page.getByRole("button", { name: "Done, I have stored it" }).click();
       await act(page, "Mounted", "Revoke");
-      await expect.poll(() => card(page, "Mounted").getAttribute("data-status")).toBe("revoked");
+      await settled(() => card(page, "Mounted").getAttribute("data-status")).toBe("revoked");
       expect(await health(base(), secret)).toBe(401);
       for (const url of requested) expect(new URL(url).pathname, url).toMatch(new RegExp(`^${prefix}/account/`));
       expect(problems).toEqual([]);
@@ -369,10 +373,10 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
     await signedIn(page);
     expect(await page.locator("li.key").count()).toBe(50);
     await page.getByRole("button", { name: "Show more keys" }).click();
-    await expect.poll(() => page.locator("li.key").count()).toBe(53);
+    await settled(() => page.locator("li.key").count()).toBe(53);
     expect(await page.getByRole("button", { name: "Show more keys" }).isVisible()).toBe(false);
     // Newest first: the next after the first 50 is Key 3.
-    expect(await page.evaluate<string | null>("document.activeElement?.textContent")).toBe("Key 3");
+    await settled(() => page.evaluate<string | null>("document.activeElement?.textContent")).toBe("Key 3");
     expect(problems).toEqual([]);
     await context.close();
   }, 90_000);
@@ -392,14 +396,14 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
       await page.getByLabel("cases:read", { exact: true }).check();
       await page.getByRole("button", { name: "Create key" }).click();
       expect(await page.locator("#create-problem").textContent()).toContain("choose an expiry date");
-      expect(await activeId(page)).toBe("key-expiry");
+      await settled(() => activeId(page)).toBe("key-expiry");
       // The server's clock is the test's (2026-03-01): a day within 30 of it; past 30 the server refuses.
       await expiry.fill("2026-04-15");
       await page.getByRole("button", { name: "Create key" }).click();
-      await expect.poll(() => page.locator("#create-problem .problem-detail").textContent()).toBe("The organization allows keys to live at most 30 days");
+      await settled(() => page.locator("#create-problem .problem-detail").textContent()).toBe("The organization allows keys to live at most 30 days");
       await expiry.fill("2026-03-20");
       await page.getByRole("button", { name: "Create key" }).click();
-      await expect.poll(() => page.locator("#secret-panel").isVisible(), { timeout: 10_000 }).toBe(true);
+      await settled(() => page.locator("#secret-panel").isVisible()).toBe(true);
       const [key] = (await w.kit.keys.list(w.admin, { userId: user.id })).data;
       expect(key!.expiresAt).toBe(new Date("2026-03-20T00:00:00").toISOString());
       expect(await card(page, "Expiring").textContent()).toContain(`Expires${key!.expiresAt!.slice(0, 16).replace("T", " ")} UTC`);
@@ -418,7 +422,7 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
       const { context, page, problems } = await watchedPage(viewport);
       const user = await analyst("Dana Reyes");
       await page.goto(`${root}/account/`);
-      await expect.poll(() => page.locator("#sign-in-view").isVisible()).toBe(true);
+      await settled(() => page.locator("#sign-in-view").isVisible()).toBe(true);
       expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
       if (screenshots) {
         mkdirSync(screenshots, { recursive: true });
@@ -433,7 +437,7 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
       await createKey(page, "SIEM ingestion", ["alerts:write"], "Forwards correlated alerts");
       await page.getByRole("button", { name: "Done, I have stored it" }).click();
       await act(page, "Ticketing sync", "Suspend");
-      await expect.poll(() => card(page, "Ticketing sync").getAttribute("data-status")).toBe("suspended");
+      await settled(() => card(page, "Ticketing sync").getAttribute("data-status")).toBe("suspended");
       await createKey(page, "Threat intel feed", ["observables:read", "observables:write"], "Nightly indicator import");
       expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
       // Wide: the secret shown once above the list; phone: the list itself.
