@@ -198,7 +198,8 @@ function nextSteps(config: HostConfig, values: Values, apiKey: string): string[]
   const serveFlags = [values.database ? ` --database ${shellQuote(str(values.database)!)}` : "", values.schema ? ` --schema ${shellQuote(str(values.schema)!)}` : ""].join("");
   // A wildcard address is not one a client connects to; this machine's loopback is.
   const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host === "::" ? "::1" : config.host;
-  const api = `http://${host.includes(":") ? `[${host}]` : host}:${config.port}/api/v1`;
+  const origin = `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
+  const api = `${origin}/api/v1`;
   return [
     "Next:",
     "  1. Start the server (it runs until Ctrl-C; casekit serve --help for its settings):",
@@ -208,7 +209,9 @@ function nextSteps(config: HostConfig, values: Values, apiKey: string): string[]
     `       curl -s ${api}/health -H "Authorization: Bearer $CASEKIT_KEY"`,
     `       curl -s ${api}/cases -H "Authorization: Bearer $CASEKIT_KEY"`,
     "  3. Read the API reference in a browser:",
-    `       http://${host.includes(":") ? `[${host}]` : host}:${config.port}${docsPath}`,
+    `       ${origin}${docsPath}`,
+    "  4. Sign in with the email and password above to create and revoke API keys:",
+    `       ${origin}/account/`,
   ];
 }
 

@@ -78,9 +78,10 @@ describe("a first run as init prints it", () => {
     expect(printed).toContain(`export CASEKIT_KEY=${key}`);
     expect(printed).toContain(`curl -s http://127.0.0.1:${port}/api/v1/health -H "Authorization: Bearer $CASEKIT_KEY"`);
     expect(printed).toContain(`http://127.0.0.1:${port}/api/v1/docs`);
+    expect(printed).toContain(`http://127.0.0.1:${port}/account/`);
   });
 
-  it("the printed serve, export and curl work as printed, and the docs address answers", async () => {
+  it("the printed serve, export and curl work as printed, and the docs and account addresses answer", async () => {
     const serveLine = /^ +(node \S+ serve.*)$/m.exec(printed)![1]!;
     // Exactly as printed (exec: SIGTERM reaches it), with the port init was told about.
     server = spawn("sh", ["-c", `exec ${serveLine}`], { env: { ...process.env, CASEKIT_PORT: String(port) }, stdio: "ignore" });
@@ -101,6 +102,9 @@ describe("a first run as init prints it", () => {
     }
     const docs = await fetch(/^ +(http:\/\/\S+\/api\/v1\/docs)$/m.exec(printed)![1]!);
     expect(docs.status).toBe(200);
+    const account = await fetch(/^ +(http:\/\/\S+\/account\/)$/m.exec(printed)![1]!);
+    expect(account.status).toBe(200);
+    expect(account.headers.get("content-type")).toMatch(/^text\/html/);
   });
 
   it("created the database, its WAL files and its secret readable by their owner only, in a folder that is too", () => {
