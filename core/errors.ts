@@ -34,6 +34,7 @@ export const errorTitles = {
   invalid_transition: "The status change is not allowed",
   mandatory_tasks_open: "The case still has open mandatory tasks",
   record_closed: "The record is closed: reopen it first",
+  transition_blocked: "The status change needs requirements that are not met",
   bulk_too_large: "The bulk request touches more records than this deployment allows",
   unknown_reference: "The request names a record that does not exist or cannot be used here",
   invalid_expiry: "The expiry is not in the future",
@@ -69,13 +70,16 @@ export class CaseKitError extends Error {
   refusedBy: RateLimitRefusal | undefined;
   /** For bulk_too_large: the most records one bulk request may touch (a problem extension member). */
   readonly maxRows: number | undefined;
+  /** For transition_blocked (and mandatory_tasks_open): the gates that do not hold (core/lifecycles/gates.ts). */
+  readonly unmet: string[] | undefined;
 
-  constructor(code: ErrorCode, detail?: string, errors?: FieldError[], options?: { cause?: unknown; maxRows?: number }) {
+  constructor(code: ErrorCode, detail?: string, errors?: FieldError[], options?: { cause?: unknown; maxRows?: number; unmet?: string[] }) {
     super(detail ?? errorTitles[code], options);
     this.name = "CaseKitError";
     this.code = code;
     this.errors = errors;
     this.maxRows = options?.maxRows;
+    this.unmet = options?.unmet;
   }
 
   get title(): string {

@@ -47,6 +47,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   invalid_transition: 409,
   mandatory_tasks_open: 409,
   record_closed: 409,
+  transition_blocked: 409,
   bulk_too_large: 400,
   unknown_reference: 422,
   invalid_expiry: 422,
@@ -67,6 +68,8 @@ export interface Problem {
   errors?: FieldError[];
   /** bulk_too_large: the deployment's maximum of records per bulk request. */
   maxRows?: number;
+  /** transition_blocked, mandatory_tasks_open: the gates of the transition that do not hold. */
+  unmet?: string[];
 }
 
 /** The problem body as a zod schema, so the OpenAPI document describes it like every other body. */
@@ -87,6 +90,7 @@ export const problemSchema = z
       .optional()
       .meta({ description: "Every invalid field, for validation_failed" }),
     maxRows: z.int().optional().meta({ description: "For bulk_too_large: the most records one bulk request may touch on this deployment" }),
+    unmet: z.array(z.string()).optional().meta({ description: "For transition_blocked (and mandatory_tasks_open): the gates of the transition that do not hold" }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details" });
 
@@ -105,7 +109,10 @@ export interface ProblemOutcome {
 export function toProblem(error: unknown): ProblemOutcome {
   if (isCaseKitError(error)) {
     const problem = problemOf(error.code, error.message, error.errors);
-    return { problem: error.maxRows === undefined ? problem : { ...problem, maxRows: error.maxRows }, unexpected: false };
+    return {
+      problem: { ...problem, ...(error.maxRows === undefined ? {} : { maxRows: error.maxRows }), ...(error.unmet === undefined ? {} : { unmet: error.unmet }) },
+      unexpected: false,
+    };
   }
   return {
     problem: problemOf("internal_error", "An unexpected error occurred. Quote the X-Request-Id header when reporting it."),

@@ -30,6 +30,8 @@ export const {
   webhooks,
   webhookDeliveries,
   webhookAttempts,
+  lifecycles,
+  statusHistory,
 } = tablesOf(declaredTables, (resource, references: Readonly<Record<string, PgTable>>) => pgTableOf(resource, references));
 
 /**

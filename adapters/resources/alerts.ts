@@ -5,11 +5,10 @@
  * soft-deleted alerts too (restore, an admin's view), and alerts by source
  * (alert-source-counts.ts).
  */
-import { alertStatuses } from "../../core/alerts/lifecycle.js";
 import type { Alert, AlertFilter, AlertTag } from "../../core/alerts/types.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { AlertRepository } from "../../core/ports/storage.js";
-import { enumOf, id, int, json, text, timestamp, softDeletedHistory } from "../declare/columns.js";
+import { id, int, json, text, timestamp, softDeletedHistory } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
@@ -38,7 +37,7 @@ export const alertResource = defineResource({
     typeValue: text({ nullable: true }),
     source: text(),
     sourceRef: text({ nullable: true }),
-    statusValue: enumOf(alertStatuses),
+    statusValue: text(), // a status key of the organization's alert lifecycle (core/lifecycles)
     assigneeId: text({ nullable: true }),
     tags: json<AlertTag[]>(),
     customFields: json<Record<string, unknown>>(),

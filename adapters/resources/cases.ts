@@ -3,10 +3,9 @@
  * port's CaseRepository is the generic repository plus one read written once for both dialects:
  * a case of another organization shared with the viewer.
  */
-import { caseStatuses } from "../../core/cases/lifecycle.js";
 import type { Case, CaseFilter, CaseTag } from "../../core/cases/types.js";
 import type { CaseRepository } from "../../core/ports/storage.js";
-import { enumOf, id, int, json, text, timestamp } from "../declare/columns.js";
+import { id, int, json, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
@@ -29,7 +28,7 @@ export const caseResource = defineResource({
     description: text({ nullable: true }),
     tlp: int(),
     pap: int(),
-    statusValue: enumOf(caseStatuses),
+    statusValue: text(), // a status key of the organization's case lifecycle (core/lifecycles)
     typeValue: text({ nullable: true }),
     assigneeId: text({ nullable: true }),
     clientId: text({ nullable: true }),

@@ -8,6 +8,8 @@ import { apiKeyResource } from "./api-keys.js";
 import { auditResource } from "./audit.js";
 import { caseResource } from "./cases.js";
 import { commentResource } from "./comments.js";
+import { lifecycleResource } from "./lifecycles.js";
+import { statusHistoryResource } from "./status-history.js";
 import { eventResource } from "./events.js";
 import { observableResource } from "./observables.js";
 import { organizationResource } from "./organizations.js";
@@ -39,4 +41,6 @@ export const declaredTables = {
   webhooks: webhookResource,
   webhookDeliveries: deliveryResource,
   webhookAttempts: attemptResource,
+  lifecycles: lifecycleResource,
+  statusHistory: statusHistoryResource,
 } as const;

@@ -4,9 +4,9 @@
  * marking, the case's highest order, an open mandatory task), each written once for both dialects.
  */
 import type { TaskRepository } from "../../core/ports/storage.js";
-import { openTaskStatuses, taskStatuses } from "../../core/tasks/lifecycle.js";
+import { openTaskStatuses } from "../../core/tasks/lifecycle.js";
 import type { Task, TaskFilter } from "../../core/tasks/types.js";
-import { bool, enumOf, id, int, text, timestamp, softDeletedHistory } from "../declare/columns.js";
+import { bool, id, int, text, timestamp, softDeletedHistory } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
@@ -27,7 +27,7 @@ export const taskResource = defineResource({
     caseId: text({ references: { table: "cases", column: "id" } }),
     title: text(),
     description: text({ nullable: true }),
-    status: enumOf(taskStatuses),
+    status: text(), // a status key of the organization's task lifecycle (core/lifecycles)
     assigneeId: text({ nullable: true }),
     dueDate: timestamp({ nullable: true }),
     mandatory: bool(),
@@ -92,7 +92,6 @@ export function taskRepository(
   const { reading } = unitGuards(unit);
   const { many, maxOrder, openMandatory } = taskSqlFor(dialect);
   const mandatory = encodeValue(taskResource.byKey.get("mandatory")!.column, true);
-  const open = dialect.list(openTaskStatuses);
 
   return {
     insert: (record) => tasks.insert(record),
@@ -111,9 +110,9 @@ export function taskRepository(
       const [row] = await executor.all(maxOrder, [organizationId, caseId]);
       return row?.value === null || row?.value === undefined ? null : Number(row.value);
     },
-    async hasOpenMandatory(organizationId, caseId) {
+    async hasOpenMandatory(organizationId, caseId, openStatuses = openTaskStatuses) {
       reading();
-      return (await executor.all(openMandatory, [organizationId, caseId, mandatory, open])).length > 0;
+      return (await executor.all(openMandatory, [organizationId, caseId, mandatory, dialect.list(openStatuses)])).length > 0;
     },
     list: (organizationId, filter: TaskFilter, page) =>
       tasks.list(

@@ -13,6 +13,8 @@ import { apiKeyRepository, apiKeyResource } from "./api-keys.js";
 import { auditRepository, auditResource } from "./audit.js";
 import { caseRepository, caseResource } from "./cases.js";
 import { commentRepository, commentResource } from "./comments.js";
+import { lifecycleRepository, lifecycleResource } from "./lifecycles.js";
+import { statusHistoryRepository, statusHistoryResource } from "./status-history.js";
 import { deliveryRepository } from "./deliveries.js";
 import { eventRepository, eventResource } from "./events.js";
 import { observableRepository, observableResource } from "./observables.js";
@@ -48,6 +50,8 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
     alerts: () => alertRepository(declared(alertResource), dialect, executor, unit),
     cases: () => caseRepository(declared(caseResource), dialect, executor, unit),
     audit: () => auditRepository(declared(auditResource)),
+    lifecycles: () => lifecycleRepository(declared(lifecycleResource)),
+    statusHistory: () => statusHistoryRepository(declared(statusHistoryResource)),
     tlpAudit: () => tlpAuditRepository(declared(tlpAuditResource), dialect, executor, unit),
   });
 }

@@ -31,6 +31,8 @@ export const {
   webhooks,
   webhookDeliveries,
   webhookAttempts,
+  lifecycles,
+  statusHistory,
 } = tablesOf(declaredTables, (resource, references: Readonly<Record<string, SQLiteTable>>) => sqliteTableOf(resource, references));
 
 const timestamp = (name: string) => text(name);

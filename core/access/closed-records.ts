@@ -1,14 +1,15 @@
 /**
  * Closed means closed: the one rule for changing a case, an alert or a task once the lifecycle
- * has ended it (cases/lifecycle.ts, alerts/lifecycle.ts).
- *
- * A case is closed while `resolved` or `closed`, an alert while `closed` or `imported`. A closed
- * record takes only:
+ * has ended it (core/lifecycles). A case or alert is closed while its status is `final` in the
+ * organization's lifecycle (in the built-in ones: a case `resolved` or `closed`, an alert
+ * `closed` or `imported`); a case's tasks are closed with it while its status is of the `closed`
+ * category. Nothing here reads a status's key. A closed record takes only:
  * - the lifecycle moving it on while it stays closed (a resolved case becomes closed), with no
  *   other field changed;
  * - a reopen (a case back to `in_progress`, a closed alert back to `new` or `acknowledged`; an
- *   imported alert never reopens) by an admin or by the record's assignee as stored before the
- *   request: who the caller is, never what their own edits made the record say. The reopening
+ *   imported alert never reopens) by whoever the reopening transition's roles admit (built-in: an
+ *   admin or the record's assignee as stored before the request: who the caller is, never what
+ *   their own edits made the record say; core/lifecycles/engine.ts checks it). The reopening
  *   request may change other fields too: the record it leaves is open.
  * Anything else is refused and changes nothing: record_closed (409) for a field, or for an alert
  * merged into the case (a bulk operation skips the record with that code); invalid_transition
@@ -22,61 +23,48 @@
  * them, and keep the alert's content and status as they are.
  */
 import { CaseKitError } from "../errors.js";
+import { lifecycleOf } from "../lifecycles/current.js";
+import { isCategory, isFinal } from "../lifecycles/engine.js";
+import type { Lifecycle } from "../lifecycles/types.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import type { Principal } from "./principal.js";
-
-export type ClosableKind = "case" | "alert";
-
-const closedStatuses: Record<ClosableKind, readonly string[]> = {
-  case: ["resolved", "closed"],
-  alert: ["closed", "imported"],
-};
 
 /** Fields the lifecycle itself keeps: they change with a status move, never on their own. */
 const lifecycleFields = new Set(["statusValue", "updatedAt", "closedAt"]);
 
-/** Whether a case or alert in `status` is closed. */
-export function isClosed(kind: ClosableKind, status: string): boolean {
-  return closedStatuses[kind].includes(status);
-}
-
-/** Who may reopen a closed record: the organization's admins and the record's assignee as stored. */
-export function mayReopen(principal: Principal, stored: { assigneeId: string | null }): boolean {
-  return principal.role === "admin" || (stored.assigneeId !== null && principal.userId === stored.assigneeId);
+/** Whether a record in `status` is closed under `lifecycle` (its status is final). */
+export function isClosed(lifecycle: Lifecycle, status: string): boolean {
+  return isFinal(lifecycle, status);
 }
 
 /**
  * Checks one change of a case or alert: `before` as stored, `after` as the request would leave it
- * (the status move itself is checked against the transition table first, by the caller).
+ * (the status move itself, reopening included, is checked by the lifecycle: core/lifecycles/engine.ts).
+ * A record that stays closed takes no change of its fields: record_closed.
  */
-export function checkClosedChange<T extends { statusValue: string; assigneeId: string | null }>(principal: Principal, kind: ClosableKind, before: T, after: T): void {
+export function checkClosedChange<T extends { statusValue: string }>(lifecycle: Lifecycle, before: T, after: T): void {
   const from = before.statusValue;
-  if (!isClosed(kind, from)) return;
-  if (!isClosed(kind, after.statusValue)) {
-    if (!mayReopen(principal, before)) throw new CaseKitError("invalid_transition", `Only an admin or the ${kind}'s assignee may reopen a ${from} ${kind}`);
-    return;
-  }
+  if (!isClosed(lifecycle, from) || !isClosed(lifecycle, after.statusValue)) return;
   const changed = changedFields(before, after).filter((field) => !lifecycleFields.has(field));
   if (changed.length > 0) {
-    throw new CaseKitError("record_closed", `A ${from} ${kind} takes no change (${changed.join(", ")}): reopen it first`);
+    throw new CaseKitError("record_closed", `A ${from} ${lifecycle.entity} takes no change (${changed.join(", ")}): reopen it first`);
   }
 }
 
 /** Refuses adding to a closed record (an alert merged into a case): record_closed. */
-export function checkOpen(kind: ClosableKind, record: { id: string; statusValue: string }): void {
-  if (isClosed(kind, record.statusValue)) {
-    throw new CaseKitError("record_closed", `The ${kind} ${record.id} is ${record.statusValue}: it takes no change; reopen it first`);
+export function checkOpen(lifecycle: Lifecycle, record: { id: string; statusValue: string }): void {
+  if (isClosed(lifecycle, record.statusValue)) {
+    throw new CaseKitError("record_closed", `The ${lifecycle.entity} ${record.id} is ${record.statusValue}: it takes no change; reopen it first`);
   }
 }
 
-/** Whether the tasks of a case in `status` are closed with it. */
-export function closesItsTasks(status: string): boolean {
-  return status === "closed";
+/** Whether the tasks of a case in `status` are closed with it (a status of the closed category). */
+export function closesItsTasks(caseLifecycle: Lifecycle, status: string): boolean {
+  return isCategory(caseLifecycle, status, "closed");
 }
 
 /** Refuses a change to a task of a closed case (adding one too): record_closed. */
-export function checkTaskCaseOpen(parent: { id: string; statusValue: string }): void {
-  if (closesItsTasks(parent.statusValue)) {
+export async function checkTaskCaseOpen(tx: UnitOfWork, parent: { id: string; organizationId: string; statusValue: string }): Promise<void> {
+  if (closesItsTasks(await lifecycleOf(tx, parent.organizationId, "case"), parent.statusValue)) {
     throw new CaseKitError("record_closed", `Case ${parent.id} is closed: its tasks take no change; reopen the case first`);
   }
 }
@@ -85,8 +73,9 @@ export function checkTaskCaseOpen(parent: { id: string; statusValue: string }): 
 export async function closedTaskCases(tx: UnitOfWork, organizationId: string, caseIds: Iterable<string>): Promise<Set<string>> {
   const ids = [...new Set(caseIds)];
   const closed = new Set<string>();
+  const lifecycle = await lifecycleOf(tx, organizationId, "case");
   for (let start = 0; start < ids.length; start += 500) {
-    for (const found of await tx.cases.findMany(organizationId, ids.slice(start, start + 500))) if (closesItsTasks(found.statusValue)) closed.add(found.id);
+    for (const found of await tx.cases.findMany(organizationId, ids.slice(start, start + 500))) if (closesItsTasks(lifecycle, found.statusValue)) closed.add(found.id);
   }
   return closed;
 }

@@ -1,5 +1,7 @@
 import type { Principal } from "../access/principal.js";
 import { isClosed } from "../access/closed-records.js";
+import { lifecycleOf } from "../lifecycles/current.js";
+import type { Lifecycle } from "../lifecycles/types.js";
 import { requireScope } from "../access/principal.js";
 import { visibleUpTo } from "../access/clearance.js";
 import { runBulk } from "../bulk/run.js";
@@ -20,8 +22,8 @@ import type { Alert, AlertFilter } from "./types.js";
  * request's bulk id; unknown, deleted and other-tenant ids are skipped as not_found, alerts above
  * the caller's clearance as tlp_restricted, closed and imported alerts as record_closed.
  */
-/** An alert as a bulk candidate: a root (nothing to inherit), closed while closed or imported. */
-const candidate = (alert: Alert): BulkCandidate<Alert> => ({ record: alert, inherited: 0, closed: isClosed("alert", alert.statusValue) });
+/** An alert as a bulk candidate: a root (nothing to inherit), closed while its status is final (built-in: closed or imported). */
+const candidate = (lifecycle: Lifecycle) => (alert: Alert): BulkCandidate<Alert> => ({ record: alert, inherited: 0, closed: isClosed(lifecycle, alert.statusValue) });
 
 export function createAlertBulk(deps: CaseKitDeps) {
   return {
@@ -43,10 +45,10 @@ export function createAlertBulk(deps: CaseKitDeps) {
           tlpAction: "edit",
           prepare: (tx) => checkAssignee(tx, principal, assigneeId),
           async load(tx, ids) {
-            return (await tx.alerts.findMany(organizationId, ids)).map(candidate);
+            return (await tx.alerts.findMany(organizationId, ids)).map(candidate(await lifecycleOf(tx, organizationId, "alert")));
           },
           async select(tx, page) {
-            return (await tx.alerts.list(organizationId, filter, page)).map(candidate);
+            return (await tx.alerts.list(organizationId, filter, page)).map(candidate(await lifecycleOf(tx, organizationId, "alert")));
           },
           apply: (alert, at) => ({ ...alert, assigneeId, updatedAt: at }),
           async save(tx, records) {

@@ -1,5 +1,6 @@
 import type { Principal } from "../access/principal.js";
 import { checkOpen } from "../access/closed-records.js";
+import { lifecycleOf } from "../lifecycles/current.js";
 import { requireScope } from "../access/principal.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { Case } from "../cases/types.js";
@@ -120,7 +121,7 @@ export async function mergeAlert(deps: CaseKitDeps, principal: Principal, id: st
         throw new CaseKitError("not_found", `No case ${caseId}`);
       }
       guardTlp(principal, target, "case", "edit");
-      checkOpen("case", target);
+      checkOpen(await lifecycleOf(tx, principal.organizationId, "case"), target);
       const tags = unitedTags(target.tags, alert.tags);
       let merged = target;
       if (JSON.stringify(tags) !== JSON.stringify(target.tags)) {

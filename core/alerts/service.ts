@@ -17,7 +17,10 @@ import { createAlertBulk } from "./bulk.js";
 import type { AlertImport } from "./import.js";
 import { mergeAlert, promoteAlert } from "./import.js";
 import { ingestAlert } from "./ingest.js";
-import { canTransitionAlert } from "./lifecycle.js";
+import { recordStatusMoves } from "../history/record.js";
+import { lifecycleOf } from "../lifecycles/current.js";
+import { importedAlertStatus } from "../lifecycles/defaults.js";
+import { checkMove, requireStatus } from "../lifecycles/engine.js";
 import { alertListQuerySchema, alertSourceMetricQuerySchema, alertUpdateSchema } from "./schema.js";
 import type { Alert, AlertSourceCount } from "./types.js";
 
@@ -32,6 +35,8 @@ export interface AlertService {
   get(principal: Principal, id: string): Promise<Alert>;
   list(principal: Principal, query: unknown): Promise<Page>;
   update(principal: Principal, id: string, input: unknown): Promise<Alert>;
+  /** `update` with a reason for the status history (POST /alerts/{id}/transitions). */
+  change(principal: Principal, id: string, input: unknown, reason: string | undefined): Promise<Alert>;
   /** Soft delete: the alert (and its observables) leave every read, list and metric. */
   delete(principal: Principal, id: string): Promise<Alert>;
   /** Brings a soft-deleted alert back (scope org:admin). */
@@ -48,7 +53,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
   const { storage, clock } = deps;
   const bulk = createAlertBulk(deps);
 
-  return {
+  const service: AlertService = {
     async create(principal, input) {
       const { alert, deduplicated, observables } = await ingestAlert(deps, principal, input);
       return { ...alert, deduplicated, observables };
@@ -80,7 +85,11 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
       return page;
     },
 
-    async update(principal, id, input) {
+    update(principal, id, input) {
+      return service.change(principal, id, input, undefined);
+    },
+
+    async change(principal, id, input, reason) {
       requireScope(principal, "alerts:write");
       const patch = parse(alertUpdateSchema, input);
       const now = clock.now();
@@ -89,20 +98,27 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
           const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
           const before = await loadAlert(tx, principal, id, action, patch.tlp);
           await checkAssignee(tx, principal, patch.assigneeId);
+          const lifecycle = await lifecycleOf(tx, principal.organizationId, "alert");
+          if (patch.statusValue !== undefined) requireStatus(lifecycle, patch.statusValue, "statusValue");
           const status = patch.statusValue ?? before.statusValue;
-          if (status !== before.statusValue) {
-            if (status === "imported") throw new CaseKitError("invalid_transition", "An alert becomes imported only by promote or merge");
-            if (!canTransitionAlert(before.statusValue, status)) throw new CaseKitError("invalid_transition", `A ${before.statusValue} alert cannot become ${status}`);
-          }
+          if (status !== before.statusValue && status === importedAlertStatus) throw new CaseKitError("invalid_transition", "An alert becomes imported only by promote or merge");
           const after: Alert = {
             ...before,
             ...patch,
             eventDate: patch.eventDate === undefined ? before.eventDate : patch.eventDate === null ? null : new Date(patch.eventDate).toISOString(),
             updatedAt: now.toISOString(),
           };
-          // A closed or imported alert takes only its lifecycle's moves (core/access/closed-records.ts).
-          checkClosedChange(principal, "alert", before, after);
+          // The move and its roles, then: a closed or imported alert takes only its lifecycle's
+          // moves (core/access/closed-records.ts), then the move's gates.
+          await checkMove(lifecycle, before.statusValue, status, after, {
+            principal,
+            stored: before,
+            reason,
+            hasOpenMandatoryTasks: () => Promise.resolve(false),
+            beforeGates: () => checkClosedChange(lifecycle, before, after),
+          });
           await tx.alerts.update(after);
+          await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.statusValue, to: status }], now, reason);
           await recordEdit(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, now });
           return after;
         }),
@@ -162,4 +178,5 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
 
     bulkAssign: bulk.assign,
   };
+  return service;
 }

@@ -1,25 +1,21 @@
 /**
- * The case lifecycle. A case starts `new` (or `in_progress` when the creator is already on it),
- * moves through work states, and ends `resolved` then `closed`. A resolved or closed case takes no
- * change but closing and reopening (back to `in_progress`), and reopening is for the
- * organization's admins and the case's assignee only, so a closed case cannot be reopened, nor
- * edited, by any analyst who stumbles on it (core/access/closed-records.ts).
+ * The built-in case lifecycle (core/lifecycles/defaults.ts), in the shapes casekit exported before
+ * lifecycles became data. An organization may publish its own (core/lifecycles/service.ts): a
+ * case's status is then any key of that lifecycle, so `CaseStatus` is a string.
  */
-export const caseStatuses = ["new", "in_progress", "on_hold", "resolved", "closed"] as const;
-export type CaseStatus = (typeof caseStatuses)[number];
+import { defaultLifecycles } from "../lifecycles/defaults.js";
+import { defaultKeys, defaultTransitionTable, initialKeys } from "../lifecycles/tables.js";
 
-export const initialCaseStatuses = ["new", "in_progress"] as const satisfies readonly CaseStatus[];
+export type CaseStatus = string;
 
-const transitions: Record<CaseStatus, readonly CaseStatus[]> = {
-  new: ["in_progress", "on_hold", "resolved", "closed"],
-  in_progress: ["on_hold", "resolved", "closed"],
-  on_hold: ["in_progress", "resolved", "closed"],
-  resolved: ["closed", "in_progress"],
-  closed: ["in_progress"],
-};
+export const caseStatuses = defaultKeys(defaultLifecycles.case) as readonly ["new", "in_progress", "on_hold", "resolved", "closed"];
+export const initialCaseStatuses = initialKeys(defaultLifecycles.case) as readonly ["new", "in_progress"];
 
+const transitions = defaultTransitionTable(defaultLifecycles.case);
+
+/** Whether the built-in lifecycle leads from `from` to `to` (roles and gates aside). */
 export function canTransition(from: CaseStatus, to: CaseStatus): boolean {
-  return from === to || transitions[from].includes(to);
+  return from === to || (transitions[from] ?? []).includes(to);
 }
 
 export { transitions as caseTransitions };

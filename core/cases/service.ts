@@ -11,7 +11,10 @@ import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
 import { auditListed, auditView } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
-import { canTransition } from "./lifecycle.js";
+import { recordStatusMoves } from "../history/record.js";
+import { lifecycleOf } from "../lifecycles/current.js";
+import { checkMove, isCategory, requireInitial, requireStatus } from "../lifecycles/engine.js";
+import { openKeys } from "../lifecycles/tables.js";
 import { caseCreateSchema, caseListQuerySchema, caseUpdateSchema } from "./schema.js";
 import type { Case } from "./types.js";
 
@@ -20,6 +23,10 @@ export interface CaseService {
   get(principal: Principal, id: string): Promise<Case>;
   list(principal: Principal, query: unknown): Promise<{ data: Case[]; nextCursor: string | null }>;
   update(principal: Principal, id: string, input: unknown): Promise<Case>;
+  /** `update` with a reason for the status history (POST /cases/{id}/transitions). */
+  change(principal: Principal, id: string, input: unknown, reason: string | undefined): Promise<Case>;
+  /** The case as the caller may see it, read in `tx` (transitions and history check access as a read does). */
+  loadVisible(tx: UnitOfWork, principal: Principal, id: string, action: TlpAction): Promise<Case>;
 }
 
 export function createCaseService(deps: CaseKitDeps): CaseService {
@@ -76,7 +83,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
     }
   }
 
-  return {
+  const service: CaseService = {
     async create(principal, input) {
       requireScope(principal, "cases:write");
       const body = parse(caseCreateSchema, input);
@@ -85,6 +92,8 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
       const now = clock.now();
       return storage.transaction(async (tx) => {
         await checkReferences(tx, principal, body);
+        const lifecycle = await lifecycleOf(tx, principal.organizationId, "case");
+        requireInitial(lifecycle, body.statusValue, "statusValue");
         const at = now.toISOString();
         const record: Case = {
           id: ids.next("case"),
@@ -111,6 +120,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           createdBy: principal.userId,
         };
         await tx.cases.insert(record);
+        await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: record.id, from: null, to: record.statusValue }], now);
         await recordEdit(deps, tx, principal, { name: "case.created", resourceType: "case", before: null, after: record, now });
         return record;
       });
@@ -140,7 +150,11 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
       return page;
     },
 
-    async update(principal, id, input) {
+    update(principal, id, input) {
+      return service.change(principal, id, input, undefined);
+    },
+
+    async change(principal, id, input, reason) {
       requireScope(principal, "cases:write");
       const patch = parse(caseUpdateSchema, input);
       const now = clock.now();
@@ -153,28 +167,34 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           }
           guardTlp(principal, before, "case", action, patch.tlp ?? before.tlp);
           await checkReferences(tx, principal, patch);
+          const lifecycle = await lifecycleOf(tx, principal.organizationId, "case");
+          if (patch.statusValue !== undefined) requireStatus(lifecycle, patch.statusValue, "statusValue");
           const status = patch.statusValue ?? before.statusValue;
-          if (!canTransition(before.statusValue, status)) {
-            throw new CaseKitError("invalid_transition", `A ${before.statusValue} case cannot become ${status}`);
-          }
           const after: Case = {
             ...before,
             ...patch,
             organizations: patch.organizations ? [...new Set(patch.organizations)] : before.organizations,
-            closedAt: status === "closed" ? (before.closedAt ?? now.toISOString()) : null,
+            closedAt: isCategory(lifecycle, status, "closed") ? (before.closedAt ?? now.toISOString()) : null,
             updatedAt: now.toISOString(),
           };
-          // A resolved or closed case takes only its lifecycle's moves (core/access/closed-records.ts).
-          checkClosedChange(principal, "case", before, after);
-          // Closing needs every mandatory task done or cancelled (core/tasks/lifecycle.ts).
-          if (status === "closed" && before.statusValue !== "closed" && (await tx.tasks.hasOpenMandatory(principal.organizationId, id))) {
-            throw new CaseKitError("mandatory_tasks_open", "Complete or cancel the case's mandatory tasks before closing it");
-          }
+          // The move, its roles and gates (closing needs the mandatory tasks done), and between
+          // them: a closed case takes only its lifecycle's moves (core/access/closed-records.ts).
+          await checkMove(lifecycle, before.statusValue, status, after, {
+            principal,
+            stored: before,
+            reason,
+            hasOpenMandatoryTasks: async () => tx.tasks.hasOpenMandatory(principal.organizationId, id, openKeys(await lifecycleOf(tx, principal.organizationId, "task"))),
+            beforeGates: () => checkClosedChange(lifecycle, before, after),
+          });
           await tx.cases.update(after);
+          await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.statusValue, to: status }], now, reason);
           await recordEdit(deps, tx, principal, { name: "case.updated", resourceType: "case", before, after, now });
           return after;
         }),
       );
     },
+
+    loadVisible,
   };
+  return service;
 }

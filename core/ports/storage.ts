@@ -14,6 +14,8 @@ import type { Task, TaskFilter, TaskWithCase } from "../tasks/types.js";
 import type { Comment, CommentPageRequest, CommentParent } from "../comments/types.js";
 import type { Alert, AlertFilter, AlertSourceCount, AlertSourceCountFilter } from "../alerts/types.js";
 import type { AppendOnlyLog, BatchReads, PageRequest, RecordRepository } from "./records.js";
+import type { LifecycleEntity, StoredLifecycle } from "../lifecycles/types.js";
+import type { StatusChange } from "../history/types.js";
 
 export type { AppendOnlyLog, BatchReads, PageRequest, RecordRepository } from "./records.js";
 
@@ -87,6 +89,8 @@ export interface UnitOfWork {
   tlpAudit: TlpAuditRepository;
   sessions: SessionRepository;
   signInThrottles: SignInThrottleRepository;
+  lifecycles: LifecycleRepository;
+  statusHistory: StatusHistoryRepository;
   webhooks: WebhookRepository;
   deliveries: DeliveryRepository;
   observables: ObservableRepository;
@@ -290,8 +294,12 @@ export interface TaskRepository extends RecordRepository<Task, TaskFilter> {
   patchMany(organizationId: string, ids: readonly string[], patch: Partial<Pick<Task, "title" | "description" | "status" | "assigneeId" | "dueDate" | "mandatory" | "tlp" | "updatedAt" | "deletedAt" | "deletedBy">>): Promise<number>;
   /** The highest `order` among the case's live tasks, or null when it has none. */
   maxOrder(organizationId: string, caseId: string): Promise<number | null>;
-  /** Whether the case has a live mandatory task that is waiting or in progress. */
-  hasOpenMandatory(organizationId: string, caseId: string): Promise<boolean>;
+  /**
+   * Whether the case has a live mandatory task in one of `openStatuses` (the statuses of the
+   * organization's task lifecycle that are not final; the built-in lifecycle's waiting and
+   * in_progress when absent).
+   */
+  hasOpenMandatory(organizationId: string, caseId: string, openStatuses?: readonly string[]): Promise<boolean>;
 }
 
 /**
@@ -386,4 +394,20 @@ export interface DeliveryRepository {
 export interface DeliveryBacklog {
   pendingDeliveries: number;
   oldestUndispatchedEventAt: string | null;
+}
+
+/** Published lifecycle versions (core/lifecycles): append-only, one row per version. */
+export interface LifecycleRepository {
+  /** Throws conflict when the (organization, entity, version) is taken: someone published meanwhile. */
+  insert(record: StoredLifecycle): Promise<void>;
+  /** The newest version of the organization's lifecycle of `entity`, or null (the default applies). */
+  current(organizationId: string, entity: LifecycleEntity): Promise<StoredLifecycle | null>;
+  /** Versions newest first. */
+  versions(organizationId: string, entity: LifecycleEntity, page: PageRequest): Promise<StoredLifecycle[]>;
+}
+
+/** Status changes of records (core/history): append-only, one row per change of one record. */
+export interface StatusHistoryRepository extends AppendOnlyLog<StatusChange> {
+  /** The record's changes oldest first (ascending id), after `page.afterId`: one range of its index. */
+  listByRecord(organizationId: string, entity: LifecycleEntity, recordId: string, page: { limit: number; afterId?: string }): Promise<StatusChange[]>;
 }

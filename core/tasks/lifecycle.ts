@@ -1,27 +1,25 @@
 /**
- * The task lifecycle: a task waits, is worked on, and ends completed or cancelled. A finished
- * task may be picked up again (completed → in_progress, cancelled → waiting), so a task closed by
- * mistake needs no copy. Open tasks (waiting, in_progress) are what keeps a case with mandatory
- * tasks from closing.
+ * The built-in task lifecycle (core/lifecycles/defaults.ts), in the shapes casekit exported
+ * before lifecycles became data. A task in a status that is not final is open: an open mandatory
+ * task keeps its case from closing.
  */
-export const taskStatuses = ["waiting", "in_progress", "completed", "cancelled"] as const;
-export type TaskStatus = (typeof taskStatuses)[number];
+import { defaultLifecycles } from "../lifecycles/defaults.js";
+import { defaultKeys, defaultTransitionTable, initialKeys, openKeys } from "../lifecycles/tables.js";
+
+export type TaskStatus = string;
+
+export const taskStatuses = defaultKeys(defaultLifecycles.task) as readonly ["waiting", "in_progress", "completed", "cancelled"];
 
 /** What a new task may start as. */
-export const initialTaskStatuses = ["waiting", "in_progress"] as const satisfies readonly TaskStatus[];
+export const initialTaskStatuses = initialKeys(defaultLifecycles.task) as readonly ["waiting", "in_progress"];
 
-export const openTaskStatuses = ["waiting", "in_progress"] as const satisfies readonly TaskStatus[];
+export const openTaskStatuses = openKeys(defaultLifecycles.task) as readonly ["waiting", "in_progress"];
 
-const transitions: Record<TaskStatus, readonly TaskStatus[]> = {
-  waiting: ["in_progress", "completed", "cancelled"],
-  in_progress: ["waiting", "completed", "cancelled"],
-  completed: ["in_progress"],
-  cancelled: ["waiting"],
-};
+const transitions = defaultTransitionTable(defaultLifecycles.task);
 
 /** Staying in the same status is always allowed (a no-op). */
 export function canTransitionTask(from: TaskStatus, to: TaskStatus): boolean {
-  return from === to || transitions[from].includes(to);
+  return from === to || (transitions[from] ?? []).includes(to);
 }
 
 export function isOpenTask(status: TaskStatus): boolean {

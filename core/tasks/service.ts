@@ -41,7 +41,7 @@ export interface TaskService {
 /** A task of a closed case takes no change (core/access/closed-records.ts). */
 async function requireOpenTaskCase(tx: UnitOfWork, principal: Principal, task: Task): Promise<void> {
   const parent = await tx.cases.findById(principal.organizationId, task.caseId);
-  if (parent) checkTaskCaseOpen(parent);
+  if (parent) await checkTaskCaseOpen(tx, parent);
 }
 
 export function createTaskService(deps: CaseKitDeps): TaskService {
@@ -58,7 +58,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const parent = await loadTaskCase(tx, principal, caseId, "edit");
-          checkTaskCaseOpen(parent);
+          await checkTaskCaseOpen(tx, parent);
           await checkAssignee(tx, principal, body.assigneeId);
           const at = now.toISOString();
           const record: Task = {

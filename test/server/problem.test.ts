@@ -39,6 +39,7 @@ describe("error codes to HTTP statuses", () => {
       record_closed: 409,
       invalid_transition: 409,
       mandatory_tasks_open: 409,
+      transition_blocked: 409,
       unknown_reference: 422,
       invalid_expiry: 422,
       rate_limited: 429,

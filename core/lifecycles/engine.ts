@@ -1,0 +1,124 @@
+/**
+ * The one place that decides a status move, for every write path (PATCH, POST …/transitions,
+ * bulk): the move must be a transition of the lifecycle, the caller must hold one of its roles,
+ * and its gates must hold. Staying in the same status is no move and always allowed.
+ */
+import type { Principal } from "../access/principal.js";
+import { CaseKitError, invalidField } from "../errors.js";
+import type { GateInput } from "./gates.js";
+import { mandatoryTasksGate, unmetGates } from "./gates.js";
+import type { Lifecycle, LifecycleStatus, LifecycleTransition } from "./types.js";
+
+export function statusOf(lifecycle: Lifecycle, key: string): LifecycleStatus | undefined {
+  return lifecycle.statuses.find((status) => status.key === key);
+}
+
+/** The status `key` names, or 400 validation_failed at `path` listing the lifecycle's keys. */
+export function requireStatus(lifecycle: Lifecycle, key: string, path: string): LifecycleStatus {
+  const status = statusOf(lifecycle, key);
+  if (!status) throw invalidField(path, `is not a status of the organization's ${lifecycle.entity} lifecycle (${lifecycle.statuses.map((s) => s.key).join(", ")})`);
+  return status;
+}
+
+/** Refuses a status a new record may not start in (400 validation_failed at `path`). */
+export function requireInitial(lifecycle: Lifecycle, key: string, path: string): LifecycleStatus {
+  const status = requireStatus(lifecycle, key, path);
+  if (status.category !== "new" && status.category !== "in_progress") throw invalidField(path, `a new ${lifecycle.entity} starts in one of ${initialStatuses(lifecycle).join(", ")}`);
+  return status;
+}
+
+/** Whether a record in status `key` is done (an unknown key, from a removed status, counts as not). */
+export function isFinal(lifecycle: Lifecycle, key: string): boolean {
+  return statusOf(lifecycle, key)?.final ?? false;
+}
+
+export function isCategory(lifecycle: Lifecycle, key: string, category: LifecycleStatus["category"]): boolean {
+  return statusOf(lifecycle, key)?.category === category;
+}
+
+/** The statuses a record may be created in: those of the `new` and `in_progress` categories. */
+export function initialStatuses(lifecycle: Lifecycle): string[] {
+  return lifecycle.statuses.filter((status) => status.category === "new" || status.category === "in_progress").map((status) => status.key);
+}
+
+/** The first status of the `new` category: where a record starts when nothing else is said. */
+export function firstNewStatus(lifecycle: Lifecycle): string {
+  const first = lifecycle.statuses.find((status) => status.category === "new");
+  if (!first) throw new Error(`The ${lifecycle.entity} lifecycle has no status of the new category`);
+  return first.key;
+}
+
+/** Whether the caller holds one of the transition's roles (`assignee`: the record's stored assignee). */
+export function mayTake(principal: Principal, transition: LifecycleTransition, stored: { assigneeId: string | null }): boolean {
+  if (!transition.roles || transition.roles.length === 0) return true;
+  return transition.roles.some((role) => (role === "assignee" ? stored.assigneeId !== null && stored.assigneeId === principal.userId : role === principal.role));
+}
+
+export interface MoveContext extends Omit<GateInput, "record"> {
+  principal: Principal;
+  /** The record as stored before the move (its assignee decides the `assignee` role). */
+  stored: { assigneeId: string | null };
+}
+
+export interface TransitionOption {
+  to: string;
+  label: string;
+  category: LifecycleStatus["category"];
+  final: boolean;
+  /** Gates that do not hold now; empty when the transition can be taken as it is. */
+  unmet: string[];
+}
+
+/** The transitions out of `from` the caller may take, one per target, each with its unmet gates. */
+export async function transitionOptions(lifecycle: Lifecycle, from: string, record: object, context: MoveContext): Promise<TransitionOption[]> {
+  const targets = [...new Set(lifecycle.transitions.filter((t) => t.from.includes(from) && t.to !== from).map((t) => t.to))];
+  const options: TransitionOption[] = [];
+  for (const to of targets) {
+    const unmet = await bestUnmet(lifecycle, from, to, record, context);
+    const status = statusOf(lifecycle, to);
+    if (unmet && status) options.push({ to, label: status.label, category: status.category, final: status.final, unmet });
+  }
+  return options;
+}
+
+/**
+ * Checks the move of a record from `from` to `to`, `after` being the record as it would be left.
+ * invalid_transition (409) when no transition leads there for this caller; transition_blocked
+ * (409, with `unmet`) when gates do not hold (mandatory_tasks_open when that gate alone).
+ */
+export async function checkMove(lifecycle: Lifecycle, from: string, to: string, after: object, context: MoveContext & { beforeGates?: () => void }): Promise<void> {
+  if (from !== to) {
+    const leads = lifecycle.transitions.filter((t) => t.from.includes(from) && t.to === to);
+    if (!leads.some((t) => mayTake(context.principal, t, context.stored))) {
+      throw new CaseKitError("invalid_transition", leads.length > 0 ? `You may not move a ${lifecycle.entity} from ${from} to ${to}` : `A ${from} ${lifecycle.entity} cannot become ${to}`);
+    }
+  }
+  // What the caller checks between the move and its gates (a closed record's fields).
+  context.beforeGates?.();
+  if (from === to) return;
+  const unmet = (await bestUnmet(lifecycle, from, to, after, context)) ?? [];
+  if (unmet.length > 0) throw blocked(lifecycle, to, unmet);
+}
+
+/** The refusal for gates that do not hold. */
+export function blocked(lifecycle: Lifecycle, to: string, unmet: string[]): CaseKitError {
+  if (unmet.length === 1 && unmet[0] === mandatoryTasksGate) {
+    return new CaseKitError("mandatory_tasks_open", "Complete or cancel the case's mandatory tasks before closing it", undefined, { unmet });
+  }
+  return new CaseKitError("transition_blocked", `Moving the ${lifecycle.entity} to ${to} needs: ${unmet.join(", ")}`, undefined, { unmet });
+}
+
+/**
+ * Of the transitions from `from` to `to` the caller may take, the fewest unmet gates (the first
+ * such transition's); undefined when the caller may take none.
+ */
+async function bestUnmet(lifecycle: Lifecycle, from: string, to: string, record: object, context: MoveContext): Promise<string[] | undefined> {
+  let best: string[] | undefined;
+  for (const transition of lifecycle.transitions) {
+    if (transition.to !== to || !transition.from.includes(from) || !mayTake(context.principal, transition, context.stored)) continue;
+    const unmet = await unmetGates(transition.requires ?? [], { ...context, record });
+    if (best === undefined || unmet.length < best.length) best = unmet;
+    if (unmet.length === 0) break;
+  }
+  return best;
+}

@@ -1,0 +1,59 @@
+/**
+ * Gates a transition may require (`requires`), all of which must hold for it to be taken:
+ * - `reason`: the request gives a reason (POST …/transitions `reason`);
+ * - `no_open_mandatory_tasks`: the case has no mandatory task in a status that is not final;
+ * - `field:<path>`: the record, as the transition leaves it, has a value at the dotted path
+ *   (`field:assigneeId`, `field:customFields.rootCause`): not null, not "", not an empty list or
+ *   object. Any record field may be named, custom fields included, so later kinds of field plug in
+ *   without a new gate.
+ */
+export const reasonGate = "reason";
+export const mandatoryTasksGate = "no_open_mandatory_tasks";
+export const fieldGatePrefix = "field:";
+
+/** Whether `gate` is a name this lifecycle engine knows (fields by their prefix and a path). */
+export function isKnownGate(gate: string): boolean {
+  if (gate === reasonGate || gate === mandatoryTasksGate) return true;
+  return gate.startsWith(fieldGatePrefix) && /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/.test(gate.slice(fieldGatePrefix.length));
+}
+
+/** What the gates look at: the record as the transition leaves it, the reason, the case's tasks. */
+export interface GateInput {
+  record: object;
+  reason: string | undefined;
+  /** Asked only when a gate needs it (one query). */
+  hasOpenMandatoryTasks: () => Promise<boolean>;
+}
+
+/** The gates among `requires` that do not hold, in the order named. */
+export async function unmetGates(requires: readonly string[], input: GateInput): Promise<string[]> {
+  const unmet: string[] = [];
+  for (const gate of requires) {
+    if (!(await holds(gate, input))) unmet.push(gate);
+  }
+  return unmet;
+}
+
+async function holds(gate: string, input: GateInput): Promise<boolean> {
+  if (gate === reasonGate) return input.reason !== undefined && input.reason.trim() !== "";
+  if (gate === mandatoryTasksGate) return !(await input.hasOpenMandatoryTasks());
+  if (gate.startsWith(fieldGatePrefix)) return isSet(valueAt(input.record, gate.slice(fieldGatePrefix.length)));
+  return false;
+}
+
+function valueAt(record: object, path: string): unknown {
+  let value: unknown = record;
+  for (const part of path.split(".")) {
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, part)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+function isSet(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === "string") return value.trim() !== "";
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === "object") return Object.keys(value).length > 0;
+  return true;
+}

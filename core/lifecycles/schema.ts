@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { listResponseSchema, pageQueryShape, timestampSchema, trimmedText } from "../schema/common.js";
+import { fieldGatePrefix, mandatoryTasksGate, reasonGate } from "./gates.js";
+import { lifecycleEntities, statusCategories, transitionRoles } from "./types.js";
+
+export const statusKeySchema = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, "must be lower-case letters, digits and _ (up to 63), starting with a letter");
+
+const gateSchema = z
+  .string()
+  .max(200)
+  .meta({ description: `A gate: \`${reasonGate}\`, \`${mandatoryTasksGate}\` (cases), or \`${fieldGatePrefix}<dotted record field path>\` (e.g. \`${fieldGatePrefix}customFields.rootCause\`)` });
+
+export const lifecycleStatusSchema = z
+  .strictObject({
+    key: statusKeySchema,
+    label: trimmedText(100),
+    category: z.enum(statusCategories).meta({ description: "What casekit itself reads: SLA clocks, metrics and closure rules key off the category, never the key" }),
+    final: z.boolean().meta({ description: "The work is over: a final case or alert takes no change but lifecycle moves until reopened; a final task no longer holds its case open" }),
+    color: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/, "must be a #rrggbb colour")
+      .nullable()
+      .default(null),
+  })
+  .meta({ id: "LifecycleStatus" });
+
+export const lifecycleTransitionSchema = z
+  .strictObject({
+    from: z.array(statusKeySchema).min(1).max(100),
+    to: statusKeySchema,
+    roles: z.array(z.enum(transitionRoles)).min(1).max(4).optional().meta({ description: "Who may take it (any of); `assignee` is the record's assignee. Absent: whoever may change the record" }),
+    requires: z.array(gateSchema).max(20).optional().meta({ description: "Gates that must all hold" }),
+  })
+  .meta({ id: "LifecycleTransition" });
+
+export const lifecyclePublishSchema = z
+  .strictObject({
+    statuses: z.array(lifecycleStatusSchema).min(1).max(50),
+    transitions: z.array(lifecycleTransitionSchema).max(500),
+    mapping: z
+      .record(statusKeySchema, statusKeySchema)
+      .default({})
+      .meta({ description: "For each status of the current version that the new one drops: the status its records count as from now on" }),
+  })
+  .meta({ id: "LifecyclePublish" });
+
+export const lifecycleEntitySchema = z.enum(lifecycleEntities);
+
+export const lifecycleSchema = z
+  .object({
+    entity: lifecycleEntitySchema,
+    version: z.int().meta({ description: "0 for the built-in default, then 1, 2, … per publication" }),
+    statuses: z.array(lifecycleStatusSchema),
+    transitions: z.array(lifecycleTransitionSchema),
+    mapping: z.record(z.string(), z.string()).meta({ description: "How the version before's statuses map onto this one's" }),
+    createdAt: timestampSchema.nullable(),
+    createdBy: z.string().nullable(),
+  })
+  .meta({ id: "Lifecycle" });
+
+export const lifecycleVersionListSchema = listResponseSchema(lifecycleSchema).meta({ id: "LifecycleVersionList" });
+
+export const lifecycleVersionQuerySchema = z.strictObject({ ...pageQueryShape });
+
+export const transitionOptionSchema = z
+  .object({
+    to: z.string(),
+    label: z.string(),
+    category: z.enum(statusCategories),
+    final: z.boolean(),
+    unmet: z.array(z.string()).meta({ description: "Gates that do not hold now; empty when the transition can be taken as it is" }),
+  })
+  .meta({ id: "TransitionOption" });
+
+export const transitionListSchema = z
+  .object({ from: z.string(), data: z.array(transitionOptionSchema) })
+  .meta({ id: "TransitionList" });
+
+export const transitionRequestSchema = z
+  .strictObject({
+    to: statusKeySchema,
+    reason: trimmedText(2000).optional(),
+  })
+  .meta({ id: "TransitionRequest" });
