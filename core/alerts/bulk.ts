@@ -1,4 +1,5 @@
 import type { Principal } from "../access/principal.js";
+import { checkStatusFilter } from "../lifecycles/filter-check.js";
 import { isClosed } from "../access/closed-records.js";
 import { lifecycleOf } from "../lifecycles/current.js";
 import type { Lifecycle } from "../lifecycles/types.js";
@@ -43,7 +44,10 @@ export function createAlertBulk(deps: CaseKitDeps) {
           verb: "assigned",
           event: "alert.updated",
           tlpAction: "edit",
-          prepare: (tx) => checkAssignee(tx, principal, assigneeId),
+          async prepare(tx) {
+            await checkAssignee(tx, principal, assigneeId);
+            if (selection.kind === "all") await checkStatusFilter(tx, organizationId, "alert", selection.filters.statusValue, "options.filters.statusValue");
+          },
           async load(tx, ids) {
             return (await tx.alerts.findMany(organizationId, ids)).map(candidate(await lifecycleOf(tx, organizationId, "alert")));
           },

@@ -13,7 +13,9 @@ import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
 import { parse } from "../validation.js";
 import { checkAssignee, loadAlert } from "./access.js";
 import { unitedTags } from "./ingest.js";
-import { canTransitionAlert } from "./lifecycle.js";
+import { recordStatusMoves } from "../history/record.js";
+import { importedAlertStatus } from "../lifecycles/defaults.js";
+import { firstNewStatus, requireInitial } from "../lifecycles/engine.js";
 import { alertMergeSchema, alertPromoteSchema } from "./schema.js";
 import type { Alert } from "./types.js";
 
@@ -33,8 +35,10 @@ function requireImportScopes(principal: Principal): void {
 /** The alert, reachable for editing and still waiting for triage (new or acknowledged). */
 async function importable(tx: UnitOfWork, principal: Principal, id: string): Promise<Alert> {
   const alert = await loadAlert(tx, principal, id, "edit");
-  if (alert.statusValue === "imported") throw new CaseKitError("conflict", `Alert ${id} was already imported into case ${alert.caseId}`);
-  if (!canTransitionAlert(alert.statusValue, "imported")) {
+  if (alert.statusValue === importedAlertStatus) throw new CaseKitError("conflict", `Alert ${id} was already imported into case ${alert.caseId}`);
+  // Promote and merge take the lifecycle's transitions into `imported` (roles and gates aside: they are the system's move).
+  const lifecycle = await lifecycleOf(tx, principal.organizationId, "alert");
+  if (!lifecycle.transitions.some((t) => t.to === importedAlertStatus && t.from.includes(alert.statusValue))) {
     throw new CaseKitError("invalid_transition", `A ${alert.statusValue} alert cannot be imported; reopen it first`);
   }
   return alert;
@@ -43,8 +47,9 @@ async function importable(tx: UnitOfWork, principal: Principal, id: string): Pro
 /** Copies the alert's observables to the case and marks the alert imported, in `tx`. */
 async function finishImport(deps: CaseKitDeps, tx: UnitOfWork, principal: Principal, before: Alert, target: Case, verb: "promoted" | "merged", now: Date): Promise<AlertImport> {
   const observables = await copyObservablesToCase(deps, tx, principal, before.id, target.id, now);
-  const after: Alert = { ...before, statusValue: "imported", caseId: target.id, updatedAt: now.toISOString() };
+  const after: Alert = { ...before, statusValue: importedAlertStatus, caseId: target.id, updatedAt: now.toISOString() };
   await tx.alerts.update(after);
+  await recordStatusMoves(deps, tx, principal, await lifecycleOf(tx, principal.organizationId, "alert"), [{ recordId: before.id, from: before.statusValue, to: after.statusValue }], now, `${verb} into case ${target.id}`);
   await recordEdit(deps, tx, principal, { name: `alert.${verb}`, resourceType: "alert", before, after, now });
   return { case: target, alert: after, observables };
 }
@@ -67,6 +72,8 @@ export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: 
       await checkAssignee(tx, principal, body.assigneeId);
       // The alert's own assignee carries over only while still an active user.
       const carried = alert.assigneeId ? await tx.users.findById(principal.organizationId, alert.assigneeId) : null;
+      const caseLifecycle = await lifecycleOf(tx, principal.organizationId, "case");
+      const statusValue = body.statusValue === undefined ? firstNewStatus(caseLifecycle) : requireInitial(caseLifecycle, body.statusValue, "statusValue").key;
       const record: Case = {
         id: deps.ids.next("case"),
         organizationId: principal.organizationId,
@@ -76,7 +83,7 @@ export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: 
         description: body.description ?? alert.description,
         tlp: alert.tlp,
         pap: alert.pap,
-        statusValue: body.statusValue ?? "new",
+        statusValue,
         typeValue: alert.typeValue,
         assigneeId: body.assigneeId ?? (carried?.status === "active" ? carried.id : null),
         clientId: null,
@@ -92,6 +99,7 @@ export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: 
         createdBy: principal.userId,
       };
       await tx.cases.insert(record);
+      await recordStatusMoves(deps, tx, principal, caseLifecycle, [{ recordId: record.id, from: null, to: statusValue }], now, `promoted from alert ${alert.id}`);
       await recordEdit(deps, tx, principal, { name: "case.created", resourceType: "case", before: null, after: record, now });
       return finishImport(deps, tx, principal, alert, record, "promoted", now);
     }),

@@ -1,4 +1,8 @@
 import type { z } from "zod";
+import { recordStatusMoves } from "../history/record.js";
+import { lifecycleOf } from "../lifecycles/current.js";
+import { importedAlertStatus } from "../lifecycles/defaults.js";
+import { firstNewStatus, isFinal } from "../lifecycles/engine.js";
 import type { Principal } from "../access/principal.js";
 import { visibleUpTo } from "../access/clearance.js";
 import { requireClearance, requireScope } from "../access/principal.js";
@@ -61,9 +65,11 @@ export async function ingestAlert(deps: CaseKitDeps, principal: Principal, input
         alert = await foldRepeat(deps, tx, principal, existing, body, now);
         deduplicated = true;
       } else {
-        const record = newAlert(deps, principal, body, at);
+        const lifecycle = await lifecycleOf(tx, principal.organizationId, "alert");
+        const record = newAlert(deps, principal, body, at, firstNewStatus(lifecycle));
         try {
           await tx.alerts.insert(record);
+          await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: record.id, from: null, to: record.statusValue }], now);
           await recordEdit(deps, tx, principal, { name: "alert.created", resourceType: "alert", before: null, after: record, now });
           alert = record;
         } catch (error) {
@@ -115,7 +121,7 @@ export async function ingestAlert(deps: CaseKitDeps, principal: Principal, input
   );
 }
 
-function newAlert(deps: CaseKitDeps, principal: Principal, body: Body, at: string): Alert {
+function newAlert(deps: CaseKitDeps, principal: Principal, body: Body, at: string, statusValue: string): Alert {
   return {
     id: deps.ids.next("alert"),
     organizationId: principal.organizationId,
@@ -127,7 +133,7 @@ function newAlert(deps: CaseKitDeps, principal: Principal, body: Body, at: strin
     typeValue: body.typeValue ?? null,
     source: body.source,
     sourceRef: body.sourceRef ?? null,
-    statusValue: "new",
+    statusValue,
     assigneeId: body.assigneeId ?? null,
     tags: dedupeTags(body.tags),
     customFields: body.customFields,
@@ -148,7 +154,8 @@ function newAlert(deps: CaseKitDeps, principal: Principal, body: Body, at: strin
  * title, severity and (when sent) description, type and event date are taken from it; tags are
  * united by name and custom fields merged key by key (the report wins); the marking (tlp, pap)
  * only ever rises; an existing assignee stays. `occurrences` counts the report and `lastSeenAt`
- * is now. A `closed` alert reopens to `new` (it happened again); an `imported` one stays imported.
+ * is now. A closed alert (a final status but `imported`) reopens to the lifecycle's first status
+ * of the new category (it happened again); an `imported` one stays imported.
  */
 async function foldRepeat(deps: CaseKitDeps, tx: UnitOfWork, principal: Principal, before: Alert, body: Body, now: Date): Promise<Alert> {
   guardTlp(principal, before, "alert", "edit");
@@ -158,6 +165,8 @@ async function foldRepeat(deps: CaseKitDeps, tx: UnitOfWork, principal: Principa
     throw new CaseKitError("payload_too_large", `customFields: ${message}`, [{ path: "customFields", message }]);
   }
   const at = now.toISOString();
+  const lifecycle = await lifecycleOf(tx, principal.organizationId, "alert");
+  const reopens = before.statusValue !== importedAlertStatus && isFinal(lifecycle, before.statusValue);
   const after: Alert = {
     ...before,
     title: body.title,
@@ -170,12 +179,13 @@ async function foldRepeat(deps: CaseKitDeps, tx: UnitOfWork, principal: Principa
     assigneeId: before.assigneeId ?? body.assigneeId ?? null,
     tags: unitedTags(before.tags, body.tags),
     customFields,
-    statusValue: before.statusValue === "closed" ? "new" : before.statusValue,
+    statusValue: reopens ? firstNewStatus(lifecycle) : before.statusValue,
     occurrences: before.occurrences + 1,
     lastSeenAt: at,
     updatedAt: at,
   };
   await tx.alerts.update(after);
+  await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: after.id, from: before.statusValue, to: after.statusValue }], now, "reported again");
   await recordEdit(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, now });
   return after;
 }

@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { bulkRequestSchema, bulkResultSchema } from "../bulk/schema.js";
 import { caseSchema, caseTagSchema, customFieldsSchema, recordListFilterShape } from "../cases/schema.js";
-import { initialCaseStatuses } from "../cases/lifecycle.js";
+import { statusKeySchema } from "../lifecycles/schema.js";
 import { observableCreateSchema, observableSchema } from "../observables/schema.js";
 import { anyOf, boundedString, changeSchema, idSchema, jsonInt, listResponseSchema, pageQueryShape, papSchema, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
 import type { IntReader } from "../schema/common.js";
-import { alertStatuses } from "./lifecycle.js";
 
 /** Most observables one create body may carry. */
 export const maxInlineObservables = 500;
@@ -56,7 +55,7 @@ export const alertUpdateSchema = changeSchema({
     tlp: tlpSchema,
     pap: papSchema,
     typeValue: text(100).nullable(),
-    statusValue: z.enum(alertStatuses).meta({ description: "new, acknowledged or closed; `imported` is set only by promote and merge" }),
+    statusValue: statusKeySchema.meta({ description: "A status of the organization's alert lifecycle (built-in: new, acknowledged or closed); `imported` is set only by promote and merge" }),
     assigneeId: idSchema("user").nullable(),
     tags: z.array(caseTagSchema).max(100),
     customFields: customFieldsSchema,
@@ -74,7 +73,7 @@ export const alertSchema = z
     typeValue: z.string().nullable(),
     source: z.string(),
     sourceRef: z.string().nullable(),
-    statusValue: z.enum(alertStatuses),
+    statusValue: z.string().meta({ description: "A status key of the organization's alert lifecycle" }),
     assigneeId: z.string().nullable(),
     tags: z.array(caseTagSchema),
     customFields: z.record(z.string(), z.unknown()),
@@ -98,7 +97,7 @@ const booleanParam = z.enum(["true", "false"]).transform((v) => v === "true");
 
 /** List filters, named as the case list's; repeated parameters mean "any of". */
 const alertFilterShape = (int: IntReader) => ({
-  ...recordListFilterShape(alertStatuses, int),
+  ...recordListFilterShape(int),
   q: boundedString(maxTitleQueryLength, 1).optional().meta({ description: `Text the title contains (case-insensitive for ASCII letters, matched literally; at most ${maxTitleQueryLength} characters)` }),
 });
 
@@ -126,7 +125,7 @@ export const alertPromoteSchema = z
     title: titleSchema,
     description: text(100_000),
     severity: severitySchema,
-    statusValue: z.enum(initialCaseStatuses),
+    statusValue: statusKeySchema.meta({ description: "The new case's status: of the new or in_progress category of the case lifecycle" }),
     assigneeId: idSchema("user"),
   })
   .partial()
@@ -157,7 +156,7 @@ export const alertImportResultSchema = z
 export const alertSourceMetricQuerySchema = z.strictObject({
   from: timestampSchema.optional().meta({ description: "createdAt at or after this instant" }),
   to: timestampSchema.optional().meta({ description: "createdAt before this instant; not after `from`, the range is empty" }),
-  statusValue: anyOf(z.enum(alertStatuses)).optional(),
+  statusValue: anyOf(statusKeySchema).optional(),
 });
 
 export const alertSourceMetricSchema = z

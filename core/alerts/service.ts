@@ -1,4 +1,5 @@
 import type { Principal } from "../access/principal.js";
+import { checkStatusFilter } from "../lifecycles/filter-check.js";
 import { checkClosedChange } from "../access/closed-records.js";
 import { requireScope } from "../access/principal.js";
 import { visibleUpTo } from "../access/clearance.js";
@@ -77,9 +78,10 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
       // Deleted records are an admin's business.
       if (includeDeleted) requireScope(principal, "org:admin");
       const beforeId = decodeCursor(cursor);
-      const rows = await storage.read((tx) =>
-        tx.alerts.list(principal.organizationId, { ...filters, includeDeleted: includeDeleted ?? false, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }),
-      );
+      const rows = await storage.read(async (tx) => {
+        await checkStatusFilter(tx, principal.organizationId, "alert", filters.statusValue, "statusValue");
+        return tx.alerts.list(principal.organizationId, { ...filters, includeDeleted: includeDeleted ?? false, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId });
+      });
       const page = toPage(rows, limit);
       await auditListed(deps, principal, "alert", page.data);
       return page;
@@ -172,7 +174,10 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
     async countBySource(principal, query) {
       requireScope(principal, "alerts:read");
       const { from, to, statusValue } = parse(alertSourceMetricQuerySchema, query);
-      const data = await storage.read((tx) => tx.alerts.countBySource(principal.organizationId, { maxTlp: visibleUpTo(principal.tlpClearance), statusValue, from, to }));
+      const data = await storage.read(async (tx) => {
+        await checkStatusFilter(tx, principal.organizationId, "alert", statusValue, "statusValue");
+        return tx.alerts.countBySource(principal.organizationId, { maxTlp: visibleUpTo(principal.tlpClearance), statusValue, from, to });
+      });
       return { data };
     },
 

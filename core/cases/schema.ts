@@ -2,7 +2,7 @@ import { z } from "zod";
 import { anyOf, boundedString, changeSchema, idSchema, listResponseSchema, pageQueryShape, papSchema, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
 import type { IntReader } from "../schema/common.js";
 import { freeFormObjectSchema } from "../schema/free-form.js";
-import { caseStatuses, initialCaseStatuses } from "./lifecycle.js";
+import { statusKeySchema } from "../lifecycles/schema.js";
 
 /** A tag is a name with an optional colour, so UIs can show it as a chip. */
 export const caseTagSchema = z
@@ -26,7 +26,7 @@ export const caseCreateSchema = z
     description: optionalText(100_000).optional(),
     tlp: tlpSchema.default(2),
     pap: papSchema.default(2),
-    statusValue: z.enum(initialCaseStatuses).default("new"),
+    statusValue: statusKeySchema.optional().meta({ description: "A status of the new or in_progress category of the organization's case lifecycle (GET /lifecycles/case); by default its first status of the new category (built-in: new)" }),
     typeValue: optionalText(100).optional(),
     assigneeId: idSchema("user").optional(),
     clientId: optionalText(200).optional(),
@@ -49,7 +49,7 @@ export const caseUpdateSchema = changeSchema({
     description: optionalText(100_000).nullable(),
     tlp: tlpSchema,
     pap: papSchema,
-    statusValue: z.enum(caseStatuses),
+    statusValue: statusKeySchema.meta({ description: "A status of the organization's case lifecycle; the move must be one of its transitions (GET /cases/{id}/transitions)" }),
     typeValue: optionalText(100).nullable(),
     assigneeId: idSchema("user").nullable(),
     clientId: optionalText(200).nullable(),
@@ -70,7 +70,7 @@ export const caseSchema = z
     description: z.string().nullable(),
     tlp: z.int(),
     pap: z.int(),
-    statusValue: z.enum(caseStatuses),
+    statusValue: z.string().meta({ description: "A status key of the organization's case lifecycle" }),
     typeValue: z.string().nullable(),
     assigneeId: z.string().nullable(),
     clientId: z.string().nullable(),
@@ -88,9 +88,9 @@ export const caseSchema = z
  * The list filters cases and alerts share (alerts' lists add their own), named after the fields,
  * with the record's own statuses; repeated parameters mean "any of".
  */
-export function recordListFilterShape<const S extends readonly string[]>(statuses: S, int: IntReader = queryInt) {
+export function recordListFilterShape(int: IntReader = queryInt) {
   return {
-    statusValue: anyOf(z.enum(statuses)).optional(),
+    statusValue: anyOf(statusKeySchema).optional(),
     severity: anyOf(int(1, 4)).optional(),
     tlp: anyOf(int(0, 4)).optional(),
     assigneeId: anyOf(boundedString(64)).optional(),
@@ -102,7 +102,7 @@ export function recordListFilterShape<const S extends readonly string[]>(statuse
   };
 }
 
-export const caseListQuerySchema = z.strictObject({ ...pageQueryShape, ...recordListFilterShape(caseStatuses) });
+export const caseListQuerySchema = z.strictObject({ ...pageQueryShape, ...recordListFilterShape() });
 
 export const caseListSchema = listResponseSchema(caseSchema).meta({ id: "CaseList" });
 

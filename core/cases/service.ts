@@ -1,4 +1,5 @@
 import type { Principal } from "../access/principal.js";
+import { checkStatusFilter } from "../lifecycles/filter-check.js";
 import { checkClosedChange } from "../access/closed-records.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { visibleUpTo } from "../access/clearance.js";
@@ -13,7 +14,7 @@ import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { recordStatusMoves } from "../history/record.js";
 import { lifecycleOf } from "../lifecycles/current.js";
-import { checkMove, isCategory, requireInitial, requireStatus } from "../lifecycles/engine.js";
+import { checkMove, firstNewStatus, isCategory, requireInitial, requireStatus } from "../lifecycles/engine.js";
 import { openKeys } from "../lifecycles/tables.js";
 import { caseCreateSchema, caseListQuerySchema, caseUpdateSchema } from "./schema.js";
 import type { Case } from "./types.js";
@@ -93,7 +94,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
       return storage.transaction(async (tx) => {
         await checkReferences(tx, principal, body);
         const lifecycle = await lifecycleOf(tx, principal.organizationId, "case");
-        requireInitial(lifecycle, body.statusValue, "statusValue");
+        const statusValue = body.statusValue === undefined ? firstNewStatus(lifecycle) : requireInitial(lifecycle, body.statusValue, "statusValue").key;
         const at = now.toISOString();
         const record: Case = {
           id: ids.next("case"),
@@ -104,7 +105,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           description: body.description ?? null,
           tlp: body.tlp,
           pap: body.pap,
-          statusValue: body.statusValue,
+          statusValue,
           typeValue: body.typeValue ?? null,
           assigneeId: body.assigneeId ?? null,
           clientId: body.clientId ?? null,
@@ -142,9 +143,10 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
       requireScope(principal, "cases:read");
       const { limit, cursor, ...filters } = parse(caseListQuerySchema, query);
       const beforeId = decodeCursor(cursor);
-      const rows = await storage.read((tx) =>
-        tx.cases.list(principal.organizationId, { ...filters, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }),
-      );
+      const rows = await storage.read(async (tx) => {
+        await checkStatusFilter(tx, principal.organizationId, "case", filters.statusValue, "statusValue");
+        return tx.cases.list(principal.organizationId, { ...filters, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId });
+      });
       const page = toPage(rows, limit);
       await auditListed(deps, principal, "case", page.data);
       return page;

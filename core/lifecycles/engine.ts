@@ -6,7 +6,7 @@
 import type { Principal } from "../access/principal.js";
 import { CaseKitError, invalidField } from "../errors.js";
 import type { GateInput } from "./gates.js";
-import { mandatoryTasksGate, unmetGates } from "./gates.js";
+import { mandatoryTasksGate, unmetGates, unmetGatesNow } from "./gates.js";
 import type { Lifecycle, LifecycleStatus, LifecycleTransition } from "./types.js";
 
 export function statusOf(lifecycle: Lifecycle, key: string): LifecycleStatus | undefined {
@@ -121,4 +121,16 @@ async function bestUnmet(lifecycle: Lifecycle, from: string, to: string, record:
     if (unmet.length === 0) break;
   }
   return best;
+}
+
+/**
+ * `checkMove` for a bulk page, record by record and without awaiting: the code a record is skipped
+ * with (invalid_transition, transition_blocked), or null when it may move. A bulk gives no reason,
+ * so a transition that requires one is blocked there.
+ */
+export function bulkMoveRefusal(lifecycle: Lifecycle, from: string, to: string, after: object, principal: Principal, stored: { assigneeId: string | null }): "invalid_transition" | "transition_blocked" | null {
+  if (from === to) return null;
+  const taken = lifecycle.transitions.filter((t) => t.from.includes(from) && t.to === to && mayTake(principal, t, stored));
+  if (taken.length === 0) return "invalid_transition";
+  return taken.some((t) => unmetGatesNow(t.requires ?? [], after).length === 0) ? null : "transition_blocked";
 }

@@ -34,6 +34,14 @@ export async function unmetGates(requires: readonly string[], input: GateInput):
   return unmet;
 }
 
+/**
+ * The gates among `requires` that do not hold, for a write that names no reason and reads no
+ * tasks (a bulk page, record by record): `no_open_mandatory_tasks` counts as unmet there.
+ */
+export function unmetGatesNow(requires: readonly string[], record: object): string[] {
+  return requires.filter((gate) => !(gate.startsWith(fieldGatePrefix) && isSet(valueAt(record, gate.slice(fieldGatePrefix.length)))));
+}
+
 async function holds(gate: string, input: GateInput): Promise<boolean> {
   if (gate === reasonGate) return input.reason !== undefined && input.reason.trim() !== "";
   if (gate === mandatoryTasksGate) return !(await input.hasOpenMandatoryTasks());

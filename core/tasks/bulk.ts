@@ -1,4 +1,5 @@
 import type { Principal } from "../access/principal.js";
+import { checkStatusFilter } from "../lifecycles/filter-check.js";
 import { closedTaskCases } from "../access/closed-records.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { runBulk } from "../bulk/run.js";
@@ -11,7 +12,10 @@ import { inheritedTlpOfMany } from "../tlp/lineage.js";
 import { parse } from "../validation.js";
 import { checkAssignee } from "./access.js";
 import { toTaskFilter } from "./filter.js";
-import { canTransitionTask } from "./lifecycle.js";
+import { recordStatusMoves } from "../history/record.js";
+import { lifecycleOf } from "../lifecycles/current.js";
+import { bulkMoveRefusal, requireStatus } from "../lifecycles/engine.js";
+import type { Lifecycle } from "../lifecycles/types.js";
 import type { TaskBulkFilters } from "./schema.js";
 import { taskBulkDeleteSchema, taskBulkUpdateSchema } from "./schema.js";
 import type { Task } from "./types.js";
@@ -58,6 +62,9 @@ export function createTaskBulk(deps: CaseKitDeps) {
       // Nobody may mark records above their own clearance: the whole request fails, nothing changes.
       if (fields.tlp !== undefined) requireClearance(principal, fields.tlp);
       const selection = selectionOf(body, {});
+      // The task lifecycle, read once in prepare; each record's status before the page is saved.
+      let lifecycle: Lifecycle | undefined;
+      const movedFrom = new Map<string, string>();
       return runBulk(
         deps,
         principal,
@@ -68,13 +75,29 @@ export function createTaskBulk(deps: CaseKitDeps) {
           event: "task.updated",
           tlpAction: "edit",
           ...taskAccess(principal, selection.kind === "all" ? selection.filters : undefined),
-          prepare: (tx) => checkAssignee(tx, principal, fields.assigneeId, "fields.assigneeId"),
-          apply(task, at) {
-            if (fields.status !== undefined && !canTransitionTask(task.status, fields.status)) return { skip: "invalid_transition" };
-            return { ...task, ...fields, updatedAt: at };
+          async prepare(tx) {
+            await checkAssignee(tx, principal, fields.assigneeId, "fields.assigneeId");
+            if (selection.kind === "all") await checkStatusFilter(tx, principal.organizationId, "task", selection.filters.status, "options.filters.status");
+            lifecycle = await lifecycleOf(tx, principal.organizationId, "task");
+            if (fields.status !== undefined) requireStatus(lifecycle, fields.status, "fields.status");
           },
-          // Every task changed gets the same fields: one statement per page.
-          save: (tx, records) => patchPage(tx, principal, records, { ...fields, updatedAt: records[0]!.updatedAt }),
+          apply(task, at) {
+            const after = { ...task, ...fields, updatedAt: at };
+            if (fields.status !== undefined && lifecycle) {
+              const refusal = bulkMoveRefusal(lifecycle, task.status, fields.status, after, principal, task);
+              if (refusal) return { skip: refusal };
+              movedFrom.set(task.id, task.status);
+            }
+            return after;
+          },
+          // Every task changed gets the same fields: one statement per page; the page's status
+          // history in one multi-row insert.
+          async save(tx, records) {
+            await patchPage(tx, principal, records, { ...fields, updatedAt: records[0]!.updatedAt });
+            if (fields.status === undefined || !lifecycle) return;
+            const moves = records.map((task) => ({ recordId: task.id, from: movedFrom.get(task.id) ?? task.status, to: task.status }));
+            await recordStatusMoves(deps, tx, principal, lifecycle, moves, new Date(records[0]!.updatedAt));
+          },
         },
         selection,
       );
@@ -93,6 +116,9 @@ export function createTaskBulk(deps: CaseKitDeps) {
           verb: "deleted",
           event: "task.deleted",
           tlpAction: "delete",
+          prepare: async (tx) => {
+            if (selection.kind === "all") await checkStatusFilter(tx, principal.organizationId, "task", selection.filters.status, "options.filters.status");
+          },
           ...taskAccess(principal, selection.kind === "all" ? selection.filters : undefined),
           apply: (task, at) => ({ ...task, updatedAt: at, deletedAt: at, deletedBy: principal.userId }),
           save: (tx, records) => patchPage(tx, principal, records, { updatedAt: records[0]!.updatedAt, deletedAt: records[0]!.updatedAt, deletedBy: principal.userId }),

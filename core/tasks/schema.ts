@@ -2,21 +2,21 @@ import { z } from "zod";
 import { bulkRequestSchema, bulkResultSchema } from "../bulk/schema.js";
 import { anyOf, boundedString, changeSchema, idSchema, jsonInt, listResponseSchema, pageQueryShape, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
 import type { IntReader } from "../schema/common.js";
-import { initialTaskStatuses, taskStatuses } from "./lifecycle.js";
+import { statusKeySchema } from "../lifecycles/schema.js";
 
 const titleSchema = trimmedText(500);
 const descriptionSchema = boundedString(100_000);
 const orderSchema = z.int().min(0).max(1_000_000_000).meta({ description: "Position among the case's tasks (ascending), for display" });
 /** Stored and answered in canonical UTC form, so the answer equals what a later read returns. */
 const dueDateSchema = timestampSchema.transform((value) => new Date(value).toISOString()).meta({ description: "ISO 8601 date-time; answered in UTC" });
-const statusNote = `Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.`;
+const statusNote = `A status of the organization's task lifecycle (GET /lifecycles/task). Built-in: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is in a status that is not final.`;
 
 /** Create body (spec §2.3 task fields plus `order`). The case comes from the path. */
 export const taskCreateSchema = z
   .strictObject({
     title: titleSchema,
     description: descriptionSchema.optional(),
-    status: z.enum(initialTaskStatuses).default("waiting").meta({ description: statusNote }),
+    status: statusKeySchema.optional().meta({ description: `${statusNote} A new task starts in one of the new or in_progress category; by default the first of the new category (built-in: waiting).` }),
     assigneeId: idSchema("user").optional().meta({ description: "An active user of your organization" }),
     dueDate: dueDateSchema.optional(),
     mandatory: z.boolean().default(false).meta({ description: "A case cannot be closed while a mandatory task is open" }),
@@ -29,7 +29,7 @@ export const taskCreateSchema = z
 const changeShape = {
   title: titleSchema,
   description: descriptionSchema.nullable(),
-  status: z.enum(taskStatuses).meta({ description: statusNote }),
+  status: statusKeySchema.meta({ description: statusNote }),
   assigneeId: idSchema("user").nullable(),
   dueDate: dueDateSchema.nullable(),
   mandatory: z.boolean(),
@@ -48,7 +48,7 @@ export const taskSchema = z
     caseId: z.string(),
     title: z.string(),
     description: z.string().nullable(),
-    status: z.enum(taskStatuses),
+    status: z.string().meta({ description: "A status key of the organization's task lifecycle" }),
     assigneeId: z.string().nullable(),
     dueDate: z.string().nullable().meta({ format: "date-time" }),
     mandatory: z.boolean(),
@@ -67,7 +67,7 @@ const flagSchema = z.union([z.boolean(), z.enum(["true", "false"]).transform((v)
  * JSON), so both select exactly the same tasks. A list member means "any of".
  */
 const filterShape = (int: IntReader) => ({
-  status: anyOf(z.enum(taskStatuses)).optional(),
+  status: anyOf(statusKeySchema).optional(),
   assigneeId: anyOf(boundedString(64)).optional(),
   mandatory: flagSchema.optional(),
   tlp: anyOf(int(0, 4)).optional(),

@@ -1,10 +1,10 @@
 import type { Principal } from "../access/principal.js";
+import { checkStatusFilter } from "../lifecycles/filter-check.js";
 import { checkTaskCaseOpen } from "../access/closed-records.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
-import { CaseKitError } from "../errors.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { withTlpDenialAudit } from "../tlp/audit-log.js";
@@ -15,7 +15,9 @@ import { parse } from "../validation.js";
 import { checkAssignee, loadTaskCase, loadVisibleTask } from "./access.js";
 import { createTaskBulk } from "./bulk.js";
 import { toTaskFilter } from "./filter.js";
-import { canTransitionTask } from "./lifecycle.js";
+import { recordStatusMoves } from "../history/record.js";
+import { lifecycleOf } from "../lifecycles/current.js";
+import { checkMove, firstNewStatus, requireInitial, requireStatus } from "../lifecycles/engine.js";
 import { taskCaseListQuerySchema, taskCreateSchema, taskListQuerySchema, taskUpdateSchema } from "./schema.js";
 import type { Task } from "./types.js";
 
@@ -30,6 +32,8 @@ export interface TaskService {
   list(principal: Principal, query: unknown): Promise<Page>;
   get(principal: Principal, id: string): Promise<Task>;
   update(principal: Principal, id: string, input: unknown): Promise<Task>;
+  /** `update` with a reason for the status history (POST /tasks/{id}/transitions). */
+  change(principal: Principal, id: string, input: unknown, reason: string | undefined): Promise<Task>;
   /** Soft delete: the task keeps its data, gets deletedAt / deletedBy, and leaves every read. */
   delete(principal: Principal, id: string): Promise<Task>;
   /** `POST /bulk/tasks`: the same `fields` on many tasks, in one transaction. */
@@ -48,7 +52,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
   const { storage, clock, ids } = deps;
   const bulk = createTaskBulk(deps);
 
-  return {
+  const service: TaskService = {
     async create(principal, caseId, input) {
       requireScope(principal, "tasks:write");
       const body = parse(taskCreateSchema, input);
@@ -60,6 +64,8 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
           const parent = await loadTaskCase(tx, principal, caseId, "edit");
           await checkTaskCaseOpen(tx, parent);
           await checkAssignee(tx, principal, body.assigneeId);
+          const lifecycle = await lifecycleOf(tx, principal.organizationId, "task");
+          const status = body.status === undefined ? firstNewStatus(lifecycle) : requireInitial(lifecycle, body.status, "status").key;
           const at = now.toISOString();
           const record: Task = {
             id: ids.next("task"),
@@ -67,7 +73,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
             caseId: parent.id,
             title: body.title,
             description: body.description ?? null,
-            status: body.status,
+            status,
             assigneeId: body.assigneeId ?? null,
             dueDate: body.dueDate ?? null,
             mandatory: body.mandatory,
@@ -80,6 +86,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
             deletedBy: null,
           };
           await tx.tasks.insert(record);
+          await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: record.id, from: null, to: status }], now);
           await recordEdit(deps, tx, principal, { name: "task.created", resourceType: "task", before: null, after: record, now });
           return record;
         }),
@@ -94,6 +101,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       const { parent, rows } = await withTlpDenialAudit(deps, principal, () =>
         storage.read(async (tx) => {
           const parent = await loadTaskCase(tx, principal, caseId, "view");
+          await checkStatusFilter(tx, principal.organizationId, "task", filters.status, "status");
           return { parent, rows: await tx.tasks.list(principal.organizationId, filter, { limit: limit + 1, beforeId }) };
         }),
       );
@@ -105,6 +113,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       const { limit, cursor, ...filters } = parse(taskListQuerySchema, query);
       const beforeId = decodeCursor(cursor);
       const { page, inherited } = await storage.read(async (tx) => {
+        await checkStatusFilter(tx, principal.organizationId, "task", filters.status, "status");
         const page = toPage(await tx.tasks.list(principal.organizationId, toTaskFilter(principal, filters), { limit: limit + 1, beforeId }), limit);
         return { page, inherited: await inheritedTlpOfMany(tx, principal.organizationId, "task", page.data) };
       });
@@ -123,7 +132,11 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       );
     },
 
-    async update(principal, id, input) {
+    update(principal, id, input) {
+      return service.change(principal, id, input, undefined);
+    },
+
+    async change(principal, id, input, reason) {
       requireScope(principal, "tasks:write");
       const patch = parse(taskUpdateSchema, input);
       const now = clock.now();
@@ -133,11 +146,12 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
           const { record: before } = await loadVisibleTask(tx, principal, id, action, patch.tlp);
           await requireOpenTaskCase(tx, principal, before);
           await checkAssignee(tx, principal, patch.assigneeId);
-          if (patch.status !== undefined && !canTransitionTask(before.status, patch.status)) {
-            throw new CaseKitError("invalid_transition", `A ${before.status} task cannot become ${patch.status}`);
-          }
+          const lifecycle = await lifecycleOf(tx, principal.organizationId, "task");
+          if (patch.status !== undefined) requireStatus(lifecycle, patch.status, "status");
           const after: Task = { ...before, ...patch, updatedAt: now.toISOString() };
+          await checkMove(lifecycle, before.status, after.status, after, { principal, stored: before, reason, hasOpenMandatoryTasks: () => Promise.resolve(false) });
           await tx.tasks.update(after);
+          await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.status, to: after.status }], now, reason);
           await recordEdit(deps, tx, principal, { name: "task.updated", resourceType: "task", before, after, now });
           return after;
         }),
@@ -163,4 +177,5 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
     bulkUpdate: bulk.update,
     bulkDelete: bulk.delete,
   };
+  return service;
 }
