@@ -6,6 +6,8 @@ import { hostIdentitySchema } from "./access/claims.js";
 import { parse } from "./validation.js";
 import type { Principal } from "./access/principal.js";
 import { createCaseService } from "./cases/service.js";
+import { createLifecycleService } from "./lifecycles/service.js";
+import { createRecordTransitions } from "./lifecycles/record-transitions.js";
 import { createObservableService } from "./observables/service.js";
 import { createTaskService } from "./tasks/service.js";
 import { createAlertService } from "./alerts/service.js";
@@ -85,6 +87,9 @@ export function createCaseKit(options: CaseKitOptions) {
   // access version once (core/access/access-cache.ts).
   const access = createAccessCache(deps, { maxEntries: options.accessCacheEntries });
   const limits = createRateLimiter(deps, options.rateLimits, access);
+  const cases = createCaseService(deps);
+  const tasks = createTaskService(deps);
+  const alerts = createAlertService(deps);
 
   return {
     deps,
@@ -95,10 +100,14 @@ export function createCaseKit(options: CaseKitOptions) {
     authenticateKey: createKeyAuthenticator(deps, access),
     principalFor,
     account: createAccountService(deps),
-    cases: createCaseService(deps),
+    cases,
     observables: createObservableService(deps),
-    tasks: createTaskService(deps),
-    alerts: createAlertService(deps),
+    tasks,
+    alerts,
+    /** Each organization's lifecycles of cases, alerts and tasks (core/lifecycles). */
+    lifecycles: createLifecycleService(deps),
+    /** A record's transitions and status history (GET/POST …/{id}/transitions, GET …/{id}/history). */
+    transitions: createRecordTransitions(deps, { cases, alerts, tasks }),
     comments: createCommentService(deps),
     keys: createKeyService(deps),
     users: createUserService(deps),

@@ -180,3 +180,20 @@ export { OutboundError } from "./ports/outbound.js";
 export type { OutboundErrorClass, OutboundRequest, OutboundResponse, OutboundTransport } from "./ports/outbound.js";
 export type { WebhookAllowlist } from "./webhooks/ssrf.js";
 export { verifySignature } from "./webhooks/signature.js";
+
+export { defaultLifecycles, importedAlertStatus } from "./lifecycles/defaults.js";
+export { lifecycleEntities, statusCategories, transitionRoles } from "./lifecycles/types.js";
+export type { Lifecycle, LifecycleDefinition, LifecycleEntity, LifecycleStatus, LifecycleTransition, StatusCategory, StoredLifecycle, TransitionRole } from "./lifecycles/types.js";
+export type { TransitionOption } from "./lifecycles/engine.js";
+export type { LifecycleView } from "./lifecycles/service.js";
+export type { StatusChange } from "./history/types.js";
+export {
+  lifecyclePublishSchema,
+  lifecycleSchema,
+  lifecycleVersionListSchema,
+  lifecycleVersionQuerySchema,
+  statusHistoryQuerySchema,
+  statusHistorySchema,
+  transitionListSchema,
+  transitionRequestSchema,
+} from "./lifecycles/schema.js";

@@ -279,6 +279,7 @@ const tagDescriptions: Record<string, string> = {
   Tasks: "Work items of a case; a case does not close while a mandatory task is open.",
   Observables: "Indicators (IP, domain, hash…) on cases and alerts, deduplicated per parent and searchable across the organization.",
   Comments: "Discussion on cases, alerts and tasks.",
+  Workflows: "Each organization's lifecycles of cases, alerts and tasks; a record's transitions and status history.",
   "Bulk Operations": "Many records in one transaction, chosen by ids or by the list filters.",
   Metrics: "Aggregates for dashboards, within the caller's TLP clearance.",
   "API Keys": "Scoped, TLP-bounded keys of the organization (admin).",

@@ -73,12 +73,37 @@ export const transitionOptionSchema = z
   .meta({ id: "TransitionOption" });
 
 export const transitionListSchema = z
-  .object({ from: z.string(), data: z.array(transitionOptionSchema) })
+  .object({ recordId: z.string(), from: z.string().meta({ description: "The record's status now" }), data: z.array(transitionOptionSchema) })
   .meta({ id: "TransitionList" });
 
 export const transitionRequestSchema = z
   .strictObject({
     to: statusKeySchema,
-    reason: trimmedText(2000).optional(),
+    reason: trimmedText(2000).optional().meta({ description: "Why: kept in the status history; a transition that requires `reason` needs it" }),
+    fields: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: "Fields to change with the move, as the record's PATCH body takes them (without the status), e.g. what a `field:` gate needs" }),
   })
   .meta({ id: "TransitionRequest" });
+
+export const statusChangeSchema = z
+  .object({
+    id: z.string(),
+    organizationId: z.string(),
+    entity: lifecycleEntitySchema,
+    recordId: z.string(),
+    from: z.string().nullable().meta({ description: "null for the record's first status" }),
+    to: z.string(),
+    fromCategory: z.enum(statusCategories).nullable(),
+    toCategory: z.enum(statusCategories).nullable(),
+    actorUserId: z.string().nullable(),
+    actorKeyId: z.string().nullable(),
+    at: timestampSchema,
+    reason: z.string().nullable(),
+  })
+  .meta({ id: "StatusChange" });
+
+export const statusHistorySchema = listResponseSchema(statusChangeSchema).meta({ id: "StatusHistory" });
+
+export const statusHistoryQuerySchema = z.strictObject({ ...pageQueryShape });

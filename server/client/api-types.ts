@@ -574,6 +574,306 @@ export interface paths {
         patch: operations["updateComment"];
         trace?: never;
     };
+    "/lifecycles/case": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's case lifecycle
+         * @description The version in force: the newest published one, or the built-in default (version 0) while the organization has published none.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["getCaseLifecycle"];
+        /**
+         * Publish a new version of the case lifecycle
+         * @description Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A version published meanwhile is 409 conflict.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        put: operations["publishCaseLifecycle"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lifecycles/case/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Published versions of the case lifecycle
+         * @description Newest first, keyset-paged with `limit` and `cursor`; empty while the built-in default is in force.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["listCaseLifecycleVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lifecycles/alert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's alert lifecycle
+         * @description The version in force: the newest published one, or the built-in default (version 0) while the organization has published none.
+         *
+         *     Requires the scope `alerts:read`.
+         */
+        get: operations["getAlertLifecycle"];
+        /**
+         * Publish a new version of the alert lifecycle
+         * @description Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A version published meanwhile is 409 conflict.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        put: operations["publishAlertLifecycle"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lifecycles/alert/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Published versions of the alert lifecycle
+         * @description Newest first, keyset-paged with `limit` and `cursor`; empty while the built-in default is in force.
+         *
+         *     Requires the scope `alerts:read`.
+         */
+        get: operations["listAlertLifecycleVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lifecycles/task": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's task lifecycle
+         * @description The version in force: the newest published one, or the built-in default (version 0) while the organization has published none.
+         *
+         *     Requires the scope `tasks:read`.
+         */
+        get: operations["getTaskLifecycle"];
+        /**
+         * Publish a new version of the task lifecycle
+         * @description Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A version published meanwhile is 409 conflict.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        put: operations["publishTaskLifecycle"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lifecycles/task/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Published versions of the task lifecycle
+         * @description Newest first, keyset-paged with `limit` and `cursor`; empty while the built-in default is in force.
+         *
+         *     Requires the scope `tasks:read`.
+         */
+        get: operations["listTaskLifecycleVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cases/{id}/transitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the caller may do next with a case
+         * @description Each transition the caller's role may take from the current status, with the gates it still needs (`unmet`, empty when it can be taken now). Read access as the record's GET; a record shared with the organization lists none.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["listCaseTransitions"];
+        put?: never;
+        /**
+         * Move a case to another status
+         * @description The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone).
+         *
+         *     Requires the scope `cases:write`.
+         */
+        post: operations["transitionCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cases/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The status history of a case
+         * @description Every status change, oldest first, keyset-paged with `limit` and `cursor`: from, to, their categories, who, when and why. Read access as the record's GET.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["getCaseHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{id}/transitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the caller may do next with a alert
+         * @description Each transition the caller's role may take from the current status, with the gates it still needs (`unmet`, empty when it can be taken now). Read access as the record's GET; a record shared with the organization lists none.
+         *
+         *     Requires the scope `alerts:read`.
+         */
+        get: operations["listAlertTransitions"];
+        put?: never;
+        /**
+         * Move a alert to another status
+         * @description The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone).
+         *
+         *     Requires the scope `alerts:write`.
+         */
+        post: operations["transitionAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The status history of a alert
+         * @description Every status change, oldest first, keyset-paged with `limit` and `cursor`: from, to, their categories, who, when and why. Read access as the record's GET.
+         *
+         *     Requires the scope `alerts:read`.
+         */
+        get: operations["getAlertHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{id}/transitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the caller may do next with a task
+         * @description Each transition the caller's role may take from the current status, with the gates it still needs (`unmet`, empty when it can be taken now). Read access as the record's GET; a record shared with the organization lists none.
+         *
+         *     Requires the scope `tasks:read`.
+         */
+        get: operations["listTaskTransitions"];
+        put?: never;
+        /**
+         * Move a task to another status
+         * @description The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone).
+         *
+         *     Requires the scope `tasks:write`.
+         */
+        post: operations["transitionTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The status history of a task
+         * @description Every status change, oldest first, keyset-paged with `limit` and `cursor`: from, to, their categories, who, when and why. Read access as the record's GET.
+         *
+         *     Requires the scope `tasks:read`.
+         */
+        get: operations["getTaskHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-keys": {
         parameters: {
             query?: never;
@@ -1133,7 +1433,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "record_closed" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
+            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "record_closed" | "transition_blocked" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
             /** @description Every invalid field, for validation_failed */
             errors?: {
                 /** @description Dotted path of the offending field; empty for the whole body */
@@ -1142,6 +1442,8 @@ export interface components {
             }[];
             /** @description For bulk_too_large: the most records one bulk request may touch on this deployment */
             maxRows?: number;
+            /** @description For transition_blocked (and mandatory_tasks_open): the gates of the transition that do not hold */
+            unmet?: string[];
         };
         Case: {
             id: string;
@@ -1159,8 +1461,8 @@ export interface components {
             description: string | null;
             tlp: number;
             pap: number;
-            /** @enum {string} */
-            statusValue: "new" | "in_progress" | "on_hold" | "resolved" | "closed";
+            /** @description A status key of the organization's case lifecycle */
+            statusValue: string;
             typeValue: string | null;
             assigneeId: string | null;
             clientId: string | null;
@@ -1204,8 +1506,8 @@ export interface components {
             typeValue: string | null;
             source: string;
             sourceRef: string | null;
-            /** @enum {string} */
-            statusValue: "new" | "acknowledged" | "closed" | "imported";
+            /** @description A status key of the organization's alert lifecycle */
+            statusValue: string;
             assigneeId: string | null;
             tags: components["schemas"]["CaseTag"][];
             customFields: {
@@ -1277,8 +1579,8 @@ export interface components {
             typeValue: string | null;
             source: string;
             sourceRef: string | null;
-            /** @enum {string} */
-            statusValue: "new" | "acknowledged" | "closed" | "imported";
+            /** @description A status key of the organization's alert lifecycle */
+            statusValue: string;
             assigneeId: string | null;
             tags: components["schemas"]["CaseTag"][];
             customFields: {
@@ -1349,8 +1651,8 @@ export interface components {
             caseId: string;
             title: string;
             description: string | null;
-            /** @enum {string} */
-            status: "waiting" | "in_progress" | "completed" | "cancelled";
+            /** @description A status key of the organization's task lifecycle */
+            status: string;
             assigneeId: string | null;
             /** Format: date-time */
             dueDate: string | null;
@@ -1455,6 +1757,86 @@ export interface components {
             data: components["schemas"]["Comment"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
+        };
+        Lifecycle: {
+            /** @enum {string} */
+            entity: "case" | "alert" | "task";
+            /** @description 0 for the built-in default, then 1, 2, … per publication */
+            version: number;
+            statuses: components["schemas"]["LifecycleStatus"][];
+            transitions: components["schemas"]["LifecycleTransition"][];
+            /** @description How the version before's statuses map onto this one's */
+            mapping: {
+                [key: string]: string;
+            };
+            createdAt: string | null;
+            createdBy: string | null;
+        };
+        LifecycleStatus: {
+            key: string;
+            label: string;
+            /**
+             * @description What casekit itself reads: SLA clocks, metrics and closure rules key off the category, never the key
+             * @enum {string}
+             */
+            category: "new" | "in_progress" | "on_hold" | "resolved" | "closed";
+            /** @description The work is over: a final case or alert takes no change but lifecycle moves until reopened; a final task no longer holds its case open */
+            final: boolean;
+            /** @default null */
+            color: string | null;
+        };
+        LifecycleTransition: {
+            from: string[];
+            to: string;
+            /** @description Who may take it (any of); `assignee` is the record's assignee. Absent: whoever may change the record */
+            roles?: ("admin" | "analyst" | "read_only" | "assignee")[];
+            /** @description Gates that must all hold */
+            requires?: string[];
+        };
+        LifecycleVersionList: {
+            data: components["schemas"]["Lifecycle"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        TransitionList: {
+            recordId: string;
+            /** @description The record's status now */
+            from: string;
+            data: components["schemas"]["TransitionOption"][];
+        };
+        TransitionOption: {
+            to: string;
+            label: string;
+            /** @enum {string} */
+            category: "new" | "in_progress" | "on_hold" | "resolved" | "closed";
+            final: boolean;
+            /** @description Gates that do not hold now; empty when the transition can be taken as it is */
+            unmet: string[];
+        };
+        StatusHistory: {
+            data: components["schemas"]["StatusChange"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        StatusChange: {
+            id: string;
+            organizationId: string;
+            /** @enum {string} */
+            entity: "case" | "alert" | "task";
+            recordId: string;
+            /** @description null for the record's first status */
+            from: string | null;
+            to: string;
+            fromCategory: ("new" | "in_progress" | "on_hold" | "resolved" | "closed") | null;
+            toCategory: ("new" | "in_progress" | "on_hold" | "resolved" | "closed") | null;
+            actorUserId: string | null;
+            actorKeyId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            reason: string | null;
         };
         ApiKeyCreated: {
             id: string;
@@ -1833,11 +2215,8 @@ export interface components {
              * @default 2
              */
             pap?: number;
-            /**
-             * @default new
-             * @enum {string}
-             */
-            statusValue?: "new" | "in_progress";
+            /** @description A status of the new or in_progress category of the organization's case lifecycle (GET /lifecycles/case); by default its first status of the new category (built-in: new) */
+            statusValue?: string & unknown;
             typeValue?: string;
             assigneeId?: string & unknown;
             clientId?: string;
@@ -1897,8 +2276,8 @@ export interface components {
             tlp?: number;
             /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
             pap?: number;
-            /** @enum {string} */
-            statusValue?: "new" | "in_progress" | "on_hold" | "resolved" | "closed";
+            /** @description A status of the organization's case lifecycle; the move must be one of its transitions (GET /cases/{id}/transitions) */
+            statusValue?: string & unknown;
             typeValue?: string | null;
             assigneeId?: (string & unknown) | null;
             clientId?: string | null;
@@ -1977,11 +2356,8 @@ export interface components {
             /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
             pap?: number;
             typeValue?: string | null;
-            /**
-             * @description new, acknowledged or closed; `imported` is set only by promote and merge
-             * @enum {string}
-             */
-            statusValue?: "new" | "acknowledged" | "closed" | "imported";
+            /** @description A status of the organization's alert lifecycle (built-in: new, acknowledged or closed); `imported` is set only by promote and merge */
+            statusValue?: string & unknown;
             assigneeId?: (string & unknown) | null;
             tags?: components["schemas"]["CaseTagInput"][];
             /** @description Free-form values: a JSON object nesting at most 8 levels of objects and arrays (itself included), member names of 1 to 100 characters, at most 64 KiB as UTF-8 JSON */
@@ -1994,8 +2370,8 @@ export interface components {
             title?: string;
             description?: string;
             severity?: number;
-            /** @enum {string} */
-            statusValue?: "new" | "in_progress";
+            /** @description The new case's status: of the new or in_progress category of the case lifecycle */
+            statusValue?: string & unknown;
             assigneeId?: string & unknown;
         };
         AlertMerge: {
@@ -2009,7 +2385,7 @@ export interface components {
                 selectAll?: boolean;
                 /** @description The list endpoint's filters; only with selectAll. Omitted: every record the caller can see */
                 filters?: {
-                    statusValue?: ("new" | "acknowledged" | "closed" | "imported") | ("new" | "acknowledged" | "closed" | "imported")[];
+                    statusValue?: (string & unknown) | (string & unknown)[];
                     severity?: number | number[];
                     tlp?: number | number[];
                     assigneeId?: string | string[];
@@ -2043,12 +2419,8 @@ export interface components {
         TaskCreate: {
             title: string & unknown;
             description?: string;
-            /**
-             * @description Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.
-             * @default waiting
-             * @enum {string}
-             */
-            status?: "waiting" | "in_progress";
+            /** @description A status of the organization's task lifecycle (GET /lifecycles/task). Built-in: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is in a status that is not final. A new task starts in one of the new or in_progress category; by default the first of the new category (built-in: waiting). */
+            status?: string & unknown;
             /** @description An active user of your organization */
             assigneeId?: string & unknown;
             /**
@@ -2069,11 +2441,8 @@ export interface components {
         TaskUpdate: {
             title?: string & unknown;
             description?: string | null;
-            /**
-             * @description Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.
-             * @enum {string}
-             */
-            status?: "waiting" | "in_progress" | "completed" | "cancelled";
+            /** @description A status of the organization's task lifecycle (GET /lifecycles/task). Built-in: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is in a status that is not final. */
+            status?: string & unknown;
             assigneeId?: (string & unknown) | null;
             dueDate?: (string & unknown) | null;
             mandatory?: boolean;
@@ -2090,7 +2459,7 @@ export interface components {
                 selectAll?: boolean;
                 /** @description The list endpoint's filters; only with selectAll. Omitted: every record the caller can see */
                 filters?: {
-                    status?: ("waiting" | "in_progress" | "completed" | "cancelled") | ("waiting" | "in_progress" | "completed" | "cancelled")[];
+                    status?: (string & unknown) | (string & unknown)[];
                     assigneeId?: string | string[];
                     mandatory?: boolean | ("true" | "false");
                     tlp?: number | number[];
@@ -2110,11 +2479,8 @@ export interface components {
             fields: {
                 title?: string & unknown;
                 description?: string | null;
-                /**
-                 * @description Lifecycle: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is waiting or in_progress.
-                 * @enum {string}
-                 */
-                status?: "waiting" | "in_progress" | "completed" | "cancelled";
+                /** @description A status of the organization's task lifecycle (GET /lifecycles/task). Built-in: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is in a status that is not final. */
+                status?: string & unknown;
                 assigneeId?: (string & unknown) | null;
                 dueDate?: (string & unknown) | null;
                 mandatory?: boolean;
@@ -2137,7 +2503,7 @@ export interface components {
                 selectAll?: boolean;
                 /** @description The list endpoint's filters; only with selectAll. Omitted: every record the caller can see */
                 filters?: {
-                    status?: ("waiting" | "in_progress" | "completed" | "cancelled") | ("waiting" | "in_progress" | "completed" | "cancelled")[];
+                    status?: (string & unknown) | (string & unknown)[];
                     assigneeId?: string | string[];
                     mandatory?: boolean | ("true" | "false");
                     tlp?: number | number[];
@@ -2179,6 +2545,47 @@ export interface components {
         CommentUpdate: {
             /** @description The text, 1 to 10000 characters once leading and trailing white space is trimmed (stored trimmed). */
             body: string & unknown;
+        };
+        LifecyclePublish: {
+            statuses: components["schemas"]["LifecycleStatusInput"][];
+            transitions: components["schemas"]["LifecycleTransitionInput"][];
+            /**
+             * @description For each status of the current version that the new one drops: the status its records count as from now on
+             * @default {}
+             */
+            mapping?: {
+                [key: string]: string & unknown;
+            };
+        };
+        LifecycleStatusInput: {
+            key: string & unknown;
+            label: string & unknown;
+            /**
+             * @description What casekit itself reads: SLA clocks, metrics and closure rules key off the category, never the key
+             * @enum {string}
+             */
+            category: "new" | "in_progress" | "on_hold" | "resolved" | "closed";
+            /** @description The work is over: a final case or alert takes no change but lifecycle moves until reopened; a final task no longer holds its case open */
+            final: boolean;
+            /** @default null */
+            color?: (string & unknown) | null;
+        };
+        LifecycleTransitionInput: {
+            from: (string & unknown)[];
+            to: string & unknown;
+            /** @description Who may take it (any of); `assignee` is the record's assignee. Absent: whoever may change the record */
+            roles?: ("admin" | "analyst" | "read_only" | "assignee")[];
+            /** @description Gates that must all hold */
+            requires?: string[];
+        };
+        TransitionRequest: {
+            to: string & unknown;
+            /** @description Why: kept in the status history; a transition that requires `reason` needs it */
+            reason?: string & unknown;
+            /** @description Fields to change with the move, as the record's PATCH body takes them (without the status), e.g. what a `field:` gate needs */
+            fields?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @example {
@@ -2454,7 +2861,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `conflict`: The request conflicts with the current state; `invalid_transition`: The status change is not allowed; `mandatory_tasks_open`: The case still has open mandatory tasks; `record_closed`: The record is closed: reopen it first */
+        /** @description `conflict`: The request conflicts with the current state; `invalid_transition`: The status change is not allowed; `mandatory_tasks_open`: The case still has open mandatory tasks; `record_closed`: The record is closed: reopen it first; `transition_blocked`: The status change needs requirements that are not met */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -2570,7 +2977,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
                 cursor?: string & unknown;
-                statusValue?: ("new" | "in_progress" | "on_hold" | "resolved" | "closed") | ("new" | "in_progress" | "on_hold" | "resolved" | "closed")[];
+                statusValue?: (string & unknown) | (string & unknown)[];
                 severity?: number | number[];
                 tlp?: number | number[];
                 assigneeId?: string | string[];
@@ -2613,7 +3020,7 @@ export interface operations {
                      *           "description": null,
                      *           "tlp": 1,
                      *           "pap": 1,
-                     *           "statusValue": "new",
+                     *           "statusValue": "example",
                      *           "typeValue": null,
                      *           "assigneeId": null,
                      *           "clientId": null,
@@ -2689,7 +3096,7 @@ export interface operations {
                      *       "description": null,
                      *       "tlp": 1,
                      *       "pap": 1,
-                     *       "statusValue": "new",
+                     *       "statusValue": "example",
                      *       "typeValue": null,
                      *       "assigneeId": null,
                      *       "clientId": null,
@@ -2759,7 +3166,7 @@ export interface operations {
                      *       "description": null,
                      *       "tlp": 1,
                      *       "pap": 1,
-                     *       "statusValue": "new",
+                     *       "statusValue": "example",
                      *       "typeValue": null,
                      *       "assigneeId": null,
                      *       "clientId": null,
@@ -2834,7 +3241,7 @@ export interface operations {
                      *       "description": null,
                      *       "tlp": 1,
                      *       "pap": 1,
-                     *       "statusValue": "new",
+                     *       "statusValue": "example",
                      *       "typeValue": null,
                      *       "assigneeId": null,
                      *       "clientId": null,
@@ -2876,7 +3283,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
                 cursor?: string & unknown;
-                statusValue?: ("new" | "acknowledged" | "closed" | "imported") | ("new" | "acknowledged" | "closed" | "imported")[];
+                statusValue?: (string & unknown) | (string & unknown)[];
                 severity?: number | number[];
                 tlp?: number | number[];
                 assigneeId?: string | string[];
@@ -2925,7 +3332,7 @@ export interface operations {
                      *           "typeValue": null,
                      *           "source": "siem",
                      *           "sourceRef": null,
-                     *           "statusValue": "new",
+                     *           "statusValue": "example",
                      *           "assigneeId": null,
                      *           "tags": [
                      *             {
@@ -2999,7 +3406,7 @@ export interface operations {
                      *       "typeValue": null,
                      *       "source": "siem",
                      *       "sourceRef": null,
-                     *       "statusValue": "new",
+                     *       "statusValue": "example",
                      *       "assigneeId": null,
                      *       "tags": [
                      *         {
@@ -3091,7 +3498,7 @@ export interface operations {
                      *       "typeValue": null,
                      *       "source": "siem",
                      *       "sourceRef": null,
-                     *       "statusValue": "new",
+                     *       "statusValue": "example",
                      *       "assigneeId": null,
                      *       "tags": [
                      *         {
@@ -3154,7 +3561,7 @@ export interface operations {
                      *       "typeValue": null,
                      *       "source": "siem",
                      *       "sourceRef": null,
-                     *       "statusValue": "new",
+                     *       "statusValue": "example",
                      *       "assigneeId": null,
                      *       "tags": [
                      *         {
@@ -3226,7 +3633,7 @@ export interface operations {
                      *       "typeValue": null,
                      *       "source": "siem",
                      *       "sourceRef": null,
-                     *       "statusValue": "new",
+                     *       "statusValue": "example",
                      *       "assigneeId": null,
                      *       "tags": [
                      *         {
@@ -3294,7 +3701,7 @@ export interface operations {
                      *       "typeValue": null,
                      *       "source": "siem",
                      *       "sourceRef": null,
-                     *       "statusValue": "new",
+                     *       "statusValue": "example",
                      *       "assigneeId": null,
                      *       "tags": [
                      *         {
@@ -3362,7 +3769,7 @@ export interface operations {
                      *         "description": null,
                      *         "tlp": 1,
                      *         "pap": 1,
-                     *         "statusValue": "new",
+                     *         "statusValue": "example",
                      *         "typeValue": null,
                      *         "assigneeId": null,
                      *         "clientId": null,
@@ -3396,7 +3803,7 @@ export interface operations {
                      *         "typeValue": null,
                      *         "source": "siem",
                      *         "sourceRef": null,
-                     *         "statusValue": "new",
+                     *         "statusValue": "example",
                      *         "assigneeId": null,
                      *         "tags": [
                      *           {
@@ -3556,7 +3963,7 @@ export interface operations {
                      *         "description": null,
                      *         "tlp": 1,
                      *         "pap": 1,
-                     *         "statusValue": "new",
+                     *         "statusValue": "example",
                      *         "typeValue": null,
                      *         "assigneeId": null,
                      *         "clientId": null,
@@ -3590,7 +3997,7 @@ export interface operations {
                      *         "typeValue": null,
                      *         "source": "siem",
                      *         "sourceRef": null,
-                     *         "statusValue": "new",
+                     *         "statusValue": "example",
                      *         "assigneeId": null,
                      *         "tags": [
                      *           {
@@ -3768,7 +4175,7 @@ export interface operations {
                 from?: string & unknown;
                 /** @description createdAt before this instant; not after `from`, the range is empty */
                 to?: string & unknown;
-                statusValue?: ("new" | "acknowledged" | "closed" | "imported") | ("new" | "acknowledged" | "closed" | "imported")[];
+                statusValue?: (string & unknown) | (string & unknown)[];
             };
             header?: never;
             path?: never;
@@ -3812,7 +4219,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
                 cursor?: string & unknown;
-                status?: ("waiting" | "in_progress" | "completed" | "cancelled") | ("waiting" | "in_progress" | "completed" | "cancelled")[];
+                status?: (string & unknown) | (string & unknown)[];
                 assigneeId?: string | string[];
                 mandatory?: boolean | ("true" | "false");
                 tlp?: number | number[];
@@ -3852,7 +4259,7 @@ export interface operations {
                      *           "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
                      *           "title": "Phishing wave against finance",
                      *           "description": null,
-                     *           "status": "waiting",
+                     *           "status": "ok",
                      *           "assigneeId": null,
                      *           "dueDate": null,
                      *           "mandatory": false,
@@ -3917,7 +4324,7 @@ export interface operations {
                      *       "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
                      *       "title": "Phishing wave against finance",
                      *       "description": null,
-                     *       "status": "waiting",
+                     *       "status": "ok",
                      *       "assigneeId": null,
                      *       "dueDate": null,
                      *       "mandatory": false,
@@ -3948,7 +4355,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from a previous page's nextCursor */
                 cursor?: string & unknown;
-                status?: ("waiting" | "in_progress" | "completed" | "cancelled") | ("waiting" | "in_progress" | "completed" | "cancelled")[];
+                status?: (string & unknown) | (string & unknown)[];
                 assigneeId?: string | string[];
                 mandatory?: boolean | ("true" | "false");
                 tlp?: number | number[];
@@ -3986,7 +4393,7 @@ export interface operations {
                      *           "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
                      *           "title": "Phishing wave against finance",
                      *           "description": null,
-                     *           "status": "waiting",
+                     *           "status": "ok",
                      *           "assigneeId": null,
                      *           "dueDate": null,
                      *           "mandatory": false,
@@ -4041,7 +4448,7 @@ export interface operations {
                      *       "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
                      *       "title": "Phishing wave against finance",
                      *       "description": null,
-                     *       "status": "waiting",
+                     *       "status": "ok",
                      *       "assigneeId": null,
                      *       "dueDate": null,
                      *       "mandatory": false,
@@ -4093,7 +4500,7 @@ export interface operations {
                      *       "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
                      *       "title": "Phishing wave against finance",
                      *       "description": null,
-                     *       "status": "waiting",
+                     *       "status": "ok",
                      *       "assigneeId": null,
                      *       "dueDate": null,
                      *       "mandatory": false,
@@ -4155,7 +4562,7 @@ export interface operations {
                      *       "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
                      *       "title": "Phishing wave against finance",
                      *       "description": null,
-                     *       "status": "waiting",
+                     *       "status": "ok",
                      *       "assigneeId": null,
                      *       "dueDate": null,
                      *       "mandatory": false,
@@ -5357,6 +5764,1144 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCaseLifecycle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "entity": "case",
+                     *       "version": 1,
+                     *       "statuses": [
+                     *         {
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "color": null
+                     *         }
+                     *       ],
+                     *       "transitions": [
+                     *         {
+                     *           "from": [
+                     *             "example"
+                     *           ],
+                     *           "to": "example"
+                     *         }
+                     *       ],
+                     *       "mapping": {},
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lifecycle"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    publishCaseLifecycle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "statuses": [
+                 *         {
+                 *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                 *           "label": "example",
+                 *           "category": "new",
+                 *           "final": false
+                 *         }
+                 *       ],
+                 *       "transitions": [
+                 *         {
+                 *           "from": [
+                 *             "example"
+                 *           ],
+                 *           "to": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["LifecyclePublish"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "entity": "case",
+                     *       "version": 1,
+                     *       "statuses": [
+                     *         {
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "color": null
+                     *         }
+                     *       ],
+                     *       "transitions": [
+                     *         {
+                     *           "from": [
+                     *             "example"
+                     *           ],
+                     *           "to": "example"
+                     *         }
+                     *       ],
+                     *       "mapping": {},
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lifecycle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCaseLifecycleVersions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "entity": "case",
+                     *           "version": 1,
+                     *           "statuses": [
+                     *             {
+                     *               "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *               "label": "example",
+                     *               "category": "new",
+                     *               "final": false,
+                     *               "color": null
+                     *             }
+                     *           ],
+                     *           "transitions": [
+                     *             {
+                     *               "from": [
+                     *                 "example"
+                     *               ],
+                     *               "to": "example"
+                     *             }
+                     *           ],
+                     *           "mapping": {},
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LifecycleVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAlertLifecycle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "entity": "case",
+                     *       "version": 1,
+                     *       "statuses": [
+                     *         {
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "color": null
+                     *         }
+                     *       ],
+                     *       "transitions": [
+                     *         {
+                     *           "from": [
+                     *             "example"
+                     *           ],
+                     *           "to": "example"
+                     *         }
+                     *       ],
+                     *       "mapping": {},
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lifecycle"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    publishAlertLifecycle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "statuses": [
+                 *         {
+                 *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                 *           "label": "example",
+                 *           "category": "new",
+                 *           "final": false
+                 *         }
+                 *       ],
+                 *       "transitions": [
+                 *         {
+                 *           "from": [
+                 *             "example"
+                 *           ],
+                 *           "to": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["LifecyclePublish"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "entity": "case",
+                     *       "version": 1,
+                     *       "statuses": [
+                     *         {
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "color": null
+                     *         }
+                     *       ],
+                     *       "transitions": [
+                     *         {
+                     *           "from": [
+                     *             "example"
+                     *           ],
+                     *           "to": "example"
+                     *         }
+                     *       ],
+                     *       "mapping": {},
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lifecycle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAlertLifecycleVersions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "entity": "case",
+                     *           "version": 1,
+                     *           "statuses": [
+                     *             {
+                     *               "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *               "label": "example",
+                     *               "category": "new",
+                     *               "final": false,
+                     *               "color": null
+                     *             }
+                     *           ],
+                     *           "transitions": [
+                     *             {
+                     *               "from": [
+                     *                 "example"
+                     *               ],
+                     *               "to": "example"
+                     *             }
+                     *           ],
+                     *           "mapping": {},
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LifecycleVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTaskLifecycle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "entity": "case",
+                     *       "version": 1,
+                     *       "statuses": [
+                     *         {
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "color": null
+                     *         }
+                     *       ],
+                     *       "transitions": [
+                     *         {
+                     *           "from": [
+                     *             "example"
+                     *           ],
+                     *           "to": "example"
+                     *         }
+                     *       ],
+                     *       "mapping": {},
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lifecycle"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    publishTaskLifecycle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "statuses": [
+                 *         {
+                 *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                 *           "label": "example",
+                 *           "category": "new",
+                 *           "final": false
+                 *         }
+                 *       ],
+                 *       "transitions": [
+                 *         {
+                 *           "from": [
+                 *             "example"
+                 *           ],
+                 *           "to": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["LifecyclePublish"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "entity": "case",
+                     *       "version": 1,
+                     *       "statuses": [
+                     *         {
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "color": null
+                     *         }
+                     *       ],
+                     *       "transitions": [
+                     *         {
+                     *           "from": [
+                     *             "example"
+                     *           ],
+                     *           "to": "example"
+                     *         }
+                     *       ],
+                     *       "mapping": {},
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lifecycle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listTaskLifecycleVersions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "entity": "case",
+                     *           "version": 1,
+                     *           "statuses": [
+                     *             {
+                     *               "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *               "label": "example",
+                     *               "category": "new",
+                     *               "final": false,
+                     *               "color": null
+                     *             }
+                     *           ],
+                     *           "transitions": [
+                     *             {
+                     *               "from": [
+                     *                 "example"
+                     *               ],
+                     *               "to": "example"
+                     *             }
+                     *           ],
+                     *           "mapping": {},
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LifecycleVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCaseTransitions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recordId": "example",
+                     *       "from": "example",
+                     *       "data": [
+                     *         {
+                     *           "to": "example",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "unmet": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransitionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    transitionCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransitionRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "number": 1,
+                     *       "title": "Phishing wave against finance",
+                     *       "severity": 1,
+                     *       "description": null,
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "statusValue": "example",
+                     *       "typeValue": null,
+                     *       "assigneeId": null,
+                     *       "clientId": null,
+                     *       "source": null,
+                     *       "sourceRef": null,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "teams": [
+                     *         {
+                     *           "id": "team_01jq7x3m9k2b4c6d8f0g1h2j3k"
+                     *         }
+                     *       ],
+                     *       "organizations": [],
+                     *       "customFields": {},
+                     *       "closedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Case"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCaseHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+            };
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "entity": "case",
+                     *           "recordId": "example",
+                     *           "from": null,
+                     *           "to": "example",
+                     *           "fromCategory": "new",
+                     *           "toCategory": "new",
+                     *           "actorUserId": null,
+                     *           "actorKeyId": null,
+                     *           "at": "2026-03-01T12:00:00Z",
+                     *           "reason": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatusHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAlertTransitions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recordId": "example",
+                     *       "from": "example",
+                     *       "data": [
+                     *         {
+                     *           "to": "example",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "unmet": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransitionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    transitionAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransitionRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "alert_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "severity": 1,
+                     *       "tlp": 1,
+                     *       "pap": 1,
+                     *       "typeValue": null,
+                     *       "source": "siem",
+                     *       "sourceRef": null,
+                     *       "statusValue": "example",
+                     *       "assigneeId": null,
+                     *       "tags": [
+                     *         {
+                     *           "name": "Tier 1 triage"
+                     *         }
+                     *       ],
+                     *       "customFields": {},
+                     *       "eventDate": null,
+                     *       "occurrences": 1,
+                     *       "lastSeenAt": "2026-03-01T12:00:00Z",
+                     *       "caseId": null,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAlertHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+            };
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "entity": "case",
+                     *           "recordId": "example",
+                     *           "from": null,
+                     *           "to": "example",
+                     *           "fromCategory": "new",
+                     *           "toCategory": "new",
+                     *           "actorUserId": null,
+                     *           "actorKeyId": null,
+                     *           "at": "2026-03-01T12:00:00Z",
+                     *           "reason": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatusHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listTaskTransitions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recordId": "example",
+                     *       "from": "example",
+                     *       "data": [
+                     *         {
+                     *           "to": "example",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "unmet": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransitionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    transitionTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransitionRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "task_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "caseId": "case_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "title": "Phishing wave against finance",
+                     *       "description": null,
+                     *       "status": "ok",
+                     *       "assigneeId": null,
+                     *       "dueDate": null,
+                     *       "mandatory": false,
+                     *       "tlp": 1,
+                     *       "order": 1,
+                     *       "deletedAt": null,
+                     *       "deletedBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTaskHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+            };
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "entity": "case",
+                     *           "recordId": "example",
+                     *           "from": null,
+                     *           "to": "example",
+                     *           "fromCategory": "new",
+                     *           "toCategory": "new",
+                     *           "actorUserId": null,
+                     *           "actorKeyId": null,
+                     *           "at": "2026-03-01T12:00:00Z",
+                     *           "reason": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatusHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -4,6 +4,7 @@ import { apiKeyRoutes } from "./api-keys.js";
 import { caseRoutes } from "./cases.js";
 import { commentRoutes } from "./comments.js";
 import { healthRoutes } from "./health.js";
+import { lifecycleRoutes } from "./lifecycles.js";
 import { observableRoutes } from "./observables.js";
 import { openApiRoutes } from "./openapi.js";
 import { organizationRoutes } from "./organization.js";
@@ -20,6 +21,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...taskRoutes,
   ...observableRoutes,
   ...commentRoutes,
+  ...lifecycleRoutes,
   ...apiKeyRoutes,
   ...userRoutes,
   ...teamRoutes,

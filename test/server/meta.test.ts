@@ -254,6 +254,18 @@ describe("OpenAPI document", () => {
         "/tasks",
         "/tasks/{id}",
         "/bulk/tasks",
+        "/lifecycles/case",
+        "/lifecycles/case/versions",
+        "/lifecycles/alert",
+        "/lifecycles/alert/versions",
+        "/lifecycles/task",
+        "/lifecycles/task/versions",
+        "/cases/{id}/transitions",
+        "/cases/{id}/history",
+        "/alerts/{id}/transitions",
+        "/alerts/{id}/history",
+        "/tasks/{id}/transitions",
+        "/tasks/{id}/history",
       ].sort(),
     );
     expect(doc.paths["/cases/{id}"].patch.responses["409"]).toBeDefined();

@@ -17,7 +17,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
-import { allScopes, createCaseKit, rateLimitFloors } from "../../core/index.js";
+import { allScopes, createCaseKit, defaultLifecycles, rateLimitFloors } from "../../core/index.js";
 import type { Scope, Storage } from "../../core/index.js";
 import { apiBasePath, createCaseKitApp } from "../../server/index.js";
 import { addKey } from "../helpers/kit.js";
@@ -155,6 +155,24 @@ const samples: Record<string, (s: Seed) => Promise<Call>> = {
   },
   "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver": async (s) => failedDelivery(s),
 
+  // Publishing the built-in definitions again changes no record's rules for the other samples.
+  ...Object.fromEntries(
+    (["case", "alert", "task"] as const).flatMap((entity) => [
+      [`GET /lifecycles/${entity}`, async () => ({})],
+      [`PUT /lifecycles/${entity}`, async () => ({ body: { statuses: defaultLifecycles[entity].statuses, transitions: defaultLifecycles[entity].transitions } })],
+      [`GET /lifecycles/${entity}/versions`, async () => ({})],
+    ]),
+  ),
+  "GET /cases/{id}/transitions": async (s) => ({ params: { id: await s.newCase() } }),
+  "POST /cases/{id}/transitions": async (s) => ({ params: { id: await s.newCase() }, body: { to: "on_hold", reason: "Waiting for the customer" } }),
+  "GET /cases/{id}/history": async (s) => ({ params: { id: await s.newCase() } }),
+  "GET /alerts/{id}/transitions": async (s) => ({ params: { id: await s.newAlert() } }),
+  "POST /alerts/{id}/transitions": async (s) => ({ params: { id: await s.newAlert() }, body: { to: "acknowledged" } }),
+  "GET /alerts/{id}/history": async (s) => ({ params: { id: await s.newAlert() } }),
+  "GET /tasks/{id}/transitions": async (s) => ({ params: { id: await s.newTask() } }),
+  "POST /tasks/{id}/transitions": async (s) => ({ params: { id: await s.newTask() }, body: { to: "in_progress" } }),
+  "GET /tasks/{id}/history": async (s) => ({ params: { id: await s.newTask() } }),
+
   "GET /organization": async () => ({}),
   "PATCH /organization/policy": async () => ({ body: { allowCaseSharing: true } }),
   "GET /tlp/audit-logs": async () => ({ query: { limit: "20" } }),
@@ -213,6 +231,18 @@ const provocations: Record<string, (s: Seed) => Promise<Call>> = {
   },
   // `imported` comes only from promote and merge.
   "PATCH /alerts/{id} 409": async (s) => ({ params: { id: await s.newAlert() }, body: { statusValue: "imported" } }),
+  // A transition whose gate does not hold: closing a case with an open mandatory task.
+  "POST /cases/{id}/transitions 409": async (s) => {
+    const id = await s.newCase();
+    await s.api("POST", `/cases/${id}/tasks`, { title: "Must be done", mandatory: true });
+    return { params: { id }, body: { to: "closed" } };
+  },
+  "POST /alerts/{id}/transitions 409": async (s) => ({ params: { id: await s.newAlert() }, body: { to: "imported" } }),
+  "POST /tasks/{id}/transitions 409": async (s) => {
+    const id = await s.newTask();
+    await s.api("POST", `/tasks/${id}/transitions`, { to: "completed" });
+    return { params: { id }, body: { to: "waiting" } };
+  },
   "POST /alerts/{id}/restore 409": async (s) => ({ params: { id: await s.newAlert() } }),
   "POST /alerts/{id}/promote 409": async (s) => {
     const id = await s.newAlert();
@@ -283,6 +313,10 @@ const notProvoked: Record<string, string> = {
   // The case number is taken inside the creating transaction; 409 `conflict` is the answer to a
   // concurrent writer winning the same number, which one in-process request cannot arrange.
   "POST /cases 409": "needs two concurrent writers",
+  // 409 `conflict` answers a publisher that lost the race for the next version number.
+  "PUT /lifecycles/case 409": "needs two concurrent publishers",
+  "PUT /lifecycles/alert 409": "needs two concurrent publishers",
+  "PUT /lifecycles/task 409": "needs two concurrent publishers",
   // The public document is built at start-up and touches no storage: nothing in a request can fail it.
   "GET /openapi.json 500": "no storage behind it",
 };
