@@ -81,6 +81,8 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 
 /** casekit's tables, referencing ones first, so deleting in this order satisfies the foreign keys. */
 const tables = [
+  "status_history",
+  "lifecycles",
   "webhook_attempts",
   "webhook_deliveries",
   "webhooks",

@@ -22,6 +22,7 @@ import { describeCases } from "./suite-cases.js";
 import { describeComments } from "./suite-comments.js";
 import { describeAccount } from "./suite-account.js";
 import type { RawAccess, StorageSuiteOptions, SuiteContext } from "./suite-context.js";
+import { describeLifecycles } from "./suite-lifecycles.js";
 import { describeLists } from "./suite-lists.js";
 import { describeLogs } from "./suite-log.js";
 import { describeObservables } from "./suite-observables.js";
@@ -106,6 +107,7 @@ export function describeStorage(
     describeRecords(ctx);
     describeLists(ctx);
     describeTeams(ctx);
+    describeLifecycles(ctx);
     describeCases(ctx);
     describeObservables(ctx);
     describeTasks(ctx);
