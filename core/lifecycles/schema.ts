@@ -48,6 +48,7 @@ export const lifecycleEntitySchema = z.enum(lifecycleEntities);
 
 export const lifecycleSchema = z
   .object({
+    id: z.string().nullable().meta({ description: "The published version's id; null for the built-in default" }),
     entity: lifecycleEntitySchema,
     version: z.int().meta({ description: "0 for the built-in default, then 1, 2, … per publication" }),
     statuses: z.array(lifecycleStatusSchema),

@@ -20,11 +20,12 @@ import { checkDefinition, checkMapping } from "./validate.js";
 import type { Scope } from "../access/scopes.js";
 
 /** A lifecycle as the API shows it: the built-in default has no stored row. */
-export type LifecycleView = Lifecycle & { mapping: Record<string, string>; createdAt: string | null; createdBy: string | null };
+export type LifecycleView = Lifecycle & { id: string | null; mapping: Record<string, string>; createdAt: string | null; createdBy: string | null };
 
 const readScope: Record<LifecycleEntity, Scope> = { case: "cases:read", alert: "alerts:read", task: "tasks:read" };
 
 const view = (lifecycle: Lifecycle | StoredLifecycle): LifecycleView => ({
+  id: "id" in lifecycle ? lifecycle.id : null,
   entity: lifecycle.entity,
   version: lifecycle.version,
   statuses: lifecycle.statuses,
