@@ -1759,6 +1759,8 @@ export interface components {
             nextCursor: string | null;
         };
         Lifecycle: {
+            /** @description The published version's id; null for the built-in default */
+            id: string | null;
             /** @enum {string} */
             entity: "case" | "alert" | "task";
             /** @description 0 for the built-in default, then 1, 2, … per publication */
@@ -5789,6 +5791,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "id": null,
                      *       "entity": "case",
                      *       "version": 1,
                      *       "statuses": [
@@ -5867,6 +5870,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "id": null,
                      *       "entity": "case",
                      *       "version": 1,
                      *       "statuses": [
@@ -5931,6 +5935,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
+                     *           "id": null,
                      *           "entity": "case",
                      *           "version": 1,
                      *           "statuses": [
@@ -5989,6 +5994,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "id": null,
                      *       "entity": "case",
                      *       "version": 1,
                      *       "statuses": [
@@ -6067,6 +6073,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "id": null,
                      *       "entity": "case",
                      *       "version": 1,
                      *       "statuses": [
@@ -6131,6 +6138,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
+                     *           "id": null,
                      *           "entity": "case",
                      *           "version": 1,
                      *           "statuses": [
@@ -6189,6 +6197,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "id": null,
                      *       "entity": "case",
                      *       "version": 1,
                      *       "statuses": [
@@ -6267,6 +6276,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "id": null,
                      *       "entity": "case",
                      *       "version": 1,
                      *       "statuses": [
@@ -6331,6 +6341,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
+                     *           "id": null,
                      *           "entity": "case",
                      *           "version": 1,
                      *           "statuses": [
