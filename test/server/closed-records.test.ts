@@ -52,6 +52,12 @@ const aims: Record<string, (c: Closed, self: string) => Aim[]> = {
     { method: "PATCH", path: `/alerts/${c.alertId}`, body: { assigneeId: self }, refused: "record_closed" },
     { method: "PATCH", path: `/alerts/${c.alertId}`, body: { statusValue: "new" }, refused: "invalid_transition" },
   ],
+  "POST /cases/:id/transitions": (c, self) => [
+    { method: "POST", path: `/cases/${c.caseId}/transitions`, body: { to: "closed", fields: { assigneeId: self } }, refused: "record_closed" },
+    { method: "POST", path: `/cases/${c.caseId}/transitions`, body: { to: "in_progress", reason: "Reopening" }, refused: "invalid_transition" },
+  ],
+  "POST /alerts/:id/transitions": (c) => [{ method: "POST", path: `/alerts/${c.alertId}/transitions`, body: { to: "acknowledged" }, refused: "invalid_transition" }],
+  "POST /tasks/:id/transitions": (c) => [{ method: "POST", path: `/tasks/${c.taskId}/transitions`, body: { to: "in_progress" }, refused: "record_closed" }],
   "POST /alerts/:id/promote": (c) => [{ method: "POST", path: `/alerts/${c.alertId}/promote`, body: {}, refused: "invalid_transition" }],
   "POST /alerts/:id/merge": (c) => [{ method: "POST", path: `/alerts/${c.openAlertId}/merge`, body: { caseId: c.caseId }, refused: "record_closed" }],
   "POST /bulk/alerts/assign": (c, self) => [{ method: "POST", path: "/bulk/alerts/assign", body: { ids: [c.alertId], assigneeId: self }, refused: "record_closed", skipped: true }],
