@@ -195,5 +195,5 @@ export {
   statusHistoryQuerySchema,
   statusHistorySchema,
   transitionListSchema,
-  transitionRequestSchema,
 } from "./lifecycles/schema.js";
+export { alertTransitionRequestSchema, caseTransitionRequestSchema, taskTransitionRequestSchema } from "./lifecycles/transition-schemas.js";

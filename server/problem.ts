@@ -48,6 +48,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   mandatory_tasks_open: 409,
   record_closed: 409,
   transition_blocked: 409,
+  unknown_status: 400,
+  invalid_lifecycle: 422,
   bulk_too_large: 400,
   unknown_reference: 422,
   invalid_expiry: 422,

@@ -4,7 +4,7 @@
  * and its gates must hold. Staying in the same status is no move and always allowed.
  */
 import type { Principal } from "../access/principal.js";
-import { CaseKitError, invalidField } from "../errors.js";
+import { CaseKitError } from "../errors.js";
 import type { GateInput } from "./gates.js";
 import { mandatoryTasksGate, unmetGates, unmetGatesNow } from "./gates.js";
 import type { Lifecycle, LifecycleStatus, LifecycleTransition } from "./types.js";
@@ -13,17 +13,28 @@ export function statusOf(lifecycle: Lifecycle, key: string): LifecycleStatus | u
   return lifecycle.statuses.find((status) => status.key === key);
 }
 
-/** The status `key` names, or 400 validation_failed at `path` listing the lifecycle's keys. */
+/**
+ * The status `key` names, or 400 unknown_status at `path` listing the lifecycle's keys. Not
+ * validation_failed: the document cannot list an organization's statuses, so a key of the right
+ * shape is a well-formed request that names no status here (as an id naming no record is).
+ */
 export function requireStatus(lifecycle: Lifecycle, key: string, path: string): LifecycleStatus {
   const status = statusOf(lifecycle, key);
-  if (!status) throw invalidField(path, `is not a status of the organization's ${lifecycle.entity} lifecycle (${lifecycle.statuses.map((s) => s.key).join(", ")})`);
+  if (!status) throw unknownStatus(lifecycle, key, path);
   return status;
 }
 
-/** Refuses a status a new record may not start in (400 validation_failed at `path`). */
+export function unknownStatus(lifecycle: Lifecycle, key: string, path: string): CaseKitError {
+  const message = `${key} is not a status of the organization's ${lifecycle.entity} lifecycle (${lifecycle.statuses.map((s) => s.key).join(", ")})`;
+  return new CaseKitError("unknown_status", `${path}: ${message}`, [{ path, message }]);
+}
+
+/** A status a new record may start in (new or in_progress category); another is 409 invalid_transition. */
 export function requireInitial(lifecycle: Lifecycle, key: string, path: string): LifecycleStatus {
   const status = requireStatus(lifecycle, key, path);
-  if (status.category !== "new" && status.category !== "in_progress") throw invalidField(path, `a new ${lifecycle.entity} starts in one of ${initialStatuses(lifecycle).join(", ")}`);
+  if (status.category !== "new" && status.category !== "in_progress") {
+    throw new CaseKitError("invalid_transition", `A new ${lifecycle.entity} starts in one of ${initialStatuses(lifecycle).join(", ")}, not ${key}`);
+  }
   return status;
 }
 

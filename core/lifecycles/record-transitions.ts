@@ -11,7 +11,6 @@ import type { AlertService } from "../alerts/service.js";
 import { loadAlert } from "../alerts/access.js";
 import type { CaseService } from "../cases/service.js";
 import type { CaseKitDeps } from "../context.js";
-import { invalidField } from "../errors.js";
 import type { StatusChange } from "../history/types.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
@@ -22,7 +21,8 @@ import { parse } from "../validation.js";
 import { lifecycleOf } from "./current.js";
 import type { TransitionOption } from "./engine.js";
 import { transitionOptions } from "./engine.js";
-import { statusHistoryQuerySchema, transitionRequestSchema } from "./schema.js";
+import { statusHistoryQuerySchema } from "./schema.js";
+import { alertTransitionRequestSchema, caseTransitionRequestSchema, taskTransitionRequestSchema } from "./transition-schemas.js";
 import { openKeys } from "./tables.js";
 import type { LifecycleEntity } from "./types.js";
 
@@ -33,6 +33,7 @@ interface Reached {
 
 const readScope: Record<LifecycleEntity, Scope> = { case: "cases:read", alert: "alerts:read", task: "tasks:read" };
 const statusField: Record<LifecycleEntity, string> = { case: "statusValue", alert: "statusValue", task: "status" };
+const transitionSchemas = { case: caseTransitionRequestSchema, alert: alertTransitionRequestSchema, task: taskTransitionRequestSchema } as const;
 
 export function createRecordTransitions(deps: CaseKitDeps, services: { cases: CaseService; alerts: AlertService; tasks: TaskService }) {
   const { storage } = deps;
@@ -73,10 +74,8 @@ export function createRecordTransitions(deps: CaseKitDeps, services: { cases: Ca
 
     /** Takes one transition: the record's PATCH with `to` as its status, `fields` beside it and the reason in the history. */
     async perform(principal: Principal, entity: LifecycleEntity, id: string, input: unknown): Promise<object> {
-      const { to, reason, fields = {} } = parse(transitionRequestSchema, input);
-      const field = statusField[entity];
-      if (Object.hasOwn(fields, field)) throw invalidField(`fields.${field}`, "is set by `to`");
-      const patch = { ...fields, [field]: to };
+      const { to, reason, fields = {} } = parse(transitionSchemas[entity], input);
+      const patch = { ...fields, [statusField[entity]]: to };
       if (entity === "case") return services.cases.change(principal, id, patch, reason);
       if (entity === "alert") return services.alerts.change(principal, id, patch, reason);
       return services.tasks.change(principal, id, patch, reason);

@@ -77,17 +77,6 @@ export const transitionListSchema = z
   .object({ recordId: z.string(), from: z.string().meta({ description: "The record's status now" }), data: z.array(transitionOptionSchema) })
   .meta({ id: "TransitionList" });
 
-export const transitionRequestSchema = z
-  .strictObject({
-    to: statusKeySchema,
-    reason: trimmedText(2000).optional().meta({ description: "Why: kept in the status history; a transition that requires `reason` needs it" }),
-    fields: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .meta({ description: "Fields to change with the move, as the record's PATCH body takes them (without the status), e.g. what a `field:` gate needs" }),
-  })
-  .meta({ id: "TransitionRequest" });
-
 export const statusChangeSchema = z
   .object({
     id: z.string(),

@@ -1,6 +1,8 @@
 /**
  * What a lifecycle must be, beyond its schema: every rule is checked before anything is stored,
- * and every broken one is reported by path (validation_failed).
+ * and every broken one is reported by path. 422 invalid_lifecycle, not validation_failed: the
+ * body has the documented shape; what it says breaks a rule no schema states (keys unique,
+ * transitions naming the lifecycle's own statuses, the mapping of statuses records are in).
  */
 import type { FieldError } from "../errors.js";
 import { CaseKitError } from "../errors.js";
@@ -32,7 +34,7 @@ export function checkDefinition(entity: LifecycleEntity, definition: LifecycleDe
       else if (gate === mandatoryTasksGate && entity !== "case") errors.push({ path: `transitions.${index}.requires.${at}`, message: "only a case has mandatory tasks" });
     });
   });
-  if (errors.length > 0) throw new CaseKitError("validation_failed", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
+  if (errors.length > 0) throw new CaseKitError("invalid_lifecycle", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
 }
 
 /**
@@ -48,5 +50,5 @@ export function checkMapping(mapping: Record<string, string>, removed: readonly 
   for (const key of removed) {
     if (inUse.has(key) && mapping[key] === undefined) errors.push({ path: `mapping.${key}`, message: "records are in this status: say which status of the new version they move to" });
   }
-  if (errors.length > 0) throw new CaseKitError("validation_failed", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
+  if (errors.length > 0) throw new CaseKitError("invalid_lifecycle", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
 }

@@ -590,7 +590,7 @@ export interface paths {
         get: operations["getCaseLifecycle"];
         /**
          * Publish a new version of the case lifecycle
-         * @description Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A version published meanwhile is 409 conflict.
+         * @description Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A rule broken is 422 `invalid_lifecycle` naming each by path; a version published meanwhile is 409 `conflict`.
          *
          *     Requires the scope `org:admin`.
          */
@@ -640,7 +640,7 @@ export interface paths {
         get: operations["getAlertLifecycle"];
         /**
          * Publish a new version of the alert lifecycle
-         * @description Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A version published meanwhile is 409 conflict.
+         * @description Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A rule broken is 422 `invalid_lifecycle` naming each by path; a version published meanwhile is 409 `conflict`.
          *
          *     Requires the scope `org:admin`.
          */
@@ -690,7 +690,7 @@ export interface paths {
         get: operations["getTaskLifecycle"];
         /**
          * Publish a new version of the task lifecycle
-         * @description Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A version published meanwhile is 409 conflict.
+         * @description Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A rule broken is 422 `invalid_lifecycle` naming each by path; a version published meanwhile is 409 `conflict`.
          *
          *     Requires the scope `org:admin`.
          */
@@ -1433,7 +1433,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "record_closed" | "transition_blocked" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
+            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "record_closed" | "transition_blocked" | "unknown_status" | "invalid_lifecycle" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
             /** @description Every invalid field, for validation_failed */
             errors?: {
                 /** @description Dotted path of the offending field; empty for the whole body */
@@ -2580,13 +2580,74 @@ export interface components {
             /** @description Gates that must all hold */
             requires?: string[];
         };
-        TransitionRequest: {
+        CaseTransitionRequest: {
+            /** @description The status to move to: a key of the organization's lifecycle */
             to: string & unknown;
             /** @description Why: kept in the status history; a transition that requires `reason` needs it */
             reason?: string & unknown;
-            /** @description Fields to change with the move, as the record's PATCH body takes them (without the status), e.g. what a `field:` gate needs */
+            /** @description Fields to change with the move, as the record's PATCH takes them (without the status): what a `field:` gate needs */
             fields?: {
-                [key: string]: unknown;
+                title?: string;
+                severity?: number;
+                description?: string | null;
+                /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+                tlp?: number;
+                /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
+                pap?: number;
+                typeValue?: string | null;
+                assigneeId?: (string & unknown) | null;
+                clientId?: string | null;
+                source?: string | null;
+                sourceRef?: string | null;
+                tags?: components["schemas"]["CaseTagInput"][];
+                teams?: components["schemas"]["CaseTeamRefInput"][];
+                organizations?: (string & unknown)[];
+                /** @description Free-form values: a JSON object nesting at most 8 levels of objects and arrays (itself included), member names of 1 to 100 characters, at most 64 KiB as UTF-8 JSON */
+                customFields?: {
+                    [key: string]: components["schemas"]["FreeFormValue7"];
+                };
+            };
+        };
+        AlertTransitionRequest: {
+            /** @description The status to move to: a key of the organization's lifecycle */
+            to: string & unknown;
+            /** @description Why: kept in the status history; a transition that requires `reason` needs it */
+            reason?: string & unknown;
+            /** @description Fields to change with the move, as the record's PATCH takes them (without the status): what a `field:` gate needs */
+            fields?: {
+                title?: string;
+                severity?: number;
+                description?: string | null;
+                /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+                tlp?: number;
+                /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
+                pap?: number;
+                typeValue?: string | null;
+                assigneeId?: (string & unknown) | null;
+                tags?: components["schemas"]["CaseTagInput"][];
+                /** @description Free-form values: a JSON object nesting at most 8 levels of objects and arrays (itself included), member names of 1 to 100 characters, at most 64 KiB as UTF-8 JSON */
+                customFields?: {
+                    [key: string]: components["schemas"]["FreeFormValue7"];
+                };
+                eventDate?: (string & unknown) | null;
+            };
+        };
+        TaskTransitionRequest: {
+            /** @description The status to move to: a key of the organization's lifecycle */
+            to: string & unknown;
+            /** @description Why: kept in the status history; a transition that requires `reason` needs it */
+            reason?: string & unknown;
+            /** @description Fields to change with the move, as the record's PATCH takes them (without the status): what a `field:` gate needs */
+            fields?: {
+                title?: string & unknown;
+                description?: string | null;
+                assigneeId?: (string & unknown) | null;
+                dueDate?: (string & unknown) | null;
+                mandatory?: boolean;
+                /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+                tlp?: number;
+                /** @description Position among the case's tasks (ascending), for display */
+                order?: number;
             };
         };
         /**
@@ -2812,7 +2873,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `validation_failed`: The request is not valid; `invalid_json`: The body is not valid JSON; `malformed_request`: The request is not valid HTTP; `bulk_too_large`: The bulk request touches more records than this deployment allows */
+        /** @description `validation_failed`: The request is not valid; `invalid_json`: The body is not valid JSON; `malformed_request`: The request is not valid HTTP; `unknown_status`: The status is not one of the organization's lifecycle; `bulk_too_large`: The bulk request touches more records than this deployment allows */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -2902,7 +2963,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `unknown_reference`: The request names a record that does not exist or cannot be used here; `invalid_expiry`: The expiry is not in the future */
+        /** @description `invalid_lifecycle`: The lifecycle breaks a rule every lifecycle keeps; `unknown_reference`: The request names a record that does not exist or cannot be used here; `invalid_expiry`: The expiry is not in the future */
         UnprocessableContent: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -5904,6 +5965,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -6107,6 +6169,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -6310,6 +6373,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -6443,7 +6507,7 @@ export interface operations {
                  *       "to": "example"
                  *     }
                  */
-                "application/json": components["schemas"]["TransitionRequest"];
+                "application/json": components["schemas"]["CaseTransitionRequest"];
             };
         };
         responses: {
@@ -6628,7 +6692,7 @@ export interface operations {
                  *       "to": "example"
                  *     }
                  */
-                "application/json": components["schemas"]["TransitionRequest"];
+                "application/json": components["schemas"]["AlertTransitionRequest"];
             };
         };
         responses: {
@@ -6810,7 +6874,7 @@ export interface operations {
                  *       "to": "example"
                  *     }
                  */
-                "application/json": components["schemas"]["TransitionRequest"];
+                "application/json": components["schemas"]["TaskTransitionRequest"];
             };
         };
         responses: {

@@ -9,7 +9,9 @@ import {
   statusHistorySchema,
   taskSchema,
   transitionListSchema,
-  transitionRequestSchema,
+  caseTransitionRequestSchema,
+  alertTransitionRequestSchema,
+  taskTransitionRequestSchema,
 } from "../../core/index.js";
 import type { LifecycleEntity, Scope } from "../../core/index.js";
 import type { ApiRoute } from "../route.js";
@@ -17,10 +19,10 @@ import { defineApiRoute } from "../route.js";
 
 /** Per entity: its name in paths and operation ids, its scopes and the record schema a transition answers with. */
 const entities = [
-  { entity: "case", collection: "cases", name: "Case", read: "cases:read", write: "cases:write", record: caseSchema },
-  { entity: "alert", collection: "alerts", name: "Alert", read: "alerts:read", write: "alerts:write", record: alertSchema },
-  { entity: "task", collection: "tasks", name: "Task", read: "tasks:read", write: "tasks:write", record: taskSchema },
-] as const satisfies readonly { entity: LifecycleEntity; collection: string; name: string; read: Scope; write: Scope; record: unknown }[];
+  { entity: "case", collection: "cases", name: "Case", read: "cases:read", write: "cases:write", record: caseSchema, transition: caseTransitionRequestSchema },
+  { entity: "alert", collection: "alerts", name: "Alert", read: "alerts:read", write: "alerts:write", record: alertSchema, transition: alertTransitionRequestSchema },
+  { entity: "task", collection: "tasks", name: "Task", read: "tasks:read", write: "tasks:write", record: taskSchema, transition: taskTransitionRequestSchema },
+] as const satisfies readonly { entity: LifecycleEntity; collection: string; name: string; read: Scope; write: Scope; record: unknown; transition: unknown }[];
 
 /** The organization's lifecycle of each entity: read, publish, versions. */
 const definitionRoutes: ApiRoute[] = entities.flatMap(({ entity, name, read }) => [
@@ -42,11 +44,11 @@ const definitionRoutes: ApiRoute[] = entities.flatMap(({ entity, name, read }) =
     tag: "Workflows",
     summary: `Publish a new version of the ${entity} lifecycle`,
     description:
-      "Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A version published meanwhile is 409 conflict.",
+      "Status keys unique, at least one status of the new category, transitions naming known statuses and gates; `mapping` sends each dropped status that records are in to a status of the new version (the records move, with their history). A rule broken is 422 `invalid_lifecycle` naming each by path; a version published meanwhile is 409 `conflict`.",
     scope: "org:admin",
     body: lifecyclePublishSchema,
     response: lifecycleSchema,
-    errors: [409],
+    errors: [409, 422],
     handle: ({ kit, principal, body }) => kit.lifecycles.publish(principal, entity, body),
   }),
   defineApiRoute({
@@ -64,7 +66,7 @@ const definitionRoutes: ApiRoute[] = entities.flatMap(({ entity, name, read }) =
 ]);
 
 /** A record's transitions and history. */
-const recordRoutes: ApiRoute[] = entities.flatMap(({ entity, collection, name, read, write, record }) => [
+const recordRoutes: ApiRoute[] = entities.flatMap(({ entity, collection, name, read, write, record, transition }) => [
   defineApiRoute({
     method: "GET",
     path: `/${collection}/:id/transitions`,
@@ -85,7 +87,7 @@ const recordRoutes: ApiRoute[] = entities.flatMap(({ entity, collection, name, r
     description:
       "The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone).",
     scope: write,
-    body: transitionRequestSchema,
+    body: transition,
     response: record,
     errors: [409, 422],
     handle: ({ kit, principal, params, body }) => kit.transitions.perform(principal, entity, params.id ?? "", body),

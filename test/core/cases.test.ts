@@ -72,7 +72,6 @@ describe("case service", () => {
       [{ title: "t", severity: 2, organizationId: "org_x" }, "organizationId"],
       [{ title: "t", severity: 2, tags: ["plain string"] }, "tags.0"],
       [{ title: "t", severity: 2, customFields: [] }, "customFields"],
-      [{ title: "t", severity: 2, statusValue: "closed" }, "statusValue"],
       [null, ""],
     ];
     for (const [input, path] of bad) {
@@ -80,6 +79,9 @@ describe("case service", () => {
       expect(code, JSON.stringify(input)).toBe("validation_failed");
       expect(paths, JSON.stringify(input)).toContain(path);
     }
+    // The lifecycle decides statuses (core/lifecycles): a case never starts closed, nor in a status it lacks.
+    expect((await failure(t.kit.cases.create(admin, { title: "t", severity: 2, statusValue: "closed" }))).code).toBe("invalid_transition");
+    expect(await failure(t.kit.cases.create(admin, { title: "t", severity: 2, statusValue: "archived" }))).toMatchObject({ code: "unknown_status", paths: ["statusValue"] });
     expect((await t.kit.cases.list(admin, {})).data).toEqual([]);
     expect((await t.kit.cases.create(admin, { title: "x".repeat(500), severity: 4, tlp: 0, pap: 3 })).number).toBe(1);
   });

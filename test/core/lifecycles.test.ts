@@ -149,7 +149,7 @@ describe("lifecycles", () => {
       const fresh = await newCase();
       const working = await newCase({ statusValue: "in_progress" });
       const refused = await failure(t.kit.lifecycles.publish(t.admin, "case", socLifecycle));
-      expect(refused.code).toBe("validation_failed");
+      expect(refused.code).toBe("invalid_lifecycle");
       // Statuses records are in need a mapping; on_hold, resolved hold no case and need none.
       expect(refused.paths).toEqual(["mapping.new", "mapping.in_progress"]);
 
@@ -193,7 +193,7 @@ describe("lifecycles", () => {
       // PATCH obeys the same rules.
       expect((await failure(t.kit.cases.update(t.admin, record.id, { statusValue: "waiting_customer" }))).unmet).toEqual(["reason"]);
       expect((await failure(t.kit.cases.update(t.admin, record.id, { statusValue: "closed" }))).code).toBe("invalid_transition");
-      expect((await failure(t.kit.cases.update(t.admin, record.id, { statusValue: "resolved" }))).paths).toEqual(["statusValue"]);
+      expect(await failure(t.kit.cases.update(t.admin, record.id, { statusValue: "resolved" }))).toEqual({ code: "unknown_status", paths: ["statusValue"] });
 
       await t.kit.transitions.perform(t.admin, "case", record.id, { to: "waiting_customer", reason: "Asked the customer for logs" });
       await t.kit.transitions.perform(t.admin, "case", record.id, { to: "investigating" });
@@ -248,7 +248,7 @@ describe("lifecycles", () => {
       expect(promoted.alert.statusValue).toBe("imported");
       expect(await moves("case", promoted.case.id)).toEqual([[null, "triage"]]);
       // Unknown statuses are refused by name, in filters too.
-      expect((await failure(t.kit.alerts.list(t.admin, { statusValue: "new" }))).paths).toEqual(["statusValue"]);
+      expect(await failure(t.kit.alerts.list(t.admin, { statusValue: "new" }))).toEqual({ code: "unknown_status", paths: ["statusValue"] });
       expect((await t.kit.alerts.list(t.admin, { statusValue: "imported" })).data.map((a) => a.id)).toEqual([alert.id]);
     });
 
@@ -264,9 +264,10 @@ describe("lifecycles", () => {
         ],
       };
       const refused = await failure(t.kit.lifecycles.publish(t.admin, "case", bad));
-      expect(refused.code).toBe("validation_failed");
+      expect(refused.code).toBe("invalid_lifecycle");
       expect(refused.paths).toEqual(["statuses.1.key", "statuses", "transitions.0.from.1", "transitions.0.to", "transitions.0.requires.0", "transitions.1.requires.0"]);
-      expect((await failure(t.kit.lifecycles.publish(t.admin, "case", { ...bad, statuses: [{ key: "a", label: "A", category: "sideways", final: false }] }))).paths).toEqual(["statuses.0.category"]);
+      // The shape itself is the schema's: validation_failed.
+      expect(await failure(t.kit.lifecycles.publish(t.admin, "case", { ...bad, statuses: [{ key: "a", label: "A", category: "sideways", final: false }] }))).toEqual({ code: "validation_failed", paths: ["statuses.0.category"] });
       const noImported = { statuses: [{ key: "open", label: "Open", category: "new", final: false }], transitions: [] };
       expect((await failure(t.kit.lifecycles.publish(t.admin, "alert", noImported))).paths).toEqual(["statuses"]);
       const taskGate = { statuses: defaultLifecycles.task.statuses, transitions: [{ from: ["waiting"], to: "completed", requires: ["no_open_mandatory_tasks"] }] };

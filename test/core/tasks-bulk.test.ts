@@ -113,13 +113,20 @@ describe("bulk task operations", () => {
       ["empty fields", { ids: ["task_1"], fields: {} }, "fields"],
       ["a field bulk does not set", { ids: ["task_1"], fields: { order: 3 } }, "fields.order"],
       ["an unknown filter", { options: { selectAll: true, filters: { title: "x" } }, fields: { status: "completed" } }, "options.filters.title"],
-      ["a bad status", { ids: ["task_1"], fields: { status: "done" } }, "fields.status"],
       ["an unknown member", { ids: ["task_1"], fields: { status: "completed" }, dryRun: true }, "dryRun"],
     ])("%s is 400 validation_failed at %s, and nothing changes", async (_name, body, path) => {
       const task = await addTask();
       const result = await failure(kit.tasks.bulkUpdate(admin, body));
       expect(result.code).toBe("validation_failed");
       expect(result.paths).toContain(path);
+      expect(await stored(task.id)).toEqual(task);
+    });
+
+    it("a status the task lifecycle does not have is 400 unknown_status at fields.status, and nothing changes", async () => {
+      const task = await addTask();
+      const result = await failure(kit.tasks.bulkUpdate(admin, { ids: [task.id], fields: { status: "done" } }));
+      expect(result.code).toBe("unknown_status");
+      expect(result.paths).toEqual(["fields.status"]);
       expect(await stored(task.id)).toEqual(task);
     });
 

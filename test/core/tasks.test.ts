@@ -93,7 +93,6 @@ describe("tasks", () => {
         [{ title: "" }, "title"],
         [{ title: "x", caseId }, "caseId"],
         [{ title: "x", organizationId: other.organizationId }, "organizationId"],
-        [{ title: "x", status: "completed" }, "status"],
         [{ title: "x", tlp: 5 }, "tlp"],
         [{ title: "x", order: -1 }, "order"],
         [{ title: "x", dueDate: "tomorrow" }, "dueDate"],
@@ -101,6 +100,9 @@ describe("tasks", () => {
       for (const [body, path] of cases) {
         expect(await failure(t.kit.tasks.create(t.admin, caseId, body)), JSON.stringify(body)).toMatchObject({ code: "validation_failed", paths: [path] });
       }
+      // A status the lifecycle does not start a task in, and one it does not have (core/lifecycles).
+      expect(await failure(t.kit.tasks.create(t.admin, caseId, { title: "x", status: "completed" }))).toMatchObject({ code: "invalid_transition" });
+      expect(await failure(t.kit.tasks.create(t.admin, caseId, { title: "x", status: "done" }))).toMatchObject({ code: "unknown_status", paths: ["status"] });
       // Well-formed ids of users who cannot be assigned: the records' state, not the body's shape.
       for (const assigneeId of [disabled.id, other.admin.userId]) {
         expect(await failure(t.kit.tasks.create(t.admin, caseId, { title: "x", assigneeId }))).toMatchObject({ code: "unknown_reference", paths: ["assigneeId"] });
@@ -347,9 +349,11 @@ describe("tasks", () => {
     });
 
     it("refuses a bad limit, a forged cursor and unknown parameters", async () => {
-      for (const query of [{ limit: "0" }, { limit: "501" }, { cursor: "forged" }, { order: "asc" }, { status: "done" }, { mandatory: "yes" }]) {
+      for (const query of [{ limit: "0" }, { limit: "501" }, { cursor: "forged" }, { order: "asc" }, { mandatory: "yes" }]) {
         expect((await failure(t.kit.tasks.list(t.admin, query))).code, JSON.stringify(query)).toBe("validation_failed");
       }
+      // A status the organization's task lifecycle does not have.
+      expect(await failure(t.kit.tasks.list(t.admin, { status: "done" }))).toMatchObject({ code: "unknown_status", paths: ["status"] });
       expect((await failure(t.kit.tasks.listOf(t.admin, caseId, { caseId }))).code).toBe("validation_failed");
     });
 

@@ -116,7 +116,7 @@ describe.each(transports)("alerts through $name", ({ open }) => {
     expect(acked.status, acked.text).toBe(200);
     expect(acked.body).toMatchObject({ statusValue: "acknowledged", assigneeId: analystId });
     expectProblem(await admin.patch(`${alerts}/${alert.id}`, { statusValue: "imported" }), 409, "invalid_transition");
-    expectProblem(await admin.patch(`${alerts}/${alert.id}`, { statusValue: "bogus" }), 400, "validation_failed");
+    expectProblem(await admin.patch(`${alerts}/${alert.id}`, { statusValue: "bogus" }), 400, "unknown_status");
     expectProblem(await admin.patch(`${alerts}/${alert.id}`, {}), 400, "validation_failed");
   });
 

@@ -51,11 +51,11 @@ describe.each(transports)("lifecycles through $name", ({ open }) => {
   it("publishing is for admins, refuses a broken definition by path, and needs a mapping for statuses in use", async () => {
     expectProblem(await put(w.keys.readOnly, `${api}/lifecycles/case`, socLifecycle), 403, "missing_scope");
     const broken = await put(w.adminKey, `${api}/lifecycles/case`, { ...socLifecycle, transitions: [{ from: ["triage"], to: "nowhere" }] });
-    expectProblem(broken, 400, "validation_failed");
+    expectProblem(broken, 422, "invalid_lifecycle");
     expect(broken.body.errors).toEqual([{ path: "transitions.0.to", message: "names no status of this lifecycle (nowhere)" }]);
     await as(w.adminKey).post(`${api}/cases`, validCase);
     const unmapped = await put(w.adminKey, `${api}/lifecycles/case`, socLifecycle);
-    expectProblem(unmapped, 400, "validation_failed");
+    expectProblem(unmapped, 422, "invalid_lifecycle");
     expect(unmapped.body.errors.map((e: { path: string }) => e.path)).toEqual(["mapping.new"]);
   });
 
@@ -69,7 +69,7 @@ describe.each(transports)("lifecycles through $name", ({ open }) => {
     const created = await admin.post(`${api}/cases`, validCase);
     expect(created.body.statusValue).toBe("triage");
     const id = created.body.id as string;
-    expectProblem(await admin.post(`${api}/cases`, { ...validCase, statusValue: "new" }), 400, "validation_failed");
+    expectProblem(await admin.post(`${api}/cases`, { ...validCase, statusValue: "new" }), 400, "unknown_status");
 
     expect((await admin.post(`${api}/cases/${id}/transitions`, { to: "investigating" })).body.statusValue).toBe("investigating");
     const options = await admin.get(`${api}/cases/${id}/transitions`);

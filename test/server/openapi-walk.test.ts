@@ -230,6 +230,13 @@ const provocations: Record<string, (s: Seed) => Promise<Call>> = {
     return { params: { id }, body: { statusValue: "on_hold" } };
   },
   // `imported` comes only from promote and merge.
+  // A definition of the right shape that breaks a rule: a transition to a status it does not have.
+  ...Object.fromEntries(
+    (["case", "alert", "task"] as const).map((entity) => [
+      `PUT /lifecycles/${entity} 422`,
+      async () => ({ body: { statuses: defaultLifecycles[entity].statuses, transitions: [{ from: [defaultLifecycles[entity].statuses[0]!.key], to: "nowhere" }] } }),
+    ]),
+  ),
   "PATCH /alerts/{id} 409": async (s) => ({ params: { id: await s.newAlert() }, body: { statusValue: "imported" } }),
   // A transition whose gate does not hold: closing a case with an open mandatory task.
   "POST /cases/{id}/transitions 409": async (s) => {

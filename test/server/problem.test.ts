@@ -40,6 +40,8 @@ describe("error codes to HTTP statuses", () => {
       invalid_transition: 409,
       mandatory_tasks_open: 409,
       transition_blocked: 409,
+      unknown_status: 400,
+      invalid_lifecycle: 422,
       unknown_reference: 422,
       invalid_expiry: 422,
       rate_limited: 429,
