@@ -1,0 +1,114 @@
+/**
+ * The migration that adds lifecycles and status history (SQLite 0008, PostgreSQL 0009), on a
+ * database that already holds cases, alerts and tasks: each record gets one history entry, from
+ * nothing to its status at its creation, by its creator, with its built-in category, and sorting
+ * first among the record's entries. The database is first migrated with a copy of the shipped
+ * migrations that stops before this one. PostgreSQL: skipped with a printed reason outside CI when
+ * no server answers (as postgres.test.ts).
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Storage } from "../../core/index.js";
+import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
+import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { alertRecord } from "./alert-record.js";
+import { createFixtures } from "./fixtures.js";
+import { taskRecord } from "./task-record.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "casekit-history-migration-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A copy of the shipped migrations of `dialect` without `tag` and what follows it. */
+function migrationsBefore(dialect: "sqlite" | "postgres", folder: string, tag: string): string {
+  const copy = join(scratch, `${dialect}-before-${tag}`);
+  cpSync(folder, copy, { recursive: true });
+  const journalFile = join(copy, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
+  const at = journal.entries.findIndex((e) => e.tag === tag);
+  expect(at, `${tag} is in the ${dialect} journal`).toBeGreaterThan(0);
+  writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
+  return copy;
+}
+
+/** A resolved case, a closed alert and an in-progress task, as the tables held them before history. */
+async function seed(storage: Storage) {
+  const f = createFixtures();
+  const org = f.organization();
+  const user = f.user(org.id, { role: "admin", tlpClearance: 4 });
+  const record = f.caseRecord(org.id, { statusValue: "resolved", createdBy: user.id });
+  const alert = alertRecord(f.ids.next("alert"), org.id, f.at(), { statusValue: "closed", createdBy: null });
+  const task = taskRecord(f.ids.next("task"), org.id, record.id, f.at(), { status: "in_progress", createdBy: user.id });
+  await storage.transaction(async (tx) => {
+    await tx.organizations.insert(org);
+    await tx.users.insert(user);
+    await tx.cases.insert(record);
+    await tx.alerts.insert(alert);
+    await tx.tasks.insert(task);
+  });
+  return { org, user, record, alert, task };
+}
+
+async function expectBackfill(storage: Storage, seeded: Awaited<ReturnType<typeof seed>>): Promise<void> {
+  const { org, record, alert, task } = seeded;
+  const read = (entity: "case" | "alert" | "task", id: string) => storage.read((tx) => tx.statusHistory.listByRecord(org.id, entity, id, { limit: 10 }));
+  const entry = (entity: string, r: { id: string; createdAt: string; createdBy: string | null }, to: string, toCategory: string) => ({
+    id: `sth_${r.id.slice(r.id.indexOf("_") + 1)}`,
+    organizationId: org.id,
+    entity,
+    recordId: r.id,
+    from: null,
+    to,
+    fromCategory: null,
+    toCategory,
+    actorUserId: r.createdBy,
+    actorKeyId: null,
+    at: r.createdAt,
+    reason: null,
+  });
+  expect(await read("case", record.id)).toEqual([entry("case", record, "resolved", "resolved")]);
+  expect(await read("alert", alert.id)).toEqual([entry("alert", alert, "closed", "closed")]);
+  expect(await read("task", task.id)).toEqual([entry("task", task, "in_progress", "in_progress")]);
+}
+
+describe("status history migration: sqlite", () => {
+  it("writes one history entry per existing case, alert and task", async () => {
+    const path = join(scratch, "before.sqlite");
+    const before = createSqliteStorage({ path, migrationsFolder: migrationsBefore("sqlite", sqliteMigrations("sqlite"), "0008_lifecycles") });
+    await before.migrate();
+    const seeded = await seed(before);
+    await before.close();
+    const after = createSqliteStorage({ path });
+    try {
+      await after.migrate();
+      await expectBackfill(after, seeded);
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+const run = await postgresShouldRun("status history migration");
+
+describe.skipIf(!run)("status history migration: postgres", () => {
+  it("writes one history entry per existing case, alert and task", async () => {
+    const schema = freshSchemaName("casekit_historymig");
+    const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
+    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: migrationsBefore("postgres", postgresMigrations("postgres"), "0009_lifecycles") });
+    const after = createPostgresStorage({ connectionString: postgresUrl, schema });
+    try {
+      await before.migrate();
+      const seeded = await seed(before);
+      await after.migrate();
+      await expectBackfill(after, seeded);
+    } finally {
+      await before.close();
+      await after.close();
+      await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
+      await admin.end();
+    }
+  }, 60_000);
+});
