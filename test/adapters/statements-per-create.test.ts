@@ -41,9 +41,13 @@ describe("statements per case create", () => {
         const unit = statements.slice(statements.findIndex((sql) => sql.startsWith("BEGIN")));
         expect(touches(unit, /^SELECT [^;]*\bFROM organizations\b/i)).toHaveLength(1);
         expect(touches(unit, /^UPDATE organizations\b/i)).toHaveLength(1);
-        // BEGIN, the counters, the case, its audit entry, its event, its TLP entry, the counters, COMMIT
-        // (before: 10, the head read twice and the row updated twice).
-        expect(unit).toHaveLength(8);
+        // BEGIN, the counters, the organization's case lifecycle (none stored: the built-in one),
+        // the case, its first status history entry, its audit entry, its event, its TLP entry, the
+        // counters, COMMIT (8 before lifecycles; before that 10, the head read twice and the row
+        // updated twice).
+        expect(touches(unit, /\bFROM lifecycles\b/i)).toHaveLength(1);
+        expect(touches(unit, /^INSERT INTO status_history\b/i)).toHaveLength(1);
+        expect(unit).toHaveLength(10);
       }
       const chain = await kit.storage.read((tx) => tx.tlpAudit.chain(organizationId, 0, 100));
       expect(verifyTlpChain(chain)).toEqual({ ok: true, checked: chain.length });
