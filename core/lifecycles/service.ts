@@ -104,6 +104,10 @@ export function createLifecycleService(deps: CaseKitDeps) {
       checkDefinition(entity, body);
       const now = clock.now();
       return storage.transaction(async (tx) => {
+        // Every write of a case, alert or task holds the organization's TLP chain head until its
+        // unit ends (core/audit/record-edit.ts); holding it here too means no record is written in
+        // a status this version drops between the check of statuses in use and the remap.
+        await tx.tlpAudit.head(principal.organizationId);
         const before = await lifecycleOf(tx, principal.organizationId, entity);
         const keys = new Set(body.statuses.map((status) => status.key));
         const removed = before.statuses.map((status) => status.key).filter((key) => !keys.has(key));
