@@ -105,7 +105,7 @@ const steps: { name: string; act: (w: World) => Promise<unknown>; expect: (d: Aw
 
 /** The service methods that change keys, users or the organization, and the steps above that call them. */
 const changers = { keys: ["create", "changeStatus", "delete"], users: ["create", "update"], organizations: ["updatePolicy"] } as const;
-const readers = { keys: ["list", "get"], users: ["list", "get"], organizations: ["get"] } as const;
+const readers = { keys: ["list", "get", "grantOptions"], users: ["list", "get"], organizations: ["get"] } as const;
 
 export function describeAccessVersion(label: string, harness: () => Promise<AccessHarness>, options: { skip?: boolean } = {}): void {
   describe.skipIf(options.skip === true)(`access version and cache (${label})`, () => {
