@@ -8,6 +8,8 @@ import type { Principal } from "./access/principal.js";
 import { createCaseService } from "./cases/service.js";
 import { createLifecycleService } from "./lifecycles/service.js";
 import { createRecordTransitions } from "./lifecycles/record-transitions.js";
+import { createCaseTypeService } from "./case-types/service.js";
+import { createCustomFieldService } from "./custom-fields/service.js";
 import { createObservableService } from "./observables/service.js";
 import { createTaskService } from "./tasks/service.js";
 import { createAlertService } from "./alerts/service.js";
@@ -101,6 +103,8 @@ export function createCaseKit(options: CaseKitOptions) {
     principalFor,
     account: createAccountService(deps),
     cases,
+    caseTypes: createCaseTypeService(deps),
+    customFields: createCustomFieldService(deps),
     observables: createObservableService(deps),
     tasks,
     alerts,

@@ -33,6 +33,16 @@ export { caseCreateSchema, caseListQuerySchema, caseListSchema, caseSchema, case
 export type { CaseCreateInput, CaseListQuery, CaseUpdateInput } from "./cases/schema.js";
 export type { Case, CaseFilter, CaseTag } from "./cases/types.js";
 export type { CaseService } from "./cases/service.js";
+export { caseTypeCreateSchema, caseTypeListQuerySchema, caseTypeListSchema, caseTypeSchema, caseTypeUpdateSchema } from "./case-types/schema.js";
+export type { CaseType } from "./case-types/types.js";
+export type { CaseTypeService } from "./case-types/service.js";
+export { customFieldCreateSchema, customFieldJsonSchemaSchema, customFieldListQuerySchema, customFieldListSchema, customFieldSchema, customFieldSchemaQuerySchema, customFieldUpdateSchema } from "./custom-fields/schema.js";
+export { customFieldScopes, customFieldTypes } from "./custom-fields/types.js";
+export type { CustomFieldDefinition, CustomFieldOption, CustomFieldScope, CustomFieldType } from "./custom-fields/types.js";
+export type { CustomFieldService } from "./custom-fields/service.js";
+export { unmetFieldRequirements } from "./custom-fields/requirements.js";
+export type { RequirementMoment, UnmetFieldRequirement } from "./custom-fields/requirements.js";
+export { redactCustomFields } from "./custom-fields/redact.js";
 
 export type { AuditEntry, AuditGroupEntry, AuditItem } from "./audit/types.js";
 export type { DomainEvent, EventItem, GroupEvent } from "./events/types.js";

@@ -285,6 +285,8 @@ const tagDescriptions: Record<string, string> = {
   "API Keys": "Scoped, TLP-bounded keys of the organization (admin).",
   Users: "People of the organization.",
   Teams: "Groups of users that cases can be shared with.",
+  "Custom Fields": "Typed fields an organization defines for its cases, alerts, tasks and observables, and the JSON Schema of their values.",
+  "Case Types": "The kinds of case an organization works: what `typeValue` names, with default markings and the custom fields that apply.",
   Organizations: "The caller's organization and its policy.",
   TLP: "Traffic Light Protocol constants and the tamper-evident TLP audit log.",
   Webhooks: "Signed event deliveries with retries and a delivery history.",

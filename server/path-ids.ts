@@ -17,6 +17,8 @@ const byCollection: Record<string, string> = {
   users: "user",
   teams: "team",
   webhooks: "whk",
+  "custom-fields": "cfd",
+  "case-types": "ctype",
 };
 
 /** The id prefix of `param` in `routePath` (rou3 syntax); throws for a parameter no table names. */

@@ -32,6 +32,12 @@ export interface Column<T = unknown, N extends boolean = boolean> {
    * for keys never paged through (a session, an organization, an email).
    */
   readonly unsorted?: boolean;
+  /**
+   * Text compared byte by byte (`text` only), as sorted ids are: a column holding ids of another
+   * table that queries join or match against that table's id (PostgreSQL: the "C" collation, so
+   * an index on it serves `id = column`; an index in the database's collation does not).
+   */
+  readonly bytewise?: boolean;
   /** The table's alone, not the record's (see `internal`). */
   readonly internal?: boolean;
   /** Type carrier only: never set. */
@@ -60,7 +66,7 @@ const column =
  * `unsorted` for a key nothing is ordered by, `name` when its SQL name is not `id`'s.
  */
 export const id = (options: { unsorted?: boolean; name?: string } = {}): Column<string, false> => ({ kind: "id", nullable: false, ...options });
-export const text = column<string>("text");
+export const text = column<string, { bytewise?: boolean }>("text");
 export const timestamp = column<string>("timestamp");
 export const bool = column<boolean>("bool");
 export const int = column<number, { big?: boolean }>("int");

@@ -13,7 +13,7 @@ import { isoTimestamp, jsonb, sortableId } from "./column-types.js";
 function columnOf({ name, column }: Field, constraint: string | undefined): PgColumnBuilderBase {
   const builders = {
     id: () => (column.unsorted ? text(name) : sortableId(name)).primaryKey(),
-    text: () => text(name),
+    text: () => (column.bytewise ? sortableId(name) : text(name)),
     enum: () => text(name),
     timestamp: () => isoTimestamp(name),
     int: () => (column.big ? bigint(name, { mode: "number" }) : integer(name)),

@@ -32,6 +32,9 @@ export const {
   webhookAttempts,
   lifecycles,
   statusHistory,
+  customFields,
+  caseTypes,
+  customFieldValues,
 } = tablesOf(declaredTables, (resource, references: Readonly<Record<string, PgTable>>) => pgTableOf(resource, references));
 
 /**

@@ -14,6 +14,8 @@ import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
+import type { ValueRepository } from "./custom-field-values.js";
+import { customFieldFilterSpecs, customFieldFilters, indexCustomFieldValues } from "./custom-field-values.js";
 import { paramsOf, recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
@@ -95,6 +97,9 @@ export const alertResource = defineResource({
     tag: { kind: "jsonTags", column: "tags", key: "name" },
     q: { kind: "contains", column: "title" },
     created: { kind: "range", column: "createdAt" },
+    // cf.<key>=<value>, up to three at once, in the form each value's count calls for
+    // (adapters/resources/custom-field-values.ts).
+    ...customFieldFilterSpecs("alerts"),
   },
 });
 
@@ -123,6 +128,7 @@ export function alertRepository(
   dialect: Dialect,
   executor: Executor,
   unit: UnitState,
+  values: ValueRepository,
 ): AlertRepository {
   const { reading, writing } = unitGuards(unit);
   const sql = alertSqlFor(dialect);
@@ -132,7 +138,10 @@ export function alertRepository(
   };
 
   return {
-    insert: (record) => alerts.insert(record),
+    async insert(record) {
+      await alerts.insert(record);
+      await indexCustomFieldValues(values, "alert", record, true);
+    },
     async findById(organizationId, id, options = {}) {
       if (!options.includeDeleted) return alerts.findById(organizationId, id);
       reading();
@@ -149,7 +158,9 @@ export function alertRepository(
       // clash leaves the unit usable (a SAVEPOINT on PostgreSQL; SQLite undoes the statement alone).
       const clashable = record.deletedAt === null && record.sourceRef !== null;
       try {
-        return (await (clashable ? executor.guarded(sql.update, params) : executor.run(sql.update, params))) > 0;
+        const written = (await (clashable ? executor.guarded(sql.update, params) : executor.run(sql.update, params))) > 0;
+        if (written) await indexCustomFieldValues(values, "alert", record, false);
+        return written;
       } catch (error) {
         if (dialect.uniqueViolation(error)) throw new CaseKitError("conflict", referenceTaken);
         throw error;
@@ -157,12 +168,14 @@ export function alertRepository(
     },
     findMany: (organizationId, ids) => alerts.findMany(organizationId, ids),
     assignMany: (organizationId, ids, assigneeId, updatedAt) => alerts.patchMany(organizationId, ids, { assigneeId, updatedAt }),
-    list: (organizationId, { includeDeleted, q, createdAfter, createdBefore, ...filter }: AlertFilter, page) => {
+    async list(organizationId, { includeDeleted, q, createdAfter, createdBefore, customField, ...filter }: AlertFilter, page) {
       const after = timestampBound("createdAfter", createdAfter);
       const before = timestampBound("createdBefore", createdBefore);
       const created = after === undefined && before === undefined ? undefined : { after, before };
       // An empty q matches every alert: no condition at all, so the page keeps its index.
-      const filters = { ...filter, q: q === "" ? undefined : q, created };
+      if (customField?.length) reading();
+      const byValue = await customFieldFilters(dialect, executor, organizationId, "alert", customField, pageLimit(page));
+      const filters = { ...filter, q: q === "" ? undefined : q, created, ...byValue };
       return alerts.list(organizationId, filters, { limit: pageLimit(page), order: "desc", after: page.beforeId, withDeleted: includeDeleted === true });
     },
     async countBySource(organizationId, filter) {

@@ -11,6 +11,8 @@ import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
+import type { ValueRepository } from "./custom-field-values.js";
+import { customFieldFilterSpecs, customFieldFilters, indexCustomFieldValues } from "./custom-field-values.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
@@ -65,6 +67,9 @@ export const caseResource = defineResource({
     typeValue: { kind: "anyOf", column: "typeValue" },
     tag: { kind: "jsonTags", column: "tags", key: "name" },
     created: { kind: "range", column: "createdAt" },
+    // cf.<key>=<value>, up to three at once, in the form each value's count calls for
+    // (adapters/resources/custom-field-values.ts).
+    ...customFieldFilterSpecs("cases"),
   },
 });
 
@@ -81,10 +86,13 @@ function caseSql(dialect: Dialect) {
 }
 export const caseSqlFor = oncePerDialect(caseSql);
 
-export function caseRepository(cases: DeclaredRepository<Case, FilterValues<typeof caseResource>>, dialect: Dialect, executor: Executor, unit: UnitState): CaseRepository {
+export function caseRepository(cases: DeclaredRepository<Case, FilterValues<typeof caseResource>>, dialect: Dialect, executor: Executor, unit: UnitState, values: ValueRepository): CaseRepository {
   const { sharedWith } = caseSqlFor(dialect);
   return {
-    insert: (record) => cases.insert(record),
+    async insert(record) {
+      await cases.insert(record);
+      await indexCustomFieldValues(values, "case", record, true);
+    },
     findById: (organizationId, id) => cases.findById(organizationId, id),
     findMany: (organizationId, ids) => cases.findMany(organizationId, ids),
     async findSharedWith(viewerOrganizationId, id) {
@@ -93,12 +101,18 @@ export function caseRepository(cases: DeclaredRepository<Case, FilterValues<type
       const [found] = await executor.records<Case>(sharedWith, [id, viewerOrganizationId, viewer]);
       return found ?? null;
     },
-    update: (record) => cases.update(record),
-    list: (organizationId, { createdAfter, createdBefore, ...filter }: CaseFilter, page) => {
+    async update(record) {
+      const written = await cases.update(record);
+      if (written) await indexCustomFieldValues(values, "case", record, false);
+      return written;
+    },
+    async list(organizationId, { createdAfter, createdBefore, customField, ...filter }: CaseFilter, page) {
       const after = timestampBound("createdAfter", createdAfter);
       const before = timestampBound("createdBefore", createdBefore);
       const created = after === undefined && before === undefined ? undefined : { after, before };
-      return cases.list(organizationId, { ...filter, created }, { limit: pageLimit(page), order: "desc", after: page.beforeId });
+      if (customField?.length) checkReading(unit);
+      const byValue = await customFieldFilters(dialect, executor, organizationId, "case", customField, pageLimit(page));
+      return cases.list(organizationId, { ...filter, created, ...byValue }, { limit: pageLimit(page), order: "desc", after: page.beforeId });
     },
   };
 }

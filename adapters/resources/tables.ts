@@ -7,6 +7,9 @@ import { alertResource } from "./alerts.js";
 import { apiKeyResource } from "./api-keys.js";
 import { auditResource } from "./audit.js";
 import { caseResource } from "./cases.js";
+import { caseTypeResource } from "./case-types.js";
+import { customFieldValueResource } from "./custom-field-values.js";
+import { customFieldResource } from "./custom-fields.js";
 import { commentResource } from "./comments.js";
 import { lifecycleResource } from "./lifecycles.js";
 import { statusHistoryResource } from "./status-history.js";
@@ -43,4 +46,7 @@ export const declaredTables = {
   webhookAttempts: attemptResource,
   lifecycles: lifecycleResource,
   statusHistory: statusHistoryResource,
+  customFields: customFieldResource,
+  caseTypes: caseTypeResource,
+  customFieldValues: customFieldValueResource,
 } as const;

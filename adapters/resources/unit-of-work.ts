@@ -12,6 +12,9 @@ import { alertRepository, alertResource } from "./alerts.js";
 import { apiKeyRepository, apiKeyResource } from "./api-keys.js";
 import { auditRepository, auditResource } from "./audit.js";
 import { caseRepository, caseResource } from "./cases.js";
+import { caseTypeRepository, caseTypeResource } from "./case-types.js";
+import { customFieldValueResource } from "./custom-field-values.js";
+import { customFieldRepository, customFieldResource } from "./custom-fields.js";
 import { commentRepository, commentResource } from "./comments.js";
 import { lifecycleRepository, lifecycleResource } from "./lifecycles.js";
 import { statusHistoryRepository, statusHistoryResource } from "./status-history.js";
@@ -34,6 +37,7 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
   const declared = <R extends Parameters<typeof createRepository>[0]>(resource: R) => createRepository(resource, dialect, executor, unit);
   const deliveries = () => declared(deliveryResource);
   const attempts = () => declared(attemptResource);
+  const values = () => declared(customFieldValueResource);
   return lazily<UnitOfWork>({
     teams: () => teamRepository(declared(teamResource)),
     tasks: () => taskRepository(declared(taskResource), dialect, executor, unit),
@@ -47,8 +51,10 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
     apiKeys: () => apiKeyRepository(declared(apiKeyResource), dialect, executor, unit),
     sessions: () => sessionRepository(declared(sessionResource), dialect, executor, unit),
     signInThrottles: () => signInThrottleRepository(declared(signInThrottleResource)),
-    alerts: () => alertRepository(declared(alertResource), dialect, executor, unit),
-    cases: () => caseRepository(declared(caseResource), dialect, executor, unit),
+    alerts: () => alertRepository(declared(alertResource), dialect, executor, unit, values()),
+    customFields: () => customFieldRepository(declared(customFieldResource)),
+    caseTypes: () => caseTypeRepository(declared(caseTypeResource)),
+    cases: () => caseRepository(declared(caseResource), dialect, executor, unit, values()),
     audit: () => auditRepository(declared(auditResource)),
     lifecycles: () => lifecycleRepository(declared(lifecycleResource)),
     statusHistory: () => statusHistoryRepository(declared(statusHistoryResource)),

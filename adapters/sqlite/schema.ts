@@ -33,6 +33,9 @@ export const {
   webhookAttempts,
   lifecycles,
   statusHistory,
+  customFields,
+  caseTypes,
+  customFieldValues,
 } = tablesOf(declaredTables, (resource, references: Readonly<Record<string, SQLiteTable>>) => sqliteTableOf(resource, references));
 
 const timestamp = (name: string) => text(name);

@@ -10,6 +10,7 @@ import { selectionOf } from "../bulk/schema.js";
 import type { BulkCandidate, BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
 import { parse } from "../validation.js";
+import { checkedMatches } from "../custom-fields/list-filter.js";
 import { checkAssignee } from "./access.js";
 import { alertBulkAssignSchema } from "./schema.js";
 import type { Alert, AlertFilter } from "./types.js";
@@ -34,7 +35,8 @@ export function createAlertBulk(deps: CaseKitDeps) {
       const { assigneeId } = body;
       const selection = selectionOf(body, {});
       const organizationId = principal.organizationId;
-      const filter: AlertFilter = { ...(selection.kind === "all" ? selection.filters : {}), maxTlp: visibleUpTo(principal.tlpClearance) };
+      const { customFields, ...listFilters } = selection.kind === "all" ? selection.filters : {};
+      const filter: AlertFilter = { ...listFilters, maxTlp: visibleUpTo(principal.tlpClearance) };
       return runBulk(
         deps,
         principal,
@@ -47,6 +49,8 @@ export function createAlertBulk(deps: CaseKitDeps) {
           async prepare(tx) {
             await checkAssignee(tx, principal, assigneeId);
             if (selection.kind === "all") await checkStatusFilter(tx, organizationId, "alert", selection.filters.statusValue, "options.filters.statusValue");
+            const entries = Object.entries(customFields ?? {}).map(([key, value]): [string, unknown, string] => [key, value, `options.filters.customFields.${key}`]);
+            filter.customField = await checkedMatches(tx, principal, "alert", entries, "unknown_reference");
           },
           async load(tx, ids) {
             return (await tx.alerts.findMany(organizationId, ids)).map(candidate(await lifecycleOf(tx, organizationId, "alert")));

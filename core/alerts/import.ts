@@ -3,6 +3,8 @@ import { checkOpen } from "../access/closed-records.js";
 import { lifecycleOf } from "../lifecycles/current.js";
 import { requireScope } from "../access/principal.js";
 import { recordEdit } from "../audit/record-edit.js";
+import { shapePromotedCase } from "../case-types/case-fields.js";
+import { visibleRecords } from "../custom-fields/apply.js";
 import type { Case } from "../cases/types.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
@@ -51,7 +53,8 @@ async function finishImport(deps: CaseKitDeps, tx: UnitOfWork, principal: Princi
   await tx.alerts.update(after);
   await recordStatusMoves(deps, tx, principal, await lifecycleOf(tx, principal.organizationId, "alert"), [{ recordId: before.id, from: before.statusValue, to: after.statusValue }], now, `${verb} into case ${target.id}`);
   await recordEdit(deps, tx, principal, { name: `alert.${verb}`, resourceType: "alert", before, after, now });
-  return { case: target, alert: after, observables };
+  const [shownCase, shownAlert] = await visibleRecords(tx, principal, [target, after] as (Case | Alert)[]);
+  return { case: shownCase as Case, alert: shownAlert as Alert, observables };
 }
 
 /**
@@ -74,6 +77,7 @@ export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: 
       const carried = alert.assigneeId ? await tx.users.findById(principal.organizationId, alert.assigneeId) : null;
       const caseLifecycle = await lifecycleOf(tx, principal.organizationId, "case");
       const statusValue = body.statusValue === undefined ? firstNewStatus(caseLifecycle) : requireInitial(caseLifecycle, body.statusValue, "statusValue").key;
+      const shaped = await shapePromotedCase(tx, principal, alert);
       const record: Case = {
         id: deps.ids.next("case"),
         organizationId: principal.organizationId,
@@ -84,7 +88,7 @@ export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: 
         tlp: alert.tlp,
         pap: alert.pap,
         statusValue,
-        typeValue: alert.typeValue,
+        typeValue: shaped.typeValue,
         assigneeId: body.assigneeId ?? (carried?.status === "active" ? carried.id : null),
         clientId: null,
         source: alert.source,
@@ -92,7 +96,7 @@ export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: 
         tags: alert.tags,
         teams: [],
         organizations: [],
-        customFields: alert.customFields,
+        customFields: shaped.customFields,
         closedAt: null,
         createdAt: at,
         updatedAt: at,

@@ -8,6 +8,7 @@ import { visibleUpTo } from "../access/clearance.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { recordEdit } from "../audit/record-edit.js";
 import type { CaseKitDeps } from "../context.js";
+import { prepareCustomFields, visibleRecords } from "../custom-fields/apply.js";
 import { CaseKitError, invalidField, isCaseKitError } from "../errors.js";
 import { normalizeData } from "../observables/data-types.js";
 import { saveDeduplicated } from "../observables/dedupe.js";
@@ -67,6 +68,7 @@ export async function ingestAlert(deps: CaseKitDeps, principal: Principal, input
       } else {
         const lifecycle = await lifecycleOf(tx, principal.organizationId, "alert");
         const record = newAlert(deps, principal, body, at, firstNewStatus(lifecycle));
+        record.customFields = await prepareCustomFields(tx, principal, { scope: "alert", input: body.customFields, previous: {}, creating: true });
         try {
           await tx.alerts.insert(record);
           await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: record.id, from: null, to: record.statusValue }], now);
@@ -116,7 +118,7 @@ export async function ingestAlert(deps: CaseKitDeps, principal: Principal, input
           await appendTlpAudit(deps, tx, principal, error.attempt, now);
         }
       }
-      return { alert, deduplicated, observables: saved };
+      return { alert: (await visibleRecords(tx, principal, [alert!]))[0]!, deduplicated, observables: saved };
     }),
   );
 }
@@ -159,7 +161,7 @@ function newAlert(deps: CaseKitDeps, principal: Principal, body: Body, at: strin
  */
 async function foldRepeat(deps: CaseKitDeps, tx: UnitOfWork, principal: Principal, before: Alert, body: Body, now: Date): Promise<Alert> {
   guardTlp(principal, before, "alert", "edit");
-  const customFields = { ...before.customFields, ...body.customFields };
+  const customFields = await prepareCustomFields(tx, principal, { scope: "alert", input: { ...before.customFields, ...body.customFields }, previous: before.customFields, creating: false });
   if (!fitsFreeFormSize(customFields)) {
     const message = "merged with the alert's own, must serialise to at most 64 KiB";
     throw new CaseKitError("payload_too_large", `customFields: ${message}`, [{ path: "customFields", message }]);

@@ -13,6 +13,8 @@ import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
 import { auditListed, auditView } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
+import { checkFieldRequirements, prepareCustomFields, visibleRecords } from "../custom-fields/apply.js";
+import { customFieldMatches, withoutCustomFieldFilters } from "../custom-fields/list-filter.js";
 import { checkAssignee, loadAlert } from "./access.js";
 import { createAlertBulk } from "./bulk.js";
 import type { AlertImport } from "./import.js";
@@ -21,7 +23,7 @@ import { ingestAlert } from "./ingest.js";
 import { recordStatusMoves } from "../history/record.js";
 import { lifecycleOf } from "../lifecycles/current.js";
 import { importedAlertStatus } from "../lifecycles/defaults.js";
-import { checkMove, requireStatus } from "../lifecycles/engine.js";
+import { checkMove, isFinal, requireStatus } from "../lifecycles/engine.js";
 import { alertListQuerySchema, alertSourceMetricQuerySchema, alertUpdateSchema } from "./schema.js";
 import type { Alert, AlertSourceCount } from "./types.js";
 
@@ -67,20 +69,21 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
         storage.transaction(async (tx) => {
           const found = await loadAlert(tx, principal, id, "view");
           await auditView(deps, tx, principal, "alert", found, now);
-          return found;
+          return (await visibleRecords(tx, principal, [found]))[0]!;
         }),
       );
     },
 
     async list(principal, query) {
       requireScope(principal, "alerts:read");
-      const { limit, cursor, includeDeleted, ...filters } = parse(alertListQuerySchema, query);
+      const { limit, cursor, includeDeleted, ...filters } = parse(alertListQuerySchema, withoutCustomFieldFilters(query));
       // Deleted records are an admin's business.
       if (includeDeleted) requireScope(principal, "org:admin");
       const beforeId = decodeCursor(cursor);
       const rows = await storage.read(async (tx) => {
         await checkStatusFilter(tx, principal.organizationId, "alert", filters.statusValue, "statusValue");
-        return tx.alerts.list(principal.organizationId, { ...filters, includeDeleted: includeDeleted ?? false, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId });
+        const customField = await customFieldMatches(tx, principal, "alert", query);
+        return visibleRecords(tx, principal, await tx.alerts.list(principal.organizationId, { ...filters, customField, includeDeleted: includeDeleted ?? false, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }));
       });
       const page = toPage(rows, limit);
       await auditListed(deps, principal, "alert", page.data);
@@ -110,6 +113,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
             eventDate: patch.eventDate === undefined ? before.eventDate : patch.eventDate === null ? null : new Date(patch.eventDate).toISOString(),
             updatedAt: now.toISOString(),
           };
+          if (patch.customFields !== undefined) after.customFields = await prepareCustomFields(tx, principal, { scope: "alert", input: patch.customFields, previous: before.customFields, creating: false });
           // The move and its roles, then: a closed or imported alert takes only its lifecycle's
           // moves (core/access/closed-records.ts), then the move's gates.
           await checkMove(lifecycle, before.statusValue, status, after, {
@@ -119,10 +123,12 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
             hasOpenMandatoryTasks: () => Promise.resolve(false),
             beforeGates: () => checkClosedChange(lifecycle, before, after),
           });
+          // Required-on-close custom fields, on a move into a final status of the alert's lifecycle.
+          if (isFinal(lifecycle, status) && !isFinal(lifecycle, before.statusValue)) await checkFieldRequirements(tx, principal.organizationId, "alert", after, "close");
           await tx.alerts.update(after);
           await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.statusValue, to: status }], now, reason);
           await recordEdit(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, now });
-          return after;
+          return (await visibleRecords(tx, principal, [after]))[0]!;
         }),
       );
     },
@@ -137,7 +143,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
           const after: Alert = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.alerts.update(after);
           await recordEdit(deps, tx, principal, { name: "alert.deleted", resourceType: "alert", before, after, now, tlpAction: "delete" });
-          return after;
+          return (await visibleRecords(tx, principal, [after]))[0]!;
         }),
       );
     },
@@ -163,7 +169,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
             throw error;
           }
           await recordEdit(deps, tx, principal, { name: "alert.restored", resourceType: "alert", before, after, now });
-          return after;
+          return (await visibleRecords(tx, principal, [after]))[0]!;
         }),
       );
     },

@@ -6,6 +6,7 @@ import { effectiveTlp } from "../tlp/effective.js";
 import { inheritedTlp } from "../tlp/lineage.js";
 import type { TlpAction, TlpResourceType } from "../tlp/types.js";
 import { recordChange } from "./record-change.js";
+import { eventViews } from "../custom-fields/event-view.js";
 
 export interface Edit<T extends { id: string; tlp: number }> {
   /** `<resource>.<verb>`, e.g. `case.updated`. */
@@ -39,7 +40,9 @@ export async function recordEdit<T extends { id: string; tlp: number }>(
   const inherited = await inheritedTlp(tx, actor.organizationId, resourceType, after);
   const tlpBefore = before === null ? null : effectiveTlp(before.tlp, [inherited]);
   const tlpAfter = effectiveTlp(after.tlp, [inherited]);
-  await recordChange(deps, tx, actor, { ...change, tlp: tlpAfter });
+  // Custom field values above the event's TLP stay out of the event and the audit entry.
+  const [shownAfter, shownBefore] = await eventViews(tx, tlpAfter, before === null ? [after] : [after, before]);
+  await recordChange(deps, tx, actor, { ...change, before: shownBefore ?? null, after: shownAfter!, tlp: tlpAfter });
   const action = tlpAction ?? (before !== null && after.tlp !== before.tlp ? "change" : "edit");
   await appendTlpAudit(deps, tx, actor, { resourceType, resourceId: after.id, action, tlpBefore, tlpAfter, outcome: "allowed" }, now);
 }

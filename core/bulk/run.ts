@@ -49,6 +49,7 @@
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { bulkItemsOf, recordBulkChanges } from "../audit/record-change.js";
+import { eventView } from "../custom-fields/event-view.js";
 import type { AuditItem } from "../audit/types.js";
 import type { EventItem } from "../events/types.js";
 import type { CaseKitDeps } from "../context.js";
@@ -61,6 +62,7 @@ import { tlpAuditListThreshold } from "../tlp/levels.js";
 import { defaultBulkMaxRows, refuseAboveMaxRows } from "./limit.js";
 import type { BulkSelection } from "./schema.js";
 import type { BulkCandidate, BulkPlan, BulkResult, BulkSkipped } from "./types.js";
+import { definitionsOf } from "../custom-fields/definitions.js";
 
 /** Ids per `load` call. */
 const loadChunk = 250;
@@ -106,8 +108,11 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     }
     if (updates.length > 0) await plan.save(tx, updates.map((u) => u.after));
     // Events and TLP audit entries carry the effective TLP: a task's marking or its case's, whichever is higher.
+    // Custom field values above an event's TLP stay out of it (core/custom-fields/event-view.ts).
+    const definitions = updates.some((u) => "customFields" in u.after) ? await definitionsOf(tx, principal.organizationId) : [];
     for (const { before, after, inherited } of updates) {
-      const items = bulkItemsOf(before, after, effectiveTlp(after.tlp, [inherited]));
+      const tlp = effectiveTlp(after.tlp, [inherited]);
+      const items = bulkItemsOf(eventView(before, definitions, tlp), eventView(after, definitions, tlp), tlp);
       auditItems.push(items.audit);
       eventItems.push(items.event);
     }

@@ -14,8 +14,11 @@ import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { recordStatusMoves } from "../history/record.js";
 import { lifecycleOf } from "../lifecycles/current.js";
-import { checkMove, firstNewStatus, isCategory, requireInitial, requireStatus } from "../lifecycles/engine.js";
+import { checkMove, firstNewStatus, isCategory, isFinal, requireInitial, requireStatus } from "../lifecycles/engine.js";
 import { openKeys } from "../lifecycles/tables.js";
+import { checkCaseClose, shapeCaseChange, shapeNewCase } from "../case-types/case-fields.js";
+import { visibleRecords } from "../custom-fields/apply.js";
+import { customFieldMatches, omittedMarkings, withoutCustomFieldFilters } from "../custom-fields/list-filter.js";
 import { caseCreateSchema, caseListQuerySchema, caseUpdateSchema } from "./schema.js";
 import type { Case } from "./types.js";
 
@@ -87,11 +90,12 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
   const service: CaseService = {
     async create(principal, input) {
       requireScope(principal, "cases:write");
-      const body = parse(caseCreateSchema, input);
+      const parsed = parse(caseCreateSchema, input);
       // Nobody may create what they could not read back.
-      requireClearance(principal, body.tlp);
+      requireClearance(principal, parsed.tlp);
       const now = clock.now();
       return storage.transaction(async (tx) => {
+        const body = { ...parsed, ...(await shapeNewCase(tx, principal, { ...parsed, typeValue: parsed.typeValue ?? null }, omittedMarkings(input))) };
         await checkReferences(tx, principal, body);
         const lifecycle = await lifecycleOf(tx, principal.organizationId, "case");
         const statusValue = body.statusValue === undefined ? firstNewStatus(lifecycle) : requireInitial(lifecycle, body.statusValue, "statusValue").key;
@@ -106,7 +110,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           tlp: body.tlp,
           pap: body.pap,
           statusValue,
-          typeValue: body.typeValue ?? null,
+          typeValue: body.typeValue,
           assigneeId: body.assigneeId ?? null,
           clientId: body.clientId ?? null,
           source: body.source ?? null,
@@ -123,7 +127,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
         await tx.cases.insert(record);
         await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: record.id, from: null, to: record.statusValue }], now);
         await recordEdit(deps, tx, principal, { name: "case.created", resourceType: "case", before: null, after: record, now });
-        return record;
+        return (await visibleRecords(tx, principal, [record]))[0]!;
       });
     },
 
@@ -134,18 +138,19 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
         return storage.transaction(async (tx) => {
           const found = await loadVisible(tx, principal, id, "view");
           await auditView(deps, tx, principal, "case", found, now);
-          return found;
+          return (await visibleRecords(tx, principal, [found]))[0]!;
         });
       });
     },
 
     async list(principal, query) {
       requireScope(principal, "cases:read");
-      const { limit, cursor, ...filters } = parse(caseListQuerySchema, query);
+      const { limit, cursor, ...filters } = parse(caseListQuerySchema, withoutCustomFieldFilters(query));
       const beforeId = decodeCursor(cursor);
       const rows = await storage.read(async (tx) => {
         await checkStatusFilter(tx, principal.organizationId, "case", filters.statusValue, "statusValue");
-        return tx.cases.list(principal.organizationId, { ...filters, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId });
+        const customField = await customFieldMatches(tx, principal, "case", query);
+        return visibleRecords(tx, principal, await tx.cases.list(principal.organizationId, { ...filters, customField, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }));
       });
       const page = toPage(rows, limit);
       await auditListed(deps, principal, "case", page.data);
@@ -172,13 +177,13 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           const lifecycle = await lifecycleOf(tx, principal.organizationId, "case");
           if (patch.statusValue !== undefined) requireStatus(lifecycle, patch.statusValue, "statusValue");
           const status = patch.statusValue ?? before.statusValue;
-          const after: Case = {
+          const after: Case = await shapeCaseChange(tx, principal, before, {
             ...before,
             ...patch,
             organizations: patch.organizations ? [...new Set(patch.organizations)] : before.organizations,
             closedAt: isCategory(lifecycle, status, "closed") ? (before.closedAt ?? now.toISOString()) : null,
             updatedAt: now.toISOString(),
-          };
+          }, patch.customFields !== undefined);
           // The move, its roles and gates (closing needs the mandatory tasks done), and between
           // them: a closed case takes only its lifecycle's moves (core/access/closed-records.ts).
           await checkMove(lifecycle, before.statusValue, status, after, {
@@ -188,10 +193,12 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
             hasOpenMandatoryTasks: async () => tx.tasks.hasOpenMandatory(principal.organizationId, id, openKeys(await lifecycleOf(tx, principal.organizationId, "task"))),
             beforeGates: () => checkClosedChange(lifecycle, before, after),
           });
+          // Required-on-close custom fields, on a move into a final status of the case's lifecycle.
+          await checkCaseClose(tx, principal, after, isFinal(lifecycle, status) && !isFinal(lifecycle, before.statusValue));
           await tx.cases.update(after);
           await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.statusValue, to: status }], now, reason);
           await recordEdit(deps, tx, principal, { name: "case.updated", resourceType: "case", before, after, now });
-          return after;
+          return (await visibleRecords(tx, principal, [after]))[0]!;
         }),
       );
     },

@@ -46,6 +46,17 @@ export interface RecordListFilter<Status extends string> {
   tag?: string[];
   createdAfter?: string;
   createdBefore?: string;
+  /** `cf.<key>=<value>` filters, all of which must hold (at most maxCustomFieldFilters). */
+  customField?: CustomFieldMatch[];
 }
+
+/** One custom field value a list must match: a scalar as query text, or one option of a multi_enum. */
+export interface CustomFieldMatch {
+  key: string;
+  value: string;
+}
+
+/** Most `cf.` filters one list takes. */
+export const maxCustomFieldFilters = 3;
 
 export type CaseFilter = RecordListFilter<CaseStatus>;

@@ -16,6 +16,8 @@ import type { Alert, AlertFilter, AlertSourceCount, AlertSourceCountFilter } fro
 import type { AppendOnlyLog, BatchReads, PageRequest, RecordRepository } from "./records.js";
 import type { LifecycleEntity, StoredLifecycle } from "../lifecycles/types.js";
 import type { StatusChange } from "../history/types.js";
+import type { CustomFieldDefinition, CustomFieldFilter } from "../custom-fields/types.js";
+import type { CaseType, CaseTypeFilter } from "../case-types/types.js";
 
 export type { AppendOnlyLog, BatchReads, PageRequest, RecordRepository } from "./records.js";
 
@@ -97,6 +99,8 @@ export interface UnitOfWork {
   tasks: TaskRepository;
   comments: CommentRepository;
   alerts: AlertRepository;
+  customFields: CustomFieldRepository;
+  caseTypes: CaseTypeRepository;
 }
 
 /** Organizations are the tenants: read by their own id, owned by nobody. */
@@ -410,4 +414,20 @@ export interface LifecycleRepository {
 export interface StatusHistoryRepository extends AppendOnlyLog<StatusChange> {
   /** The record's changes oldest first (ascending id), after `page.afterId`: one range of its index. */
   listByRecord(organizationId: string, entity: LifecycleEntity, recordId: string, page: { limit: number; afterId?: string }): Promise<StatusChange[]>;
+}
+
+/** An organization's custom field definitions. */
+export interface CustomFieldRepository extends RecordRepository<CustomFieldDefinition, CustomFieldFilter> {
+  findByKey(organizationId: string, key: string): Promise<CustomFieldDefinition | null>;
+  /** Every definition of the organization (at most 500), oldest first: what a record write checks against. */
+  listAll(organizationId: string): Promise<CustomFieldDefinition[]>;
+}
+
+/** An organization's case types. */
+export interface CaseTypeRepository extends RecordRepository<CaseType, CaseTypeFilter> {
+  /** The type a case's typeValue names, archived or not. */
+  findByKey(organizationId: string, key: string): Promise<CaseType | null>;
+  /** Whether the organization defines any case type (then typeValue must name one). */
+  any(organizationId: string): Promise<boolean>;
+  delete(organizationId: string, id: string): Promise<boolean>;
 }

@@ -1108,6 +1108,146 @@ export interface paths {
         patch: operations["updateTeam"];
         trace?: never;
     };
+    "/custom-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List custom fields
+         * @description Newest first, keyset-paged; `scope` keeps the fields of one kind of record.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["listCustomFields"];
+        put?: never;
+        /**
+         * Define a custom field
+         * @description Admin only. The key and type never change. enum and multi_enum fields take options with stable ids (values store the id). Once an organization defines a field for a scope, that scope's `customFields` take only defined keys (400 `validation_failed` names each field); before, they stay free-form. Options that do not fit the type (none for an enum, some for a string), bounds that do not apply to it, a pattern that does not compile, repeated option ids and a default that is not a value of the field are 422 `invalid_field_definition`. A key already defined is 409 `conflict`. Event: `custom_field.created`.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        post: operations["createCustomField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/custom-fields/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JSON Schema of a scope's custom fields
+         * @description A JSON Schema (draft 2020-12) of `customFields` for records of the scope, built from the organization's live definitions the caller is cleared to see; with none, any object.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["getCustomFieldSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/custom-fields/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a custom field
+         * @description 404 for an unknown id and for another organization's field alike.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["getCustomField"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a custom field
+         * @description Admin only. The same rules as at creation (422 `invalid_field_definition`). Options may be added, relabelled or deprecated, never removed (a deprecated option stays on the records that hold it, no new value may choose it). `archived: true` archives the field: no new values, stored ones stay. Event: `custom_field.updated`.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        patch: operations["updateCustomField"];
+        trace?: never;
+    };
+    "/case-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List case types
+         * @description Newest first, keyset-paged; archived types too.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["listCaseTypes"];
+        put?: never;
+        /**
+         * Define a case type
+         * @description Admin only. The key never changes; it is what a case's `typeValue` names. Once an organization defines a type, `typeValue` must name one (400 `unknown_case_type`); before, it stays free text. `customFields` must name case custom fields of the organization (422 `unknown_reference`). A key already defined is 409 `conflict`. Event: `case_type.created`.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        post: operations["createCaseType"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/case-types/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a case type
+         * @description 404 for an unknown id and for another organization's type alike.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["getCaseType"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a case type
+         * @description Admin only. A type some case names (of any TLP) is 409 `conflict`: archive it instead. Answers 200 with the type as it was. Event: `case_type.deleted`.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        delete: operations["deleteCaseType"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a case type
+         * @description Admin only. `archived: true` archives the type: no new case may take it (400 `case_type_archived`), its cases keep it. Event: `case_type.updated`.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        patch: operations["updateCaseType"];
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -1433,7 +1573,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "record_closed" | "transition_blocked" | "unknown_status" | "invalid_lifecycle" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
+            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "required_fields_unset" | "unknown_case_type" | "invalid_field_definition" | "case_type_archived" | "record_closed" | "transition_blocked" | "unknown_status" | "invalid_lifecycle" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
             /** @description Every invalid field, for validation_failed */
             errors?: {
                 /** @description Dotted path of the offending field; empty for the whole body */
@@ -1960,6 +2100,75 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
+        CustomField: {
+            id: string;
+            organizationId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Id of the user who created the record */
+            createdBy: string | null;
+            key: string;
+            label: string;
+            description: string | null;
+            scopes: ("case" | "alert" | "task" | "observable")[];
+            /** @enum {string} */
+            type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "datetime" | "url" | "email" | "enum" | "multi_enum" | "user";
+            options: {
+                id: string;
+                label: string;
+                deprecated: boolean;
+            }[];
+            bounds: {
+                min?: number;
+                max?: number;
+                minLength?: number;
+                maxLength?: number;
+                pattern?: string;
+            };
+            required: {
+                onCreate: boolean;
+                onClose: boolean;
+            };
+            /** @description null for none */
+            defaultValue: unknown;
+            tlpFloor: number | null;
+            filterable: boolean;
+            archivedAt: string | null;
+        };
+        CustomFieldList: {
+            data: components["schemas"]["CustomField"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description A JSON Schema (draft 2020-12) of the organization's `customFields` for the scope */
+        CustomFieldJsonSchema: {
+            [key: string]: unknown;
+        };
+        CaseType: {
+            id: string;
+            organizationId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Id of the user who created the record */
+            createdBy: string | null;
+            key: string;
+            label: string;
+            description: string | null;
+            defaultTlp: number | null;
+            defaultPap: number | null;
+            customFields: string[];
+            lifecycle: string | null;
+            archivedAt: string | null;
+        };
+        CaseTypeList: {
+            data: components["schemas"]["CaseType"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
         WebhookCreated: {
             id: string;
             organizationId: string;
@@ -2406,6 +2615,10 @@ export interface components {
                     createdBefore?: string & unknown;
                     /** @description Text the title contains (case-insensitive for ASCII letters, matched literally; at most 200 characters) */
                     q?: string;
+                    /** @description Custom field values every alert must hold, as the list's `cf.<key>=<value>` (at most three, filterable fields only) */
+                    customFields?: {
+                        [key: string]: string | number | boolean;
+                    };
                 };
             };
             /** @description The user to assign: an active user of your organization */
@@ -2735,6 +2948,98 @@ export interface components {
         };
         /**
          * @example {
+         *       "key": "impact",
+         *       "label": "Business impact",
+         *       "scopes": [
+         *         "case"
+         *       ],
+         *       "type": "enum",
+         *       "options": [
+         *         {
+         *           "id": "low",
+         *           "label": "Low"
+         *         },
+         *         {
+         *           "id": "high",
+         *           "label": "High"
+         *         }
+         *       ],
+         *       "filterable": true
+         *     }
+         */
+        CustomFieldCreate: {
+            key: string & unknown;
+            label: string & unknown;
+            description?: string;
+            scopes: ("case" | "alert" | "task" | "observable")[];
+            /** @enum {string} */
+            type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "datetime" | "url" | "email" | "enum" | "multi_enum" | "user";
+            /** @default [] */
+            options?: components["schemas"]["CustomFieldOption"][];
+            /** @default {} */
+            bounds?: components["schemas"]["CustomFieldBounds"];
+            /**
+             * @default {
+             *       "onCreate": false,
+             *       "onClose": false
+             *     }
+             */
+            required?: components["schemas"]["CustomFieldRequirement"];
+            /** @description Applied at create when the body omits the field; must be a valid value of the field */
+            defaultValue?: unknown;
+            /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+            tlpFloor?: number;
+            /** @default false */
+            filterable?: boolean;
+        };
+        CustomFieldOption: {
+            /** @description Stable: values store it; never renamed or removed */
+            id: string & unknown;
+            label: string & unknown;
+            /** @default false */
+            deprecated?: boolean;
+        };
+        /** @description min/max: integer and number values (inclusive), multi_enum choice counts; minLength/maxLength: string, text, url and email; pattern: string only */
+        CustomFieldBounds: {
+            min?: number;
+            max?: number;
+            minLength?: number;
+            maxLength?: number;
+            pattern?: string;
+        };
+        /** @description onClose: the value must be set before the record reaches a final status (closed or resolved) */
+        CustomFieldRequirement: {
+            /** @default false */
+            onCreate?: boolean;
+            /** @default false */
+            onClose?: boolean;
+        };
+        CustomFieldUpdate: {
+            label?: string & unknown;
+            description?: string | null;
+            scopes?: ("case" | "alert" | "task" | "observable")[];
+            options?: components["schemas"]["CustomFieldOption"][];
+            bounds?: components["schemas"]["CustomFieldBounds"];
+            required?: components["schemas"]["CustomFieldRequirement"];
+            defaultValue?: unknown | null;
+            tlpFloor?: number | null;
+            filterable?: boolean;
+            /** @description true archives the field (no new values), false restores it */
+            archived?: boolean;
+        };
+        CaseTypeUpdate: {
+            label?: string & unknown;
+            description?: string | null;
+            defaultTlp?: number | null;
+            defaultPap?: number | null;
+            /** @description Keys of case custom fields that apply to cases of this type; empty: every case field */
+            customFields?: (string & unknown)[];
+            lifecycle?: string | null;
+            /** @description true archives the type (no new cases of it), false restores it */
+            archived?: boolean;
+        };
+        /**
+         * @example {
          *       "name": "SOAR",
          *       "url": "https://hooks.example.com/casekit",
          *       "events": [
@@ -2873,7 +3178,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `validation_failed`: The request is not valid; `invalid_json`: The body is not valid JSON; `malformed_request`: The request is not valid HTTP; `unknown_status`: The status is not one of the organization's lifecycle; `bulk_too_large`: The bulk request touches more records than this deployment allows */
+        /** @description `validation_failed`: The request is not valid; `invalid_json`: The body is not valid JSON; `malformed_request`: The request is not valid HTTP; `unknown_case_type`: The typeValue names no case type of the organization; `case_type_archived`: The case type is archived: no new cases of it; `unknown_status`: The status is not one of the organization's lifecycle; `bulk_too_large`: The bulk request touches more records than this deployment allows */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -2924,7 +3229,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `conflict`: The request conflicts with the current state; `invalid_transition`: The status change is not allowed; `mandatory_tasks_open`: The case still has open mandatory tasks; `record_closed`: The record is closed: reopen it first; `transition_blocked`: The status change needs requirements that are not met */
+        /** @description `conflict`: The request conflicts with the current state; `invalid_transition`: The status change is not allowed; `mandatory_tasks_open`: The case still has open mandatory tasks; `required_fields_unset`: Required custom fields are not set; `record_closed`: The record is closed: reopen it first; `transition_blocked`: The status change needs requirements that are not met */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -2963,7 +3268,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `invalid_lifecycle`: The lifecycle breaks a rule every lifecycle keeps; `unknown_reference`: The request names a record that does not exist or cannot be used here; `invalid_expiry`: The expiry is not in the future */
+        /** @description `invalid_field_definition`: The custom field definition does not hold together; `invalid_lifecycle`: The lifecycle breaks a rule every lifecycle keeps; `unknown_reference`: The request names a record that does not exist or cannot be used here; `invalid_expiry`: The expiry is not in the future */
         UnprocessableContent: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -7808,6 +8113,623 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCustomFields: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+                scope?: "case" | "alert" | "task" | "observable";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "label": "example",
+                     *           "description": null,
+                     *           "scopes": [],
+                     *           "type": "string",
+                     *           "options": [
+                     *             {
+                     *               "id": "example",
+                     *               "label": "example",
+                     *               "deprecated": false
+                     *             }
+                     *           ],
+                     *           "bounds": {},
+                     *           "required": {
+                     *             "onCreate": false,
+                     *             "onClose": false
+                     *           },
+                     *           "defaultValue": null,
+                     *           "tlpFloor": null,
+                     *           "filterable": false,
+                     *           "archivedAt": "2026-03-01T12:00:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomFieldList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createCustomField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "key": "impact",
+                 *       "label": "Business impact",
+                 *       "scopes": [
+                 *         "case"
+                 *       ],
+                 *       "type": "enum",
+                 *       "options": [
+                 *         {
+                 *           "id": "low",
+                 *           "label": "Low"
+                 *         },
+                 *         {
+                 *           "id": "high",
+                 *           "label": "High"
+                 *         }
+                 *       ],
+                 *       "filterable": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomFieldCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *       "label": "example",
+                     *       "description": null,
+                     *       "scopes": [],
+                     *       "type": "string",
+                     *       "options": [
+                     *         {
+                     *           "id": "example",
+                     *           "label": "example",
+                     *           "deprecated": false
+                     *         }
+                     *       ],
+                     *       "bounds": {},
+                     *       "required": {
+                     *         "onCreate": false,
+                     *         "onClose": false
+                     *       },
+                     *       "defaultValue": null,
+                     *       "tlpFloor": null,
+                     *       "filterable": false,
+                     *       "archivedAt": "2026-03-01T12:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCustomFieldSchema: {
+        parameters: {
+            query: {
+                scope: "case" | "alert" | "task" | "observable";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["CustomFieldJsonSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCustomField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *       "label": "example",
+                     *       "description": null,
+                     *       "scopes": [],
+                     *       "type": "string",
+                     *       "options": [
+                     *         {
+                     *           "id": "example",
+                     *           "label": "example",
+                     *           "deprecated": false
+                     *         }
+                     *       ],
+                     *       "bounds": {},
+                     *       "required": {
+                     *         "onCreate": false,
+                     *         "onClose": false
+                     *       },
+                     *       "defaultValue": null,
+                     *       "tlpFloor": null,
+                     *       "filterable": false,
+                     *       "archivedAt": "2026-03-01T12:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateCustomField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "label": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomFieldUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *       "label": "example",
+                     *       "description": null,
+                     *       "scopes": [],
+                     *       "type": "string",
+                     *       "options": [
+                     *         {
+                     *           "id": "example",
+                     *           "label": "example",
+                     *           "deprecated": false
+                     *         }
+                     *       ],
+                     *       "bounds": {},
+                     *       "required": {
+                     *         "onCreate": false,
+                     *         "onClose": false
+                     *       },
+                     *       "defaultValue": null,
+                     *       "tlpFloor": null,
+                     *       "filterable": false,
+                     *       "archivedAt": "2026-03-01T12:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCaseTypes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "label": "example",
+                     *           "description": null,
+                     *           "defaultTlp": null,
+                     *           "defaultPap": null,
+                     *           "customFields": [],
+                     *           "lifecycle": null,
+                     *           "archivedAt": "2026-03-01T12:00:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaseTypeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createCaseType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                 *       "label": "example"
+                 *     }
+                 */
+                "application/json": {
+                    key: string & unknown;
+                    label: string & unknown;
+                    description?: string;
+                    /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+                    defaultTlp?: number;
+                    /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
+                    defaultPap?: number;
+                    /**
+                     * @description Keys of case custom fields that apply to cases of this type; empty: every case field
+                     * @default []
+                     */
+                    customFields?: (string & unknown)[];
+                    /** @description The lifecycle its cases follow (a lifecycle key) */
+                    lifecycle?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *       "label": "example",
+                     *       "description": null,
+                     *       "defaultTlp": null,
+                     *       "defaultPap": null,
+                     *       "customFields": [],
+                     *       "lifecycle": null,
+                     *       "archivedAt": "2026-03-01T12:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaseType"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCaseType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *       "label": "example",
+                     *       "description": null,
+                     *       "defaultTlp": null,
+                     *       "defaultPap": null,
+                     *       "customFields": [],
+                     *       "lifecycle": null,
+                     *       "archivedAt": "2026-03-01T12:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaseType"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteCaseType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *       "label": "example",
+                     *       "description": null,
+                     *       "defaultTlp": null,
+                     *       "defaultPap": null,
+                     *       "customFields": [],
+                     *       "lifecycle": null,
+                     *       "archivedAt": "2026-03-01T12:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaseType"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateCaseType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "label": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CaseTypeUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *       "label": "example",
+                     *       "description": null,
+                     *       "defaultTlp": null,
+                     *       "defaultPap": null,
+                     *       "customFields": [],
+                     *       "lifecycle": null,
+                     *       "archivedAt": "2026-03-01T12:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaseType"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];

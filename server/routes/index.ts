@@ -2,6 +2,8 @@ import type { ApiRoute } from "../route.js";
 import { alertRoutes } from "./alerts.js";
 import { apiKeyRoutes } from "./api-keys.js";
 import { caseRoutes } from "./cases.js";
+import { caseTypeRoutes } from "./case-types.js";
+import { customFieldRoutes } from "./custom-fields.js";
 import { commentRoutes } from "./comments.js";
 import { healthRoutes } from "./health.js";
 import { lifecycleRoutes } from "./lifecycles.js";
@@ -25,6 +27,8 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...apiKeyRoutes,
   ...userRoutes,
   ...teamRoutes,
+  ...customFieldRoutes,
+  ...caseTypeRoutes,
   ...webhookRoutes,
   ...organizationRoutes,
   ...tlpRoutes,

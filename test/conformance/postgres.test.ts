@@ -83,6 +83,9 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 const tables = [
   "status_history",
   "lifecycles",
+  "custom_field_values",
+  "custom_fields",
+  "case_types",
   "webhook_attempts",
   "webhook_deliveries",
   "webhooks",

@@ -19,6 +19,7 @@ import { createFixtures } from "./fixtures.js";
 import { describeAlertMetric } from "./suite-alert-metric.js";
 import { describeAlerts } from "./suite-alerts.js";
 import { describeCases } from "./suite-cases.js";
+import { describeCustomFields } from "./suite-custom-fields.js";
 import { describeComments } from "./suite-comments.js";
 import { describeAccount } from "./suite-account.js";
 import type { RawAccess, StorageSuiteOptions, SuiteContext } from "./suite-context.js";
@@ -109,6 +110,7 @@ export function describeStorage(
     describeTeams(ctx);
     describeLifecycles(ctx);
     describeCases(ctx);
+    describeCustomFields(ctx);
     describeObservables(ctx);
     describeTasks(ctx);
     describeAlerts(ctx);

@@ -71,6 +71,10 @@ const sampleBodies: Record<string, unknown> = {
   "POST /cases/{id}/transitions": { to: "in_progress", reason: "Matrix move" },
   "POST /alerts/{id}/transitions": { to: "acknowledged" },
   "POST /tasks/{id}/transitions": { to: "in_progress" },
+  "POST /custom-fields": { key: "matrix_field", label: "Matrix field", scopes: ["task"], type: "string" },
+  "PATCH /custom-fields/{id}": { label: "Relabelled by the matrix" },
+  "POST /case-types": { key: "matrix-type", label: "Matrix type" },
+  "PATCH /case-types/{id}": { label: "Relabelled by the matrix" },
 };
 
 /** The record kind behind the `{id}` of each resource (first path segment), and its id prefix. */
@@ -84,6 +88,8 @@ const resources = {
   comments: "cmt",
   alerts: "alert",
   tasks: "task",
+  "custom-fields": "cfd",
+  "case-types": "ctype",
 } as const;
 type Resource = keyof typeof resources;
 
@@ -353,6 +359,8 @@ describe("tenant isolation on every route with an {id}", () => {
     ids.comments = (await w.kit.comments.create(w.admin, { kind: "case", id: ids.cases }, { body: "Tenant comment" })).id;
     ids.alerts = (await w.kit.alerts.create(w.admin, { title: "Tenant alert", source: "siem", sourceRef: "tenant-1", severity: 2, tlp: 0 })).id;
     ids.tasks = (await w.kit.tasks.create(w.admin, ids.cases, { title: "Tenant task", tlp: 0 })).id;
+    ids["custom-fields"] = (await w.kit.customFields.create(w.admin, { key: "tenant_field", label: "Tenant field", scopes: ["task"], type: "string" })).id;
+    ids["case-types"] = (await w.kit.caseTypes.create(w.admin, { key: "tenant-type", label: "Tenant type" })).id;
     snapshot = () =>
       Promise.all([
         w.kit.cases.get(w.admin, ids.cases),
@@ -365,6 +373,8 @@ describe("tenant isolation on every route with an {id}", () => {
         w.kit.comments.get(w.admin, ids.comments),
         w.kit.alerts.get(w.admin, ids.alerts),
         w.kit.tasks.get(w.admin, ids.tasks),
+        w.kit.customFields.get(w.admin, ids["custom-fields"]),
+        w.kit.caseTypes.get(w.admin, ids["case-types"]),
       ]);
   });
 
@@ -477,6 +487,8 @@ const routesWithoutTlpRecords = [
   "POST /webhooks", "GET /webhooks", "GET /webhooks/{id}", "PATCH /webhooks/{id}", "DELETE /webhooks/{id}", "POST /webhooks/{id}/rotate-secret", "POST /webhooks/{id}/test", "GET /webhooks/{id}/deliveries", "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver",
   "GET /organization", "PATCH /organization/policy", "GET /tlp/constants", "GET /health",
   ...["case", "alert", "task"].flatMap((entity) => [`GET /lifecycles/${entity}`, `PUT /lifecycles/${entity}`, `GET /lifecycles/${entity}/versions`]),
+  "POST /custom-fields", "GET /custom-fields", "GET /custom-fields/schema", "GET /custom-fields/{id}", "PATCH /custom-fields/{id}",
+  "POST /case-types", "GET /case-types", "GET /case-types/{id}", "PATCH /case-types/{id}", "DELETE /case-types/{id}",
 ];
 
 type Kind = "case" | "alert" | "task" | "observable" | "comment";

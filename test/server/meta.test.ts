@@ -266,6 +266,11 @@ describe("OpenAPI document", () => {
         "/alerts/{id}/history",
         "/tasks/{id}/transitions",
         "/tasks/{id}/history",
+        "/custom-fields",
+        "/custom-fields/schema",
+        "/custom-fields/{id}",
+        "/case-types",
+        "/case-types/{id}",
       ].sort(),
     );
     expect(doc.paths["/cases/{id}"].patch.responses["409"]).toBeDefined();

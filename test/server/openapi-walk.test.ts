@@ -136,6 +136,17 @@ const samples: Record<string, (s: Seed) => Promise<Call>> = {
   "GET /users/{id}": async (s) => ({ params: { id: s.w.analyst.id } }),
   "PATCH /users/{id}": async (s) => ({ params: { id: await newUser(s) }, body: { name: "Renamed walker" } }),
 
+  // Task fields and fresh types: the walk's cases keep free-form values and typeValue stays optional.
+  "POST /custom-fields": async () => ({ body: { key: fieldKey(), label: "Walk field", scopes: ["task"], type: "string" } }),
+  "GET /custom-fields": async (s) => (await newField(s), { query: { scope: "task" } }),
+  "GET /custom-fields/schema": async () => ({ query: { scope: "task" } }),
+  "GET /custom-fields/{id}": async (s) => ({ params: { id: await newField(s) } }),
+  "PATCH /custom-fields/{id}": async (s) => ({ params: { id: await newField(s) }, body: { label: "Relabelled" } }),
+  "POST /case-types": async () => ({ body: { key: unique("walk-type"), label: "Walk type" } }),
+  "GET /case-types": async (s) => (await newCaseType(s), {}),
+  "GET /case-types/{id}": async (s) => ({ params: { id: await newCaseType(s) } }),
+  "PATCH /case-types/{id}": async (s) => ({ params: { id: await newCaseType(s) }, body: { label: "Relabelled", archived: true } }),
+  "DELETE /case-types/{id}": async (s) => ({ params: { id: await newCaseType(s) } }),
   "POST /teams": async () => ({ body: { name: unique("Walk team") } }),
   "GET /teams": async () => ({}),
   "GET /teams/{id}": async (s) => ({ params: { id: await newTeam(s) } }),
@@ -196,6 +207,13 @@ async function newKey(s: Seed): Promise<string> {
 }
 async function newUser(s: Seed): Promise<string> {
   return (await s.api("POST", "/users", { email: `${unique("walker")}@acme.test`, name: "Walker" })).id;
+}
+const fieldKey = (): string => unique("walk_field").replace("-", "_");
+async function newField(s: Seed): Promise<string> {
+  return (await s.api("POST", "/custom-fields", { key: fieldKey(), label: "Walk field", scopes: ["task"], type: "string" })).id;
+}
+async function newCaseType(s: Seed): Promise<string> {
+  return (await s.api("POST", "/case-types", { key: unique("walk-type"), label: "Walk type" })).id;
 }
 async function newTeam(s: Seed): Promise<string> {
   return (await s.api("POST", "/teams", { name: unique("Walk team") })).id;
@@ -290,6 +308,29 @@ const provocations: Record<string, (s: Seed) => Promise<Call>> = {
   },
   "POST /users 409": async (s) => ({ body: { email: s.w.analyst.email, name: "Twin" } }),
   "PATCH /users/{id} 409": async (s) => ({ params: { id: s.w.admin.userId }, body: { role: "analyst" } }),
+  "POST /custom-fields 409": async (s) => {
+    const key = fieldKey();
+    await s.api("POST", "/custom-fields", { key, label: "Taken", scopes: ["task"], type: "string" });
+    return { body: { key, label: "Twin", scopes: ["task"], type: "string" } };
+  },
+  "POST /case-types 409": async (s) => {
+    const key = unique("taken-type");
+    await s.api("POST", "/case-types", { key, label: "Taken" });
+    return { body: { key, label: "Twin" } };
+  },
+  // Bounds that do not apply to the type; options on a string field.
+  "POST /custom-fields 422": async () => ({ body: { key: fieldKey(), label: "Walk field", scopes: ["task"], type: "string", bounds: { min: 1 } } }),
+  "PATCH /custom-fields/{id} 422": async (s) => ({ params: { id: await newField(s) }, body: { options: [{ id: "a", label: "A" }] } }),
+  // A type's fields must be case custom fields of the organization.
+  "POST /case-types 422": async () => ({ body: { key: unique("walk-type"), label: "Walk type", customFields: ["no_such_field"] } }),
+  "PATCH /case-types/{id} 422": async (s) => ({ params: { id: await newCaseType(s) }, body: { customFields: ["no_such_field"] } }),
+  // A type some case names is never deleted.
+  "DELETE /case-types/{id} 409": async (s) => {
+    const key = unique("used-type");
+    const id = (await s.api("POST", "/case-types", { key, label: "Used" })).id;
+    await s.api("POST", "/cases", { title: "Typed", severity: 1, typeValue: key });
+    return { params: { id } };
+  },
   "POST /teams 409": async (s) => {
     const name = unique("Taken team");
     await s.api("POST", "/teams", { name });

@@ -1,0 +1,131 @@
+/**
+ * Custom field filters at scale (issue 16): BENCH_CF_RECORDS cases and as many alerts (default
+ * 100 000 each), each with custom field values, written through the storage's own repositories
+ * (so the value index is what the code writes), on SQLite and, when BENCH_POSTGRES_URL (or the
+ * tests' CASEKIT_TEST_POSTGRES_URL) answers, on PostgreSQL in a schema of its own. Then, one
+ * request at a time, latency percentiles of:
+ *
+ * - `GET /cases?cf.<key>=<value>&limit=50` through the h3 app in-process, for a value held by
+ *   one case, by 1 % and by 25 % of them, and two filters at once;
+ * - the same filter at the storage port (no HTTP), to tell the query from the host;
+ * - a selectAll bulk's page read (`alerts.list` with the cf filter, 1 000 rows, as core/bulk/run.ts
+ *   pages it) for a value held by 1 % of the alerts, and the whole `POST /bulk/alerts/assign`.
+ *
+ *   npm run bench -- custom-fields           (BENCH_CF_RECORDS=20000 for a quick run;
+ *                                             BENCH_CF_ONLY=sqlite or postgres for one database)
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { Alert, Case, Storage } from "../core/index.js";
+import { createCaseKit } from "../core/index.js";
+import { createPostgresStorage } from "../adapters/postgres/index.js";
+import { createSqliteStorage } from "../adapters/sqlite/index.js";
+import { createCaseKitApp } from "../server/index.js";
+
+const total = Number(process.env.BENCH_CF_RECORDS ?? 100_000);
+const samples = Number(process.env.BENCH_CF_SAMPLES ?? 400);
+const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.CASEKIT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const keyHashSecret = "bench-key-hash-secret-0123456789abcdef";
+const impacts = (i: number) => (i % 100 === 0 ? "critical" : i % 4 === 1 ? "high" : i % 4 === 2 ? "medium" : "low");
+const vectorSets = [["email"], ["email", "web"], ["usb"], ["web"]];
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function timed(name: string, count: number, run: () => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < Math.min(50, count); i++) await run(); // warm-up
+  const durations: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await run();
+    durations.push(performance.now() - started);
+  }
+  durations.sort((a, b) => a - b);
+  console.log(`| ${name} | ${percentile(durations, 50).toFixed(2)} | ${percentile(durations, 99).toFixed(2)} | ${durations.at(-1)!.toFixed(2)} |`);
+}
+
+async function run(label: string, storage: Storage, cleanup: () => Promise<void>): Promise<void> {
+  await storage.migrate();
+  const kit = createCaseKit({ storage, config: { keyHashSecret } });
+  const init = await kit.setup.initOrganization({ organizationName: "Bench SOC", email: "bench@example.test" });
+  const admin = await kit.authenticateKey(init.apiKey);
+  const org = init.organization.id;
+  await kit.customFields.create(admin, { key: "impact", label: "Impact", scopes: ["case", "alert"], type: "enum", filterable: true, options: ["low", "medium", "high", "critical"].map((id) => ({ id, label: id })) });
+  await kit.customFields.create(admin, { key: "vectors", label: "Vectors", scopes: ["case"], type: "multi_enum", filterable: true, options: ["email", "web", "usb"].map((id) => ({ id, label: id })) });
+  await kit.customFields.create(admin, { key: "ticket", label: "Ticket", scopes: ["case"], type: "string", filterable: true });
+
+  const loadStarted = performance.now();
+  const seedCase = await kit.cases.create(admin, { title: "Seed", severity: 2 });
+  const seedAlert = await kit.alerts.create(admin, { title: "Seed", severity: 2, source: "bench" });
+  const chunk = 2_000;
+  for (let from = 0; from < total; from += chunk) {
+    await storage.transaction(async (tx) => {
+      const number = await tx.organizations.nextCaseNumber(org);
+      for (let i = from; i < Math.min(total, from + chunk); i++) {
+        const record: Case = { ...seedCase, id: kit.deps.ids.next("case"), number: number + 1 + i, title: `Case ${i}`, customFields: { impact: impacts(i), vectors: vectorSets[i % 4]!, ticket: `T-${i}` } };
+        await tx.cases.insert(record);
+        const alert: Alert = { ...(seedAlert as Alert), id: kit.deps.ids.next("alert"), sourceRef: `ref-${i}`, title: `Alert ${i}`, customFields: { impact: impacts(i) } };
+        await tx.alerts.insert(alert);
+      }
+    });
+  }
+  console.log(`\n### ${label}: ${total.toLocaleString("en")} cases and alerts loaded through the repositories in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s\n`);
+  if (label.startsWith("PostgreSQL")) await (storage as unknown as { analyze?: () => Promise<void> }).analyze?.();
+
+  const app = createCaseKitApp(kit);
+  const headers = { Authorization: `Bearer ${init.apiKey}` };
+  const get = async (query: string) => {
+    const response = await app.fetch(new Request(`http://bench.local/api/v1/cases?${query}`, { headers }));
+    if (!response.ok) throw new Error(`${query}: ${response.status} ${await response.text()}`);
+    const body = (await response.json()) as { data: unknown[] };
+    return body.data.length;
+  };
+  console.log("| scenario | p50 ms | p99 ms | max ms |\n|---|---|---|---|");
+  let n = 0;
+  await timed("GET /cases?cf.ticket=<one case>&limit=50", samples, () => get(`cf.ticket=T-${(n += 7919) % total}&limit=50`));
+  await timed("GET /cases?cf.impact=critical&limit=50 (1 %)", samples, () => get("cf.impact=critical&limit=50"));
+  await timed("GET /cases?cf.impact=high&limit=50 (25 %)", samples, () => get("cf.impact=high&limit=50"));
+  await timed("GET /cases?cf.impact=critical&cf.vectors=web&limit=50", samples, () => get("cf.impact=critical&cf.vectors=web&limit=50"));
+  await timed("GET /cases?limit=50 (no filter, for reference)", samples, () => get("limit=50"));
+  const list = (customField: { key: string; value: string }[], limit: number) => storage.read((tx) => tx.cases.list(org, { maxTlp: 4, customField }, { limit }));
+  await timed("port: cases.list cf.ticket=<one case>, 51 rows", samples, () => list([{ key: "ticket", value: `T-${(n += 7919) % total}` }], 51));
+  await timed("port: cases.list cf.impact=critical, 51 rows", samples, () => list([{ key: "impact", value: "critical" }], 51));
+  await timed("port: cases.list cf.impact=high, 51 rows", samples, () => list([{ key: "impact", value: "high" }], 51));
+  await timed("selectAll page: alerts.list cf.impact=critical, 1 000 rows", Math.min(samples, 100), () => storage.read((tx) => tx.alerts.list(org, { maxTlp: 4, customField: [{ key: "impact", value: "critical" }] }, { limit: 1000 })));
+  const user = init.user.id;
+  await timed("POST /bulk/alerts/assign selectAll cf.impact=critical (whole request)", 5, async () => {
+    const response = await app.fetch(new Request("http://bench.local/api/v1/bulk/alerts/assign", { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ assigneeId: user, options: { selectAll: true, filters: { customFields: { impact: "critical" } } } }) }));
+    if (!response.ok) throw new Error(`bulk: ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+  });
+  await cleanup();
+}
+
+const only = process.env.BENCH_CF_ONLY; // "sqlite" or "postgres"
+if (only !== "postgres") {
+  const dir = mkdtempSync(join(tmpdir(), "casekit-bench-cf-"));
+  const sqlite = createSqliteStorage({ path: join(dir, "bench.db") });
+  await run("SQLite", sqlite, async () => {
+    await sqlite.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
+const reachable = await admin.query("select 1").then(
+  () => true,
+  (error: unknown) => (console.log(`\nPostgreSQL skipped: ${String(error)}`), false),
+);
+if (reachable && only !== "sqlite") {
+  const schema = `casekit_bench_cf_${process.pid}`;
+  const postgres = createPostgresStorage({ connectionString: postgresUrl, schema });
+  const analyzed = Object.assign(postgres, { analyze: async () => void (await admin.query(`analyze "${schema}".cases; analyze "${schema}".alerts; analyze "${schema}".custom_field_values`)) });
+  await run("PostgreSQL", analyzed, async () => {
+    await postgres.close();
+    await admin.query(`drop schema if exists "${schema}" cascade`);
+  });
+}
+await admin.end();

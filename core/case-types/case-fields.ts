@@ -1,0 +1,66 @@
+import type { Principal } from "../access/principal.js";
+import { requireClearance } from "../access/principal.js";
+import type { Case } from "../cases/types.js";
+import { checkFieldRequirements, prepareCustomFields } from "../custom-fields/apply.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { resolveCaseType } from "./apply.js";
+import { definitionsOf } from "../custom-fields/definitions.js";
+
+type NewCase = Pick<Case, "tlp" | "pap" | "typeValue" | "customFields">;
+
+/**
+ * A new case's type and custom fields: typeValue must name a live case type once the
+ * organization has any; the type's default TLP and PAP apply where the body left them out
+ * (`omitted` names what the raw body did not give); custom fields are checked and defaulted
+ * (core/custom-fields/apply.ts).
+ */
+export async function shapeNewCase(tx: UnitOfWork, principal: Principal, value: NewCase, omitted: { tlp: boolean; pap: boolean }): Promise<NewCase> {
+  const type = await resolveCaseType(tx, principal.organizationId, value.typeValue, null);
+  const tlp = omitted.tlp && type?.defaultTlp != null ? type.defaultTlp : value.tlp;
+  const pap = omitted.pap && type?.defaultPap != null ? type.defaultPap : value.pap;
+  // Nobody may create what they could not read back, the type's marking included.
+  requireClearance(principal, tlp);
+  const customFields = await prepareCustomFields(tx, principal, { scope: "case", input: value.customFields, previous: {}, creating: true, typeFields: type?.customFields });
+  return { ...value, tlp, pap, customFields };
+}
+
+/**
+ * A change of a case: a new typeValue must name a live type (once types exist), and changed
+ * custom fields are checked against the definitions that apply (hidden ones kept).
+ */
+export async function shapeCaseChange(tx: UnitOfWork, principal: Principal, before: Case, after: Case, customFieldsGiven: boolean): Promise<Case> {
+  const type = await resolveCaseType(tx, principal.organizationId, after.typeValue, before.typeValue);
+  const customFields = customFieldsGiven
+    ? await prepareCustomFields(tx, principal, { scope: "case", input: after.customFields, previous: before.customFields, creating: false, typeFields: type?.customFields })
+    : after.customFields;
+  return { ...after, customFields };
+}
+
+/**
+ * A move into a final status (`closing`, as the case's lifecycle says) needs every
+ * required-on-close field that applies to the case set (409 required_fields_unset).
+ */
+export async function checkCaseClose(tx: UnitOfWork, principal: Principal, after: Case, closing: boolean): Promise<void> {
+  if (!closing) return;
+  const type = after.typeValue === null ? null : await tx.caseTypes.findByKey(principal.organizationId, after.typeValue);
+  await checkFieldRequirements(tx, principal.organizationId, "case", after, "close", type?.customFields);
+}
+
+/**
+ * The type and custom fields a case promoted from an alert takes: the alert's typeValue when it
+ * names a live case type (or the organization has none; otherwise the case has no type), and the
+ * alert's values of the fields that apply to cases (all of them while cases have no definitions),
+ * checked like a create's.
+ */
+export async function shapePromotedCase(tx: UnitOfWork, principal: Principal, alert: { typeValue: string | null; customFields: Record<string, unknown> }): Promise<Pick<Case, "typeValue" | "customFields">> {
+  let typeValue = alert.typeValue;
+  let type = null;
+  if (typeValue !== null && (await tx.caseTypes.any(principal.organizationId))) {
+    type = await tx.caseTypes.findByKey(principal.organizationId, typeValue);
+    if (!type || type.archivedAt !== null) typeValue = null;
+  }
+  const caseKeys = new Set((await definitionsOf(tx, principal.organizationId)).filter((d) => d.scopes.includes("case")).map((d) => d.key));
+  const carried = caseKeys.size === 0 ? alert.customFields : Object.fromEntries(Object.entries(alert.customFields).filter(([key]) => caseKeys.has(key)));
+  const customFields = await prepareCustomFields(tx, principal, { scope: "case", input: carried, previous: {}, creating: true, typeFields: type?.customFields });
+  return { typeValue, customFields };
+}

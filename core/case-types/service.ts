@@ -1,0 +1,103 @@
+import type { Principal } from "../access/principal.js";
+import { requireScope } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError } from "../errors.js";
+import { decodeCursor, toPage } from "../pagination.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { parse } from "../validation.js";
+import { caseTypeCreateSchema, caseTypeListQuerySchema, caseTypeUpdateSchema } from "./schema.js";
+import type { CaseType } from "./types.js";
+import { definitionsOf } from "../custom-fields/definitions.js";
+
+/** Case types: read with `cases:read`, changed by admins (`org:admin`); every change is audited and emitted. */
+export function createCaseTypeService(deps: CaseKitDeps) {
+  const { storage, clock, ids } = deps;
+
+  async function load(tx: UnitOfWork, principal: Principal, id: string): Promise<CaseType> {
+    const found = await tx.caseTypes.findById(principal.organizationId, id);
+    if (!found) throw new CaseKitError("not_found", `No case type ${id}`);
+    return found;
+  }
+
+  /** The listed fields must be case custom fields of the organization. */
+  async function checkFields(tx: UnitOfWork, principal: Principal, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const caseFields = new Set((await definitionsOf(tx, principal.organizationId)).filter((d) => d.scopes.includes("case")).map((d) => d.key));
+    const errors = keys.flatMap((key, index) => (caseFields.has(key) ? [] : [{ path: `customFields.${index}`, message: `${JSON.stringify(key)} is not a case custom field of your organization` }]));
+    if (errors.length > 0) throw new CaseKitError("unknown_reference", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
+  }
+
+  return {
+    async create(principal: Principal, input: unknown): Promise<CaseType> {
+      requireScope(principal, "org:admin");
+      const body = parse(caseTypeCreateSchema, input);
+      const now = clock.now();
+      const at = now.toISOString();
+      const type: CaseType = {
+        id: ids.next("ctype"),
+        organizationId: principal.organizationId,
+        key: body.key,
+        label: body.label,
+        description: body.description ?? null,
+        defaultTlp: body.defaultTlp ?? null,
+        defaultPap: body.defaultPap ?? null,
+        customFields: body.customFields,
+        lifecycle: body.lifecycle ?? null,
+        archivedAt: null,
+        createdAt: at,
+        updatedAt: at,
+        createdBy: principal.userId,
+      };
+      return storage.transaction(async (tx) => {
+        await checkFields(tx, principal, type.customFields);
+        await tx.caseTypes.insert(type);
+        await recordChange(deps, tx, principal, { name: "case_type.created", resourceType: "case_type", before: null, after: type, tlp: null, now });
+        return type;
+      });
+    },
+
+    async update(principal: Principal, id: string, input: unknown): Promise<CaseType> {
+      requireScope(principal, "org:admin");
+      const { archived, ...patch } = parse(caseTypeUpdateSchema, input);
+      const now = clock.now();
+      return storage.transaction(async (tx) => {
+        const before = await load(tx, principal, id);
+        if (patch.customFields) await checkFields(tx, principal, patch.customFields);
+        const archivedAt = archived === undefined ? before.archivedAt : archived ? (before.archivedAt ?? now.toISOString()) : null;
+        const after: CaseType = { ...before, ...patch, archivedAt, updatedAt: now.toISOString() };
+        await tx.caseTypes.update(after);
+        await recordChange(deps, tx, principal, { name: "case_type.updated", resourceType: "case_type", before, after, tlp: null, now });
+        return after;
+      });
+    },
+
+    /** Deleting a type some case (of any TLP) still names is 409: archive it instead. */
+    async delete(principal: Principal, id: string): Promise<CaseType> {
+      requireScope(principal, "org:admin");
+      const now = clock.now();
+      return storage.transaction(async (tx) => {
+        const before = await load(tx, principal, id);
+        const used = await tx.cases.list(principal.organizationId, { maxTlp: 4, typeValue: [before.key] }, { limit: 1 });
+        if (used.length > 0) throw new CaseKitError("conflict", `Cases of type ${before.key} exist: archive the type instead`);
+        await tx.caseTypes.delete(principal.organizationId, id);
+        await recordChange(deps, tx, principal, { name: "case_type.deleted", resourceType: "case_type", before, after: before, tlp: null, now });
+        return before;
+      });
+    },
+
+    async get(principal: Principal, id: string): Promise<CaseType> {
+      requireScope(principal, "cases:read");
+      return storage.read((tx) => load(tx, principal, id));
+    },
+
+    async list(principal: Principal, query: unknown): Promise<{ data: CaseType[]; nextCursor: string | null }> {
+      requireScope(principal, "cases:read");
+      const { limit, cursor } = parse(caseTypeListQuerySchema, query);
+      const rows = await storage.read((tx) => tx.caseTypes.list(principal.organizationId, {}, { limit: limit + 1, beforeId: decodeCursor(cursor) }));
+      return toPage(rows, limit);
+    },
+  };
+}
+
+export type CaseTypeService = ReturnType<typeof createCaseTypeService>;

@@ -1,0 +1,25 @@
+/** A kind of case an organization works: what `typeValue` names once the organization defines any. */
+export interface CaseType {
+  id: string;
+  organizationId: string;
+  /** Immutable: the case's `typeValue`. */
+  key: string;
+  label: string;
+  description: string | null;
+  /** Applied at create when the body omits them; null keeps the API's own defaults (severity has none: the body always gives it). */
+  defaultTlp: number | null;
+  defaultPap: number | null;
+  /** Keys of the case custom fields that apply to cases of this type; empty: every case field. */
+  customFields: string[];
+  /** The lifecycle its cases follow, kept as an opaque key until lifecycles are configurable. */
+  lifecycle: string | null;
+  /** Archived types take no new cases; their cases keep them. */
+  archivedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string | null;
+}
+
+export interface CaseTypeFilter {
+  key?: string;
+}

@@ -1,0 +1,79 @@
+import type { Principal } from "../access/principal.js";
+import { CaseKitError } from "../errors.js";
+import type { FieldError } from "../errors.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { hiddenKeys, keepHidden, redactCustomFields } from "./redact.js";
+import type { RequirementMoment } from "./requirements.js";
+import { unmetFieldRequirements } from "./requirements.js";
+import type { CustomFieldDefinition, CustomFieldScope } from "./types.js";
+import { checkValues, definitionsFor, withDefaults } from "./values.js";
+import { definitionsOf } from "./definitions.js";
+
+/** The scope's definitions that apply to one record: all, or a case type's list when it names some. */
+export async function applicableDefinitions(tx: UnitOfWork, organizationId: string, scope: CustomFieldScope, typeFields?: readonly string[]): Promise<CustomFieldDefinition[]> {
+  const all = definitionsFor(await definitionsOf(tx, organizationId), scope);
+  return typeFields && typeFields.length > 0 ? all.filter((d) => typeFields.includes(d.key)) : all;
+}
+
+export interface FieldWrite {
+  scope: CustomFieldScope;
+  /** The body's `customFields` (the whole object, as create and PATCH take it). */
+  input: Record<string, unknown>;
+  /** The record's values before the write; `{}` at create. */
+  previous: Record<string, unknown>;
+  creating: boolean;
+  /** A case type's field keys, when the case has a type that lists some. */
+  typeFields?: readonly string[];
+}
+
+/**
+ * The values a write stores, or validation_failed listing every field error: unknown keys once
+ * the scope has definitions, values that do not fit, users that are not active members, fields
+ * above the caller's clearance (which keep their stored value), and at create the defaults and
+ * required-on-create fields.
+ */
+export async function prepareCustomFields(tx: UnitOfWork, principal: Principal, write: FieldWrite): Promise<Record<string, unknown>> {
+  const scoped = definitionsFor(await definitionsOf(tx, principal.organizationId), write.scope);
+  if (scoped.length === 0) return write.input; // no definitions for the scope: free-form, as before
+  const definitions = await applicableDefinitions(tx, principal.organizationId, write.scope, write.typeFields);
+  const hidden = hiddenKeys(definitions, principal.tlpClearance);
+  const errors: FieldError[] = [];
+  const visibleInput: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(write.input)) {
+    if (hidden.has(key)) errors.push({ path: `customFields.${key}`, message: "is above your TLP clearance" });
+    else visibleInput[key] = value;
+  }
+  const check = checkValues(definitions, visibleInput, write.previous);
+  errors.push(...check.errors);
+  for (const d of definitions.filter((x) => x.type === "user")) {
+    const id = check.values[d.key];
+    if (typeof id !== "string" || id === write.previous[d.key]) continue;
+    const user = await tx.users.findById(principal.organizationId, id);
+    if (!user || user.status !== "active") errors.push({ path: `customFields.${d.key}`, message: "must name an active user of your organization" });
+  }
+  let values = keepHidden(check.values, write.previous, hidden);
+  if (write.creating) {
+    values = withDefaults(definitions, values);
+    for (const unmet of unmetFieldRequirements({ customFields: values }, definitions, "create")) {
+      if (!errors.some((e) => e.path === `customFields.${unmet.key}`)) errors.push({ path: `customFields.${unmet.key}`, message: "is required" });
+    }
+  }
+  if (errors.length > 0) throw new CaseKitError("validation_failed", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
+  return values;
+}
+
+/** Refuses a move into a final status while a required-on-close field is unset (409 required_fields_unset). */
+export async function checkFieldRequirements(tx: UnitOfWork, organizationId: string, scope: CustomFieldScope, record: { customFields: Record<string, unknown> }, moment: RequirementMoment, typeFields?: readonly string[]): Promise<void> {
+  const unmet = unmetFieldRequirements(record, await applicableDefinitions(tx, organizationId, scope, typeFields), moment);
+  if (unmet.length === 0) return;
+  const errors = unmet.map((u) => ({ path: `customFields.${u.key}`, message: moment === "close" ? "must be set before closing" : "is required" }));
+  throw new CaseKitError("required_fields_unset", `Set ${unmet.map((u) => u.key).join(", ")} first`, errors);
+}
+
+/** Records as the caller may see them (every read and list path), the organization's definitions read once. */
+export async function visibleRecords<T extends { organizationId: string; customFields: Record<string, unknown> }>(tx: UnitOfWork, principal: Principal, records: T[]): Promise<T[]> {
+  // A shared case carries its own organization's fields: its definitions say what is hidden.
+  const byOrganization = new Map<string, CustomFieldDefinition[]>();
+  for (const id of new Set(records.map((r) => r.organizationId))) byOrganization.set(id, await definitionsOf(tx, id));
+  return records.map((r) => redactCustomFields(r, byOrganization.get(r.organizationId)!, principal.tlpClearance));
+}

@@ -1,0 +1,110 @@
+import type { Principal } from "../access/principal.js";
+import { requireScope } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError } from "../errors.js";
+import { decodeCursor, toPage } from "../pagination.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { parse } from "../validation.js";
+import { definitionProblems } from "./definition-rules.js";
+import { customFieldsJsonSchema } from "./json-schema.js";
+import { redactCustomFields } from "./redact.js";
+import { customFieldCreateSchema, customFieldListQuerySchema, customFieldSchemaQuerySchema, customFieldUpdateSchema } from "./schema.js";
+import type { CustomFieldDefinition } from "./types.js";
+
+/** Most definitions an organization may hold (the storage reads them all on every record write). */
+export const maxDefinitions = 500;
+
+/** Custom field definitions: read with `cases:read`, changed by admins (`org:admin`); every change is audited and emitted. */
+export function createCustomFieldService(deps: CaseKitDeps) {
+  const { storage, clock, ids } = deps;
+
+  async function load(tx: UnitOfWork, principal: Principal, id: string): Promise<CustomFieldDefinition> {
+    const found = await tx.customFields.findById(principal.organizationId, id);
+    if (!found) throw new CaseKitError("not_found", `No custom field ${id}`);
+    return found;
+  }
+
+  function check(definition: CustomFieldDefinition, previous: CustomFieldDefinition | null): void {
+    const errors = definitionProblems(definition, previous);
+    // Rules between members (options for the type, bounds for the type, a default that fits): 422.
+    if (errors.length > 0) throw new CaseKitError("invalid_field_definition", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
+  }
+
+  return {
+    async create(principal: Principal, input: unknown): Promise<CustomFieldDefinition> {
+      requireScope(principal, "org:admin");
+      const body = parse(customFieldCreateSchema, input);
+      const now = clock.now();
+      const at = now.toISOString();
+      const definition: CustomFieldDefinition = {
+        id: ids.next("cfd"),
+        organizationId: principal.organizationId,
+        key: body.key,
+        label: body.label,
+        description: body.description ?? null,
+        scopes: body.scopes,
+        type: body.type,
+        options: body.options,
+        bounds: body.bounds,
+        required: body.required,
+        defaultValue: body.defaultValue ?? null,
+        tlpFloor: body.tlpFloor ?? null,
+        filterable: body.filterable,
+        archivedAt: null,
+        createdAt: at,
+        updatedAt: at,
+        createdBy: principal.userId,
+      };
+      check(definition, null);
+      return storage.transaction(async (tx) => {
+        if ((await tx.customFields.listAll(principal.organizationId)).length >= maxDefinitions) {
+          throw new CaseKitError("conflict", `An organization defines at most ${maxDefinitions} custom fields`);
+        }
+        await tx.customFields.insert(definition);
+        await recordChange(deps, tx, principal, { name: "custom_field.created", resourceType: "custom_field", before: null, after: definition, tlp: null, now });
+        return definition;
+      });
+    },
+
+    async update(principal: Principal, id: string, input: unknown): Promise<CustomFieldDefinition> {
+      requireScope(principal, "org:admin");
+      const { archived, ...patch } = parse(customFieldUpdateSchema, input);
+      const now = clock.now();
+      return storage.transaction(async (tx) => {
+        const before = await load(tx, principal, id);
+        const archivedAt = archived === undefined ? before.archivedAt : archived ? (before.archivedAt ?? now.toISOString()) : null;
+        const after: CustomFieldDefinition = { ...before, ...patch, archivedAt, updatedAt: now.toISOString() };
+        check(after, before);
+        await tx.customFields.update(after);
+        await recordChange(deps, tx, principal, { name: "custom_field.updated", resourceType: "custom_field", before, after, tlp: null, now });
+        return after;
+      });
+    },
+
+    async get(principal: Principal, id: string): Promise<CustomFieldDefinition> {
+      requireScope(principal, "cases:read");
+      return storage.read((tx) => load(tx, principal, id));
+    },
+
+    async list(principal: Principal, query: unknown): Promise<{ data: CustomFieldDefinition[]; nextCursor: string | null }> {
+      requireScope(principal, "cases:read");
+      const { limit, cursor, ...filter } = parse(customFieldListQuerySchema, query);
+      const rows = await storage.read((tx) => tx.customFields.list(principal.organizationId, filter, { limit: limit + 1, beforeId: decodeCursor(cursor) }));
+      return toPage(rows, limit);
+    },
+
+    /** The organization's JSON Schema of one scope's `customFields` (the fields the caller is cleared for). */
+    async schema(principal: Principal, query: unknown): Promise<Record<string, unknown>> {
+      requireScope(principal, "cases:read");
+      const { scope } = parse(customFieldSchemaQuerySchema, query);
+      const definitions = await storage.read((tx) => tx.customFields.listAll(principal.organizationId));
+      return customFieldsJsonSchema(definitions, scope, principal.tlpClearance);
+    },
+
+    /** A record's values as the caller may see them (embedders that read records themselves). */
+    redact: redactCustomFields,
+  };
+}
+
+export type CustomFieldService = ReturnType<typeof createCustomFieldService>;

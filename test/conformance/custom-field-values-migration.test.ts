@@ -1,0 +1,107 @@
+/**
+ * The migration that brings in custom field values (SQLite 0009, PostgreSQL 0010), on a database
+ * that already holds cases and alerts with custom fields: it indexes their values (the backfill),
+ * so `cf.<key>` filters find records written before it. The database is first migrated with a
+ * copy of the shipped migrations that stops before this one. PostgreSQL: CASEKIT_TEST_POSTGRES_URL,
+ * skipped with a printed reason outside CI when no server answers (as postgres.test.ts).
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Storage } from "../../core/index.js";
+import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
+import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import { alertRecord } from "./alert-record.js";
+import { caseRecord } from "./case-record.js";
+import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { createFixtures } from "./fixtures.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "casekit-cf-migration-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function migrationsBefore(dialect: "sqlite" | "postgres", folder: string, tag: string): string {
+  const copy = join(scratch, `${dialect}-before-${tag}`);
+  cpSync(folder, copy, { recursive: true });
+  const journalFile = join(copy, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
+  const at = journal.entries.findIndex((e) => e.tag === tag);
+  expect(at, `${tag} is in the ${dialect} journal`).toBeGreaterThan(0);
+  writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
+  return copy;
+}
+
+const values = { impact: "high", vectors: ["email", "web"], score: 7, urgent: true, nested: { a: 1 } };
+
+/** One case and one alert, written with no custom fields (the old schema's repositories index nothing then); the values are set in SQL. */
+async function seed(storage: Storage, setValues: (table: string, id: string) => Promise<void>) {
+  const f = createFixtures();
+  const org = f.organization();
+  const at = "2026-01-01T00:00:00.000Z";
+  const record = caseRecord(f.ids.next("case"), org.id, 1, at);
+  const alert = alertRecord(f.ids.next("alert"), org.id, at);
+  await storage.transaction(async (tx) => {
+    await tx.organizations.insert(org);
+    await tx.cases.insert(record);
+    await tx.alerts.insert(alert);
+  });
+  await setValues("cases", record.id);
+  await setValues("alerts", alert.id);
+  return { organizationId: org.id, caseId: record.id, alertId: alert.id };
+}
+
+async function expectFound(storage: Storage, seeded: { organizationId: string; caseId: string; alertId: string }) {
+  const cases = (customField: { key: string; value: string }[]) => storage.read((tx) => tx.cases.list(seeded.organizationId, { maxTlp: 4, customField }, { limit: 10 }));
+  expect((await cases([{ key: "impact", value: "high" }])).map((c) => c.id)).toEqual([seeded.caseId]);
+  expect((await cases([{ key: "vectors", value: "web" }, { key: "score", value: "7" }, { key: "urgent", value: "true" }])).map((c) => c.id)).toEqual([seeded.caseId]);
+  expect(await cases([{ key: "impact", value: "low" }])).toEqual([]);
+  const alerts = await storage.read((tx) => tx.alerts.list(seeded.organizationId, { maxTlp: 4, customField: [{ key: "vectors", value: "email" }] }, { limit: 10 }));
+  expect(alerts.map((a) => a.id)).toEqual([seeded.alertId]);
+}
+
+describe("custom_field_values migration: sqlite", () => {
+  it("indexes the values of the cases and alerts a database held before it", async () => {
+    const path = join(scratch, "before.sqlite");
+    const before = createSqliteStorage({ path, migrationsFolder: migrationsBefore("sqlite", sqliteMigrations("sqlite"), "0009_custom_fields") });
+    await before.migrate();
+    const seeded = await seed(before, async (table, id) => {
+      const db = new Database(path);
+      db.prepare(`UPDATE ${table} SET custom_fields = ? WHERE id = ?`).run(JSON.stringify(values), id);
+      db.close();
+    });
+    await before.close();
+    const after = createSqliteStorage({ path });
+    try {
+      await after.migrate();
+      await expectFound(after, seeded);
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+const run = await postgresShouldRun("custom_field_values migration");
+
+describe.skipIf(!run)("custom_field_values migration: postgres", () => {
+  it("indexes the values of the cases and alerts a database held before it", async () => {
+    const schema = freshSchemaName("casekit_cfmig");
+    const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
+    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: migrationsBefore("postgres", postgresMigrations("postgres"), "0010_custom_fields") });
+    const after = createPostgresStorage({ connectionString: postgresUrl, schema });
+    try {
+      await before.migrate();
+      const seeded = await seed(before, async (table, id) => {
+        await admin.query(`UPDATE "${schema}".${table} SET custom_fields = $1::jsonb WHERE id = $2`, [JSON.stringify(values), id]);
+      });
+      await after.migrate();
+      await expectFound(after, seeded);
+    } finally {
+      await before.close();
+      await after.close();
+      await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
+      await admin.end();
+    }
+  }, 60_000);
+});

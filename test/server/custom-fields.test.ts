@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiBasePath } from "../../server/index.js";
+import { actingAs, expectProblem, transports } from "./http.js";
+import type { Transport } from "./http.js";
+import { makeWorld, validCase } from "./world.js";
+import type { World } from "./world.js";
+
+const fields = `${apiBasePath}/custom-fields`;
+const types = `${apiBasePath}/case-types`;
+const cases = `${apiBasePath}/cases`;
+
+describe.each(transports)("custom fields and case types through $name", ({ open }) => {
+  let w: World;
+  let client: Transport;
+  beforeAll(async () => {
+    w = await makeWorld();
+    client = await open(w);
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  const as = (key: string) => actingAs(client, key);
+
+  it("defines fields and types, validates case values with problem+json field errors, filters with cf.<key>", async () => {
+    const admin = as(w.adminKey);
+    // Free-form until the first case field is defined.
+    expect((await admin.post(cases, { ...validCase, customFields: { free: { form: true } } })).status).toBe(200);
+
+    const impact = await admin.post(fields, { key: "impact", label: "Impact", scopes: ["case"], type: "enum", options: [{ id: "low", label: "Low" }, { id: "high", label: "High" }], filterable: true });
+    expect(impact.status).toBe(200);
+    expect(impact.body).toMatchObject({ key: "impact", type: "enum", options: [{ id: "low", label: "Low", deprecated: false }, { id: "high", label: "High", deprecated: false }], archivedAt: null, tlpFloor: null });
+    expectProblem(await admin.post(fields, { key: "impact", label: "Again", scopes: ["case"], type: "string" }), 409, "conflict");
+    expectProblem(await admin.post(fields, { key: "Bad Key", label: "x", scopes: ["case"], type: "string" }), 400, "validation_failed");
+    expectProblem(await admin.post(fields, { key: "no_options", label: "x", scopes: ["case"], type: "enum" }), 422, "invalid_field_definition");
+    expectProblem(await admin.post(fields, { key: "twice", label: "x", scopes: ["case"], type: "enum", options: [{ id: "a", label: "A" }, { id: "a", label: "B" }] }), 422, "invalid_field_definition");
+    expect((await admin.patch(`${fields}/${impact.body.id}`, { label: "Business impact" })).body.label).toBe("Business impact");
+    expect((await admin.get(`${fields}/${impact.body.id}`)).body.label).toBe("Business impact");
+    expect((await admin.get(`${fields}?scope=case`)).body.data.map((d: { key: string }) => d.key)).toEqual(["impact"]);
+
+    const bad = await admin.post(cases, { ...validCase, customFields: { impact: "medium", free: 1 } });
+    expectProblem(bad, 400, "validation_failed");
+    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(["customFields.free", "customFields.impact"]);
+
+    const high = await admin.post(cases, { ...validCase, customFields: { impact: "high" } });
+    await admin.post(cases, { ...validCase, customFields: { impact: "low" } });
+    const found = await admin.get(`${cases}?cf.impact=high`);
+    expect(found.status).toBe(200);
+    expect(found.body.data.map((c: { id: string }) => c.id)).toEqual([high.body.id]);
+    expectProblem(await admin.get(`${cases}?cf.unknown=1`), 400, "validation_failed");
+
+    const schema = await admin.get(`${fields}/schema?scope=case`);
+    expect(schema.body).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", additionalProperties: false, properties: { impact: { title: "Business impact" } } });
+    expect((await admin.get(`${fields}/schema?scope=task`)).body).toEqual({ $schema: "https://json-schema.org/draft/2020-12/schema", title: "customFields of a task", type: "object" });
+    expectProblem(await admin.get(`${fields}/schema?scope=nope`), 400, "validation_failed");
+
+    const type = await admin.post(types, { key: "phishing", label: "Phishing", defaultTlp: 3, customFields: ["impact"] });
+    expect(type.status).toBe(200);
+    expectProblem(await admin.post(cases, { ...validCase, typeValue: "malware" }), 400, "unknown_case_type");
+    const typed = await admin.post(cases, { ...validCase, typeValue: "phishing" });
+    expect(typed.body).toMatchObject({ typeValue: "phishing", tlp: 3 });
+    expectProblem(await admin.delete(`${types}/${type.body.id}`), 409, "conflict");
+    expect((await admin.patch(`${types}/${type.body.id}`, { archived: true })).body.archivedAt).not.toBeNull();
+    expectProblem(await admin.post(cases, { ...validCase, typeValue: "phishing" }), 400, "case_type_archived");
+    expect((await admin.get(types)).body.data.map((t: { key: string }) => t.key)).toContain("phishing");
+  });
+
+  it("refuses definition changes to keys without org:admin, and a close while a required field is unset", async () => {
+    const readOnly = as(w.keys.readOnly);
+    expectProblem(await readOnly.post(types, { key: "x", label: "x" }), 403, "missing_scope");
+    const admin = as(w.adminKey);
+    await admin.post(fields, { key: "root_cause", label: "Root cause", scopes: ["case"], type: "text", required: { onClose: true } });
+    const created = await admin.post(cases, validCase);
+    const refused = await admin.patch(`${cases}/${created.body.id}`, { statusValue: "closed" });
+    expectProblem(refused, 409, "required_fields_unset");
+    expect(refused.body.errors).toEqual([{ path: "customFields.root_cause", message: "must be set before closing" }]);
+  });
+
+  it("never shows a value above the caller's clearance in a read or a list", async () => {
+    const admin = as(w.adminKey);
+    await admin.post(fields, { key: "informant", label: "Informant", scopes: ["case"], type: "string", tlpFloor: 2 });
+    const created = await admin.post(cases, { ...validCase, tlp: 1, customFields: { informant: "Deep Throat" } });
+    expect(created.body.customFields.informant).toBe("Deep Throat");
+    const low = as(w.keys.lowClearance);
+    const read = await low.get(`${cases}/${created.body.id}`);
+    expect(read.status).toBe(200);
+    expect(read.text).not.toContain("Deep Throat");
+    const listed = await low.get(`${cases}?limit=500`);
+    expect(listed.body.data.some((c: { id: string }) => c.id === created.body.id)).toBe(true);
+    expect(listed.text).not.toContain("Deep Throat");
+    expect((await low.get(`${fields}/schema?scope=case`)).text).not.toContain("informant");
+  });
+});
