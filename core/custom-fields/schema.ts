@@ -30,7 +30,8 @@ export const customFieldRequirementSchema = z
 const scopesSchema = z.array(z.enum(customFieldScopes)).min(1).max(customFieldScopes.length).refine((s) => new Set(s).size === s.length, "lists a scope twice").meta({ uniqueItems: true });
 // Option ids are unique: a rule JSON Schema cannot state for objects, checked with the definition (definition-rules.ts).
 const optionsSchema = z.array(customFieldOptionSchema).max(500);
-const defaultSchema = z.unknown().meta({ description: "Applied at create when the body omits the field; must be a valid value of the field" });
+// A default is a value of the field: a scalar, or option ids (multi_enum).
+const defaultSchema = z.union([boundedString(100_000), finiteNumber(), z.boolean(), z.array(customFieldKeySchema).max(500)]).meta({ description: "Applied at create when the body omits the field; must be a valid value of the field" });
 
 export const customFieldCreateSchema = z
   .strictObject({

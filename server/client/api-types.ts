@@ -2986,7 +2986,7 @@ export interface components {
              */
             required?: components["schemas"]["CustomFieldRequirement"];
             /** @description Applied at create when the body omits the field; must be a valid value of the field */
-            defaultValue?: unknown;
+            defaultValue?: string | number | boolean | (string & unknown)[];
             /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
             tlpFloor?: number;
             /** @default false */
@@ -3021,7 +3021,7 @@ export interface components {
             options?: components["schemas"]["CustomFieldOption"][];
             bounds?: components["schemas"]["CustomFieldBounds"];
             required?: components["schemas"]["CustomFieldRequirement"];
-            defaultValue?: unknown | null;
+            defaultValue?: (string | number | boolean | (string & unknown)[]) | null;
             tlpFloor?: number | null;
             filterable?: boolean;
             /** @description true archives the field (no new values), false restores it */

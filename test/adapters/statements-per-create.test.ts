@@ -41,13 +41,17 @@ describe("statements per case create", () => {
         const unit = statements.slice(statements.findIndex((sql) => sql.startsWith("BEGIN")));
         expect(touches(unit, /^SELECT [^;]*\bFROM organizations\b/i)).toHaveLength(1);
         expect(touches(unit, /^UPDATE organizations\b/i)).toHaveLength(1);
-        // BEGIN, the counters, the organization's case lifecycle (none stored: the built-in one),
-        // the case, its first status history entry, its audit entry, its event, its TLP entry, the
-        // counters, COMMIT (8 before lifecycles; before that 10, the head read twice and the row
-        // updated twice).
+        // BEGIN, the counters, the organization's custom field definitions (none: customFields
+        // stay free-form; read once for the values, the event and the answer), the organization's
+        // case lifecycle (none stored: the built-in one), the case, its first status history
+        // entry, its audit entry, its event, its TLP entry, the counters, COMMIT (10 before custom
+        // fields, 8 before lifecycles; before that 10, the head read twice and the row updated
+        // twice). A case with no custom field values writes no value row.
+        expect(touches(unit, /\bFROM custom_fields\b/i)).toHaveLength(1);
+        expect(touches(unit, /custom_field_values/i)).toHaveLength(0);
         expect(touches(unit, /\bFROM lifecycles\b/i)).toHaveLength(1);
         expect(touches(unit, /^INSERT INTO status_history\b/i)).toHaveLength(1);
-        expect(unit).toHaveLength(10);
+        expect(unit).toHaveLength(11);
       }
       const chain = await kit.storage.read((tx) => tx.tlpAudit.chain(organizationId, 0, 100));
       expect(verifyTlpChain(chain)).toEqual({ ok: true, checked: chain.length });
