@@ -237,3 +237,36 @@ describe("case types", () => {
     expect((await t.kit.caseTypes.list(analyst, {})).data).toEqual([]);
   });
 });
+
+describe("required-on-close fields under an organization's own lifecycle", () => {
+  it("close means a final status of the lifecycle: a case type's two required fields gate it, a multi_enum filters", async () => {
+    const t = await makeTestKit();
+    const admin = t.admin;
+    await t.kit.lifecycles.publish(admin, "case", {
+      statuses: [
+        { key: "triage", label: "Triage", category: "new", final: false, color: null },
+        { key: "contained", label: "Contained", category: "resolved", final: false, color: null },
+        { key: "done", label: "Done", category: "closed", final: true, color: null },
+      ],
+      transitions: [
+        { from: ["triage"], to: "contained" },
+        { from: ["triage", "contained"], to: "done" },
+      ],
+    });
+    await t.kit.customFields.create(admin, { key: "root_cause", label: "Root cause", scopes: ["case"], type: "text", required: { onClose: true } });
+    await t.kit.customFields.create(admin, { key: "lessons", label: "Lessons learned", scopes: ["case"], type: "text", required: { onClose: true } });
+    await t.kit.customFields.create(admin, { key: "vectors", label: "Vectors", scopes: ["case"], type: "multi_enum", options: [{ id: "email", label: "Email" }, { id: "web", label: "Web" }], filterable: true });
+    await t.kit.caseTypes.create(admin, { key: "incident", label: "Incident", customFields: ["root_cause", "lessons", "vectors"] });
+    const c = await t.kit.cases.create(admin, { title: "Incident", severity: 3, typeValue: "incident", customFields: { vectors: ["email", "web"] } });
+    expect(c.statusValue).toBe("triage");
+    // Contained is resolved but not final: no requirement yet.
+    expect((await t.kit.cases.update(admin, c.id, { statusValue: "contained" })).statusValue).toBe("contained");
+    const refused = await failure(t.kit.cases.update(admin, c.id, { statusValue: "done" }));
+    expect(refused.code).toBe("required_fields_unset");
+    expect(paths(refused).sort()).toEqual(["customFields.lessons", "customFields.root_cause"]);
+    expect(paths(await failure(t.kit.cases.update(admin, c.id, { statusValue: "done", customFields: { ...c.customFields, root_cause: "Phish" } })))).toEqual(["customFields.lessons"]);
+    const done = await t.kit.cases.update(admin, c.id, { statusValue: "done", customFields: { ...c.customFields, root_cause: "Phish", lessons: "MFA everywhere" } });
+    expect(done.statusValue).toBe("done");
+    expect((await t.kit.cases.list(admin, { "cf.vectors": "web" })).data.map((x) => x.id)).toEqual([c.id]);
+  });
+});
