@@ -7,7 +7,6 @@
  */
 import type { Column } from "./columns.js";
 import type { Field, Resource } from "./resource.js";
-import { JsonText } from "../shared/json-in-slices.js";
 import { fromJson, toIsoTimestamp } from "../shared/values.js";
 
 export function encodeValue(column: Column, value: unknown): unknown {
@@ -16,8 +15,7 @@ export function encodeValue(column: Column, value: unknown): unknown {
     case "timestamp":
       return toIsoTimestamp(value as string);
     case "json":
-      // A large value may come already written, in pieces (shared/json-in-slices.ts).
-      return value instanceof JsonText ? value.text : JSON.stringify(value);
+      return JSON.stringify(value);
     case "bool":
       return value ? 1 : 0;
     default:

@@ -35,6 +35,7 @@ export const {
   customFields,
   caseTypes,
   customFieldValues,
+  logGroupItems,
 } = tablesOf(declaredTables, (resource, references: Readonly<Record<string, PgTable>>) => pgTableOf(resource, references));
 
 /**

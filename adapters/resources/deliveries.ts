@@ -23,8 +23,9 @@ import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
 import { toIsoTimestamp } from "../shared/values.js";
 import type { TimestampValue } from "../shared/values.js";
+import type { GroupItems } from "../shared/group-items.js";
 import type { StoredEvent } from "./events.js";
-import { eventResource } from "./events.js";
+import { eventItemsCodec, eventResource } from "./events.js";
 import { expandEvent } from "../../core/log/groups.js";
 import type { AttemptFilters } from "./webhook-attempts.js";
 import { attemptsOf } from "./webhook-attempts.js";
@@ -64,6 +65,7 @@ const byDueThenId = (a: Delivery, b: Delivery): number =>
 export function deliveryRepository(
   deliveries: DeclaredRepository<Delivery, DeliveryFilters>,
   attempts: DeclaredRepository<DeliveryAttempt, AttemptFilters>,
+  groups: GroupItems,
   dialect: Dialect,
   executor: Executor,
   unit: UnitState,
@@ -91,14 +93,14 @@ export function deliveryRepository(
       const claimed = rows.map((row) => ({ event: recordOf<StoredEvent>(eventResource, row), grouped: Number(row.grouped) === 1 })).sort((a, b) => byId(a.event, b.event));
       for (const { event, grouped } of claimed) {
         if (!grouped) {
-          events.push(...expandEvent(event));
+          events.push(...expandEvent({ ...event, items: null }));
           continue;
         }
         if (expandGroup !== undefined && !(await expandGroup(event.organizationId, event.name))) continue;
         // Read (and decoded) only now that the group is expanded: a claim passes over the others' items untouched.
         const [found] = await executor.all(sql.groupItems, [event.id]);
-        event.items = decodeValue(eventItemsColumn, found?.items) as StoredEvent["items"];
-        events.push(...expandEvent(event));
+        const stored = decodeValue(eventItemsColumn, found?.items);
+        events.push(...expandEvent({ ...event, items: await groups.load("events", event.organizationId, event.id, stored, eventItemsCodec(dialect)) }));
       }
       return events;
     },

@@ -2,12 +2,14 @@
  * The transactional outbox, declared once: both dialects' tables, rows and SQL come from this
  * declaration, and the port's EventRepository is the generic repository listed newest first. The
  * dispatcher's claim of events to fan out is in deliveries.ts. A group event (a bulk operation:
- * one row listing its records in `items`) is read as one event per record (core/log/groups.ts).
+ * one row listing its records in `items`, by column, in chunk rows when many:
+ * shared/group-items.ts) is read as one event per record (core/log/groups.ts).
  */
 import type { DomainEvent, EventItem } from "../../core/events/types.js";
+import type { ChunkedItems } from "../../core/log/groups.js";
 import { expandEvent, splitItemId } from "../../core/log/groups.js";
 import type { StoredEventItems } from "../../core/log/compact-items.js";
-import { compactEventItems, compactEventItemsInSteps } from "../../core/log/compact-items.js";
+import { compactEventItems, eventItemsOf } from "../../core/log/compact-items.js";
 import type { Dialect } from "../declare/dialect.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { EventRepository } from "../../core/ports/storage.js";
@@ -17,7 +19,8 @@ import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { groupedPage } from "../shared/grouped-pages.js";
-import { breather, groupItemsColumn } from "../shared/json-in-slices.js";
+import type { GroupItems, ItemsCodec } from "../shared/group-items.js";
+import { eachInTurn } from "../shared/group-items.js";
 
 export const eventResource = defineResource({
   table: "events",
@@ -32,8 +35,11 @@ export const eventResource = defineResource({
     tlp: int({ nullable: true }),
     bulkRequestId: text({ nullable: true }),
     occurredAt: timestamp(),
-    /** A group event's records (core/events/types.ts GroupEvent), by column (core/log/compact-items.ts); null for a single event. */
-    items: nullableJson<StoredEventItems>(),
+    /**
+     * A group event's records (core/events/types.ts GroupEvent), by column (core/log/compact-items.ts),
+     * or the marker of their chunk rows (so the claim's update of this row never rewrites them); null for a single event.
+     */
+    items: nullableJson<StoredEventItems | ChunkedItems>(),
     /** When the webhook dispatcher fanned the event out (claimEvents); null until then. */
     dispatchedAt: internal(timestamp({ nullable: true })),
   },
@@ -47,34 +53,44 @@ export const eventResource = defineResource({
 });
 
 /** An event row as stored: a single event (items null) or a group event. */
-export type StoredEvent = DomainEvent & { items: StoredEventItems | null };
+export type StoredEvent = DomainEvent & { items: StoredEventItems | ChunkedItems | null };
+
+/** How a group event's items (or one chunk of them) are stored: by column, keys in the order the database gives them back. */
+export const eventItemsCodec = (dialect: Dialect): ItemsCodec<EventItem> => ({
+  encode: (items) => compactEventItems(items, dialect.jsonKeyOrder),
+  decode: (stored) => eventItemsOf(stored as StoredEventItems),
+});
 
 /** Compile-time proof that the declaration stores exactly the core's DomainEvent, and a group's items. */
 export const _eventRecordMatches: Same<RecordOf<typeof eventResource>, StoredEvent> = true;
 
-export function eventRepository(events: DeclaredRepository<StoredEvent, FilterValues<typeof eventResource>>, dialect: Dialect): EventRepository {
-  const stored = (event: DomainEvent & { items?: readonly EventItem[] }): StoredEvent => ({
+export function eventRepository(events: DeclaredRepository<StoredEvent, FilterValues<typeof eventResource>>, groups: GroupItems, dialect: Dialect): EventRepository {
+  const codec = eventItemsCodec(dialect);
+  const stored = async (event: DomainEvent & { items?: readonly EventItem[] }): Promise<StoredEvent> => ({
     ...event,
-    items: event.items ? compactEventItems(event.items, dialect.jsonKeyOrder) : null,
+    items: event.items ? ((await groups.store("events", event.organizationId, event.id, event.items, codec)) as StoredEvent["items"]) : null,
   });
-  /** A group event's items compacted and written as JSON in slices (a bulk's 100 000 records), not in one stretch. */
-  const storedInSlices = async (event: DomainEvent & { items?: readonly EventItem[] }): Promise<StoredEvent> => {
-    if (!event.items) return stored(event);
-    const breathe = breather();
-    const items = await compactEventItemsInSteps(event.items, dialect.jsonKeyOrder, breathe);
-    return { ...event, items: await groupItemsColumn(items, event.items.length) };
-  };
+  /** The row with its group's items read back (from its chunk rows when there are). */
+  const readable = async (row: StoredEvent): Promise<DomainEvent & { items: EventItem[] | null }> => ({
+    ...row,
+    items: row.items === null ? null : await groups.load("events", row.organizationId, row.id, row.items, codec),
+  });
   return {
-    append: async (event) => events.insert(await storedInSlices(event)),
+    append: async (event) => events.insert(await stored(event)),
     async appendMany(batch) {
+      const rows: StoredEvent[] = [];
+      for (const event of batch) rows.push(await stored(event));
       // A clash leaves rows unwritten: refusing fails the unit, which then writes none of them.
-      if ((await events.insertMany(batch.map(stored))) < batch.length) throw new CaseKitError("conflict", `${eventResource.spec.noun} with this id already exists`);
+      if ((await events.insertMany(rows)) < batch.length) throw new CaseKitError("conflict", `${eventResource.spec.noun} with this id already exists`);
     },
     list: (organizationId, page) =>
       groupedPage(
         {
-          rows: (before, limit) => events.list(organizationId, {}, { limit, order: "desc", after: before }),
-          row: (id) => events.findById(organizationId, id),
+          rows: async (before, limit) => eachInTurn(await events.list(organizationId, {}, { limit, order: "desc", after: before }), readable),
+          row: async (id) => {
+            const row = await events.findById(organizationId, id);
+            return row && readable(row);
+          },
           expand: expandEvent,
         },
         pageLimit(page),
@@ -82,14 +98,14 @@ export function eventRepository(events: DeclaredRepository<StoredEvent, FilterVa
       ),
     async findRow(organizationId, id) {
       const row = await events.findById(organizationId, id);
-      return row ? expandEvent(row) : null;
+      return row ? expandEvent(await readable(row)) : null;
     },
     async findById(organizationId, id) {
       const item = splitItemId(id);
       const row = await events.findById(organizationId, item ? item.groupId : id);
       if (!row) return null;
-      if (!item) return row.items ? null : expandEvent(row)[0]!;
-      return row.items ? (expandEvent(row)[item.position] ?? null) : null;
+      if (!item) return row.items ? null : expandEvent({ ...row, items: null })[0]!;
+      return row.items ? (expandEvent(await readable(row))[item.position] ?? null) : null;
     },
   };
 }

@@ -14,6 +14,7 @@ import { commentResource } from "./comments.js";
 import { lifecycleResource } from "./lifecycles.js";
 import { statusHistoryResource } from "./status-history.js";
 import { eventResource } from "./events.js";
+import { logGroupItemsResource } from "./log-group-items.js";
 import { observableResource } from "./observables.js";
 import { organizationResource } from "./organizations.js";
 import { sessionResource } from "./sessions.js";
@@ -49,4 +50,5 @@ export const declaredTables = {
   customFields: customFieldResource,
   caseTypes: caseTypeResource,
   customFieldValues: customFieldValueResource,
+  logGroupItems: logGroupItemsResource,
 } as const;

@@ -20,7 +20,11 @@ import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { groupedPage, mergeNewestFirst } from "../shared/grouped-pages.js";
-import { groupItemsColumn } from "../shared/json-in-slices.js";
+import type { StoredRecords } from "../../core/log/compact-records.js";
+import { compactRecords, recordsOf } from "../../core/log/compact-records.js";
+import type { ChunkedItems } from "../../core/log/groups.js";
+import type { GroupItems, ItemsCodec } from "../shared/group-items.js";
+import { eachInTurn } from "../shared/group-items.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { checkReading, checkWriting } from "../shared/unit-state.js";
@@ -52,8 +56,11 @@ export const tlpAuditResource = defineResource({
     at: timestamp(),
     prevHash: text(),
     hash: text(),
-    /** A group entry's records (core/tlp/types.ts TlpAuditGroupEntry), covered by its hash; null for a single entry. */
-    items: nullableJson<TlpAuditItem[]>(),
+    /**
+     * A group entry's records (core/tlp/types.ts TlpAuditGroupEntry), covered by its hash: by column
+     * (core/log/compact-records.ts), or the marker of their chunk rows; null for a single entry.
+     */
+    items: nullableJson<StoredRecords<TlpAuditItem> | ChunkedItems>(),
   },
   unique: [
     {
@@ -87,14 +94,11 @@ export const tlpAuditResource = defineResource({
 });
 
 /** A TLP audit row as stored: a single entry (items null) or a group entry. */
-type TlpAuditRow = TlpAuditEntry & { items: TlpAuditItem[] | null };
+type TlpAuditRow = TlpAuditEntry & { items: StoredRecords<TlpAuditItem> | ChunkedItems | null };
 
 /** Compile-time proof that the declaration stores exactly the core's TlpAuditEntry, and a group's items. */
 export const _tlpAuditRecordMatches: Same<RecordOf<typeof tlpAuditResource>, TlpAuditRow> = true;
 
-const toRow = (entry: StoredTlpAuditEntry): TlpAuditRow => ({ ...entry, items: entry.items ? [...entry.items] : null });
-/** What the port hands back: a group with its items, a single entry without the member. */
-const fromRow = ({ items, ...entry }: TlpAuditRow): StoredTlpAuditEntry => (items ? { ...entry, items } : entry);
 
 /** Whether an expanded item is one the list's filter keeps: the port's per-entry semantics. */
 function itemMatches(entry: TlpAuditEntry, filter: TlpAuditFilter): boolean {
@@ -121,12 +125,24 @@ export const tlpAuditSqlFor = oncePerDialect(tlpAuditSql);
 
 export function tlpAuditRepository(
   entries: DeclaredRepository<TlpAuditRow, FilterValues<typeof tlpAuditResource>>,
+  groups: GroupItems,
   dialect: Dialect,
   executor: Executor,
   unit: UnitState,
 ): TlpAuditRepository {
   const sql = tlpAuditSqlFor(dialect);
   const counters = organizationCounters(dialect, executor, unit);
+  const codec: ItemsCodec<TlpAuditItem> = {
+    encode: (items) => compactRecords(items, dialect.jsonKeyOrder),
+    decode: (stored) => recordsOf(stored as StoredRecords<TlpAuditItem>),
+  };
+  const toRow = async (entry: StoredTlpAuditEntry): Promise<TlpAuditRow> => ({
+    ...entry,
+    items: entry.items ? ((await groups.store("tlp", entry.organizationId, entry.id, entry.items, codec)) as TlpAuditRow["items"]) : null,
+  });
+  /** What the port hands back: a group with its items (from its chunk rows when there are), a single entry without the member. */
+  const fromRow = async ({ items, ...entry }: TlpAuditRow): Promise<StoredTlpAuditEntry> =>
+    items === null ? entry : { ...entry, items: await groups.load("tlp", entry.organizationId, entry.id, items, codec) };
   /** Moves the held head to the run's last entry; the row is written when the unit ends. */
   function move(held: HeldCounters | undefined, last: TlpAuditEntry): void {
     if (!held) return;
@@ -151,8 +167,7 @@ export function tlpAuditRepository(
       if (held && (entry.seq !== held.head.seq + 1 || entry.prevHash !== held.head.hash)) {
         throw new CaseKitError("conflict", "The TLP audit entry does not follow the organization's last entry");
       }
-      // A group entry's items are written as JSON in slices (a bulk's 100 000 records), not in one stretch.
-      await entries.insert(entry.items ? { ...toRow(entry), items: await groupItemsColumn([...entry.items], entry.items.length) } : toRow(entry));
+      await entries.insert(await toRow(entry));
       move(held, entry);
     },
     async appendMany(run) {
@@ -163,7 +178,9 @@ export function tlpAuditRepository(
       if (held && !extendsChain(held.head, run)) {
         throw new CaseKitError("conflict", "The TLP audit entries do not follow the organization's last entry");
       }
-      if ((await entries.insertMany(run.map(toRow))) < run.length) throw new CaseKitError("conflict", "A TLP audit entry with this id or sequence number exists already");
+      const rows: TlpAuditRow[] = [];
+      for (const entry of run) rows.push(await toRow(entry));
+      if ((await entries.insertMany(rows)) < run.length) throw new CaseKitError("conflict", "A TLP audit entry with this id or sequence number exists already");
       move(held, last);
     },
     // Two newest-first reads merged: the single entries the filter matches (one range of an
@@ -175,11 +192,14 @@ export function tlpAuditRepository(
       const { from: _from, to: _to, ...rest } = filter;
       // The conditions `single` and `grouped` bind nothing: any value switches them on.
       const on: TlpAuditItem[] = [];
-      const stream = (filters: FilterValues<typeof tlpAuditResource>, groups: boolean) => ({
-        rows: (before: string | undefined, count: number) => entries.list(organizationId, filters, { limit: count, order: "desc" as const, after: before }),
+      const stream = (filters: FilterValues<typeof tlpAuditResource>, grouped: boolean) => ({
+        rows: async (before: string | undefined, count: number) => eachInTurn(await entries.list(organizationId, filters, { limit: count, order: "desc" as const, after: before }), fromRow),
         // A cursor inside a group: the group itself (only the group stream holds groups).
-        row: async (id: string) => (groups ? entries.findById(organizationId, id) : null),
-        expand: (row: TlpAuditRow) => (groups ? expandTlpAudit(fromRow(row)).filter((entry) => itemMatches(entry, filter)) : [fromRow(row) as TlpAuditEntry]),
+        row: async (id: string) => {
+          const row = grouped ? await entries.findById(organizationId, id) : null;
+          return row && fromRow(row);
+        },
+        expand: (row: StoredTlpAuditEntry) => (grouped ? expandTlpAudit(row).filter((entry) => itemMatches(entry, filter)) : [row as TlpAuditEntry]),
       });
       const single = await groupedPage(stream({ ...rest, ...bounds, single: on }, false), limit, page.beforeId);
       const grouped = await groupedPage(stream({ actorId: filter.actorId, ...bounds, grouped: on }, true), limit, page.beforeId);
@@ -189,7 +209,7 @@ export function tlpAuditRepository(
       checkReading(unit);
       const count = pageLimit({ limit });
       if (count === 0) return [];
-      return (await executor.records<TlpAuditRow>(sql.chain, [organizationId, afterSeq, count])).map(fromRow);
+      return eachInTurn(await executor.records<TlpAuditRow>(sql.chain, [organizationId, afterSeq, count]), fromRow);
     },
   };
 }

@@ -7,6 +7,7 @@
 import type { UnitOfWork } from "../../core/ports/storage.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { createRepository } from "../declare/repository.js";
+import { groupItems } from "../shared/group-items.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { alertRepository, alertResource } from "./alerts.js";
 import { apiKeyRepository, apiKeyResource } from "./api-keys.js";
@@ -20,6 +21,7 @@ import { lifecycleRepository, lifecycleResource } from "./lifecycles.js";
 import { statusHistoryRepository, statusHistoryResource } from "./status-history.js";
 import { deliveryRepository } from "./deliveries.js";
 import { eventRepository, eventResource } from "./events.js";
+import { logGroupItemsResource } from "./log-group-items.js";
 import { observableRepository, observableResource } from "./observables.js";
 import { organizationRepository, organizationResource } from "./organizations.js";
 import { sessionRepository, sessionResource } from "./sessions.js";
@@ -38,14 +40,15 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
   const deliveries = () => declared(deliveryResource);
   const attempts = () => declared(attemptResource);
   const values = () => declared(customFieldValueResource);
+  const groups = () => groupItems(declared(logGroupItemsResource));
   return lazily<UnitOfWork>({
     teams: () => teamRepository(declared(teamResource)),
     tasks: () => taskRepository(declared(taskResource), dialect, executor, unit),
     observables: () => observableRepository(declared(observableResource), dialect, executor, unit),
     comments: () => commentRepository(declared(commentResource)),
-    events: () => eventRepository(declared(eventResource), dialect),
+    events: () => eventRepository(declared(eventResource), groups(), dialect),
     webhooks: () => webhookRepository(declared(webhookResource), deliveries(), attempts(), dialect, executor, unit),
-    deliveries: () => deliveryRepository(deliveries(), attempts(), dialect, executor, unit),
+    deliveries: () => deliveryRepository(deliveries(), attempts(), groups(), dialect, executor, unit),
     organizations: () => organizationRepository(declared(organizationResource), dialect, executor, unit),
     users: () => userRepository(declared(userResource), dialect, executor, unit),
     apiKeys: () => apiKeyRepository(declared(apiKeyResource), dialect, executor, unit),
@@ -55,10 +58,10 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
     customFields: () => customFieldRepository(declared(customFieldResource)),
     caseTypes: () => caseTypeRepository(declared(caseTypeResource)),
     cases: () => caseRepository(declared(caseResource), dialect, executor, unit, values()),
-    audit: () => auditRepository(declared(auditResource)),
+    audit: () => auditRepository(declared(auditResource), groups(), dialect),
     lifecycles: () => lifecycleRepository(declared(lifecycleResource)),
     statusHistory: () => statusHistoryRepository(declared(statusHistoryResource)),
-    tlpAudit: () => tlpAuditRepository(declared(tlpAuditResource), dialect, executor, unit),
+    tlpAudit: () => tlpAuditRepository(declared(tlpAuditResource), groups(), dialect, executor, unit),
   });
 }
 

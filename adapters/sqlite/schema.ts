@@ -36,6 +36,7 @@ export const {
   customFields,
   caseTypes,
   customFieldValues,
+  logGroupItems,
 } = tablesOf(declaredTables, (resource, references: Readonly<Record<string, SQLiteTable>>) => sqliteTableOf(resource, references));
 
 const timestamp = (name: string) => text(name);

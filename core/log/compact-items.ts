@@ -33,35 +33,15 @@ export type StoredEventItems = CompactEventItems | EventItem[];
 
 const sharable = (value: unknown): boolean => value === null || typeof value !== "object";
 
-/** Item visits between two points where a caller may pause (compactEventItemsInSteps). */
-const visitsPerStep = 20_000;
-
-/** Counts item visits and says when a step is done. */
-function stepCounter(): (visits: number) => boolean {
-  let visited = 0;
-  return (visits) => {
-    visited += visits;
-    if (visited < visitsPerStep) return false;
-    visited = 0;
-    return true;
-  };
-}
-
-function* column(count: number, valueOf: (index: number) => unknown, step: (visits: number) => boolean): Generator<void, ItemColumn> {
+function column(count: number, valueOf: (index: number) => unknown): ItemColumn {
   const first = valueOf(0);
   if (sharable(first)) {
     let index = 1;
-    while (index < count && valueOf(index) === first) {
-      index++;
-      if (step(1)) yield;
-    }
+    while (index < count && valueOf(index) === first) index++;
     if (index === count) return { same: first };
   }
   const each = new Array<unknown>(count);
-  for (let index = 0; index < count; index++) {
-    each[index] = valueOf(index);
-    if (step(1)) yield;
-  }
+  for (let index = 0; index < count; index++) each[index] = valueOf(index);
   return { each };
 }
 
@@ -72,29 +52,6 @@ const valueAt = (column: ItemColumn, index: number): unknown => ("same" in colum
  * keys back (PostgreSQL's jsonb reorders them), so a decoded payload matches a stored one.
  */
 export function compactEventItems(items: readonly EventItem[], keyOrder?: (keys: string[]) => string[]): StoredEventItems {
-  const steps = compactSteps(items, keyOrder);
-  for (;;) {
-    const next = steps.next();
-    if (next.done) return next.value;
-  }
-}
-
-/**
- * compactEventItems in steps of a bounded number of item visits, awaiting `pause` between two:
- * the caller gives other work its turn there (a bulk's 100 000 items take tens of milliseconds
- * in one stretch). Same result.
- */
-export async function compactEventItemsInSteps(items: readonly EventItem[], keyOrder: ((keys: string[]) => string[]) | undefined, pause: () => Promise<void>): Promise<StoredEventItems> {
-  const steps = compactSteps(items, keyOrder);
-  for (;;) {
-    const next = steps.next();
-    if (next.done) return next.value;
-    await pause();
-  }
-}
-
-function* compactSteps(items: readonly EventItem[], keyOrder?: (keys: string[]) => string[]): Generator<void, StoredEventItems> {
-  const step = stepCounter();
   const plain = (): EventItem[] => [...items];
   const [first] = items;
   if (first === undefined) return plain();
@@ -107,21 +64,17 @@ function* compactSteps(items: readonly EventItem[], keyOrder?: (keys: string[]) 
     for (let k = 0; k < keys.length; k++) {
       if (keys[k] !== firstKeys[k] || item.payload[keys[k]!] === undefined) return plain();
     }
-    if (step(keys.length)) yield;
   }
   const keys = keyOrder ? keyOrder(firstKeys) : firstKeys;
   const count = items.length;
   const idsArePayloadIds = items.every((item) => item.payload.id === item.resourceId);
-  const tlp = yield* column(count, (index) => items[index]!.tlp, step);
-  const columns: ItemColumn[] = [];
-  for (const key of keys) columns.push(yield* column(count, (index) => items[index]!.payload[key], step));
   return {
     compact: 1,
     count,
     resourceIds: idsArePayloadIds ? null : items.map((item) => item.resourceId),
-    tlp,
+    tlp: column(count, (index) => items[index]!.tlp),
     keys,
-    columns,
+    columns: keys.map((key) => column(count, (index) => items[index]!.payload[key])),
   };
 }
 

@@ -87,6 +87,7 @@ const tables = [
   "custom_fields",
   "case_types",
   "webhook_attempts",
+  "log_group_items",
   "webhook_deliveries",
   "webhooks",
   "comments",

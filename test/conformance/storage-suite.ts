@@ -25,6 +25,7 @@ import { describeAccount } from "./suite-account.js";
 import type { RawAccess, StorageSuiteOptions, SuiteContext } from "./suite-context.js";
 import { describeLifecycles } from "./suite-lifecycles.js";
 import { describeLists } from "./suite-lists.js";
+import { describeGroupRows } from "./suite-group-rows.js";
 import { describeLogs } from "./suite-log.js";
 import { describeObservables } from "./suite-observables.js";
 import { describeRecords } from "./suite-records.js";
@@ -117,6 +118,7 @@ export function describeStorage(
     describeAlertMetric(ctx);
     describeComments(ctx);
     describeLogs(ctx);
+    describeGroupRows(ctx);
     describeTlpAudit(ctx);
     describeAccount(ctx);
     describeUnits(ctx);

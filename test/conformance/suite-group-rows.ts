@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import type { AuditEntry, AuditItem, DomainEvent, EventItem } from "../../core/index.js";
+import { itemsPerRow } from "../../core/log/groups.js";
+import { hashTlpEntry, verifyTlpChain } from "../../core/tlp/chain.js";
+import type { StoredTlpAuditEntry, TlpAuditEntry, TlpAuditItem } from "../../core/tlp/types.js";
+import type { SuiteContext } from "./suite-context.js";
+import { walkPages } from "./suite-context.js";
+
+/** Audit items sharing their shape but for one irregular record (changes null) in the second chunk. */
+const auditItemsOf = (count: number): AuditItem[] =>
+  Array.from({ length: count }, (_, i) => ({
+    resourceId: `task_${String(i).padStart(6, "0")}`,
+    changes: i === itemsPerRow + 3 ? null : { title: { from: `Täsk ${i}`, to: "Ünïcødé 🚨" }, assigneeId: { from: i % 3 === 0 ? null : `user_${i}`, to: "user_x" }, tags: { from: [], to: [{ name: "apt" }] } },
+  }));
+
+const eventItemsOf = (count: number): EventItem[] =>
+  Array.from({ length: count }, (_, i) => ({
+    resourceId: `task_${String(i).padStart(6, "0")}`,
+    tlp: i % 4,
+    payload: { id: `task_${String(i).padStart(6, "0")}`, title: "Ünïcødé 🚨", number: i, assigneeId: "user_x", customFields: { b: 1, a: [i] }, closedAt: null },
+  }));
+
+const tlpItemsOf = (count: number): TlpAuditItem[] =>
+  Array.from({ length: count }, (_, i) => ({ resourceId: `task_${String(i).padStart(6, "0")}`, action: "edit", tlpBefore: i % 3, tlpAfter: 1, outcome: i % 7 === 0 ? "denied" : "allowed" }));
+
+/** A TLP group entry extending `head`, hashed over its items as the core hashes it. */
+function tlpGroup(ctx: SuiteContext, organizationId: string, head: { seq: number; hash: string }, items: readonly TlpAuditItem[]): StoredTlpAuditEntry {
+  const { hash: _single, ...unhashed } = ctx.fixtures().tlpEntry(organizationId, head, { resourceType: "task", resourceId: "bulk_0009", action: "edit", tlpBefore: 0, tlpAfter: 1 });
+  const entry = { ...unhashed, items };
+  return { ...entry, hash: hashTlpEntry(entry) };
+}
+
+/**
+ * Group log rows of any size (core/log/groups.ts): a group of more than `itemsPerRow` records is
+ * stored a chunk at a time, out of its row, and every reader sees exactly what a group held in
+ * its row gave: the same entries, values and key order, in order, cursors inside any chunk.
+ */
+export function describeGroupRows(ctx: SuiteContext): void {
+  describe("group rows of any size (items stored a chunk at a time)", () => {
+    for (const count of [itemsPerRow, itemsPerRow + 1, 2 * itemsPerRow + 7]) {
+      it(`${count} records: the audit trail, the outbox and the TLP chain read them as before, cursors inside any chunk`, async () => {
+        const { org } = await ctx.seedOrganization();
+        const f = ctx.fixtures();
+        const auditItems = auditItemsOf(count);
+        const eventItems = eventItemsOf(count);
+        const tlpItems = tlpItemsOf(count);
+        // The same records written alone (before the groups, so older), to compare what readers get byte for byte (key order included).
+        const samples = [0, itemsPerRow - 1, count - 1];
+        const aloneAudit = samples.map((i) => f.auditEntry(org.id, { resourceId: auditItems[i]!.resourceId, changes: auditItems[i]!.changes }));
+        const aloneEvents = samples.map((i) => f.event(org.id, { resourceId: eventItems[i]!.resourceId, tlp: eventItems[i]!.tlp, payload: eventItems[i]!.payload }));
+        const audit = f.auditEntry(org.id, { action: "task.updated", resourceType: "task", resourceId: "bulk_0009", bulkRequestId: "bulk_0009" });
+        const event = f.event(org.id, { name: "task.updated", resourceId: "bulk_0009", payload: {}, tlp: null, bulkRequestId: "bulk_0009" });
+        await ctx.storage().transaction(async (tx) => {
+          for (const entry of aloneAudit) await tx.audit.append(entry);
+          for (const alone of aloneEvents) await tx.events.append(alone);
+          await tx.audit.append({ ...audit, items: auditItems });
+          await tx.events.append({ ...event, items: eventItems });
+          await tx.tlpAudit.append(tlpGroup(ctx, org.id, await tx.tlpAudit.head(org.id), tlpItems));
+        });
+
+        const auditExpanded: AuditEntry[] = auditItems.map((item, i) => ({ ...audit, id: `${audit.id}.${i}`, resourceId: item.resourceId, changes: item.changes }));
+        const auditIds = await walkPages((page) => ctx.storage().read((tx) => tx.audit.list(org.id, page)), 997);
+        expect(auditIds).toEqual([...auditExpanded.map((e) => e.id)].reverse().concat([...aloneAudit].reverse().map((e) => e.id)));
+        const auditRead = await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: count + 3 }));
+        expect(auditRead.slice(0, count)).toStrictEqual([...auditExpanded].reverse());
+        const aloneRead = auditRead.slice(count).reverse();
+        samples.forEach((i, k) => expect(JSON.stringify(auditRead[count - 1 - i]!.changes)).toBe(JSON.stringify(aloneRead[k]!.changes)));
+
+        const eventsExpanded: DomainEvent[] = eventItems.map((item, i) => ({ ...event, id: `${event.id}.${i}`, resourceId: item.resourceId, tlp: item.tlp, payload: item.payload }));
+        const grouped = (await ctx.storage().read((tx) => tx.events.findRow(org.id, event.id)))!;
+        expect(grouped).toStrictEqual(eventsExpanded);
+        const single = await ctx.storage().read((tx) => Promise.all(aloneEvents.map((alone) => tx.events.findById(org.id, alone.id))));
+        samples.forEach((i, k) => expect(JSON.stringify(grouped[i]!.payload)).toBe(JSON.stringify(single[k]!.payload)));
+        expect(await ctx.storage().read((tx) => tx.events.findById(org.id, `${event.id}.${count - 1}`))).toStrictEqual(eventsExpanded[count - 1]);
+        expect(await ctx.storage().read((tx) => tx.events.findById(org.id, `${event.id}.${count}`))).toBeNull();
+        const eventIds = await walkPages((page) => ctx.storage().read((tx) => tx.events.list(org.id, page)), 1_499);
+        expect(eventIds.slice(0, count)).toEqual([...eventsExpanded.map((e) => e.id)].reverse());
+        const claimed = await ctx.storage().transaction((tx) => tx.deliveries.claimEvents(10, f.at(), async () => true));
+        expect(claimed).toStrictEqual([...single, ...eventsExpanded]);
+        // Claimed (its row updated): the group still reads whole.
+        expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, event.id))).toStrictEqual(eventsExpanded);
+
+        const chain = await ctx.storage().read((tx) => tx.tlpAudit.chain(org.id, 0, 10));
+        expect(chain).toHaveLength(1);
+        expect(chain[0]!.items).toStrictEqual(tlpItems);
+        expect(verifyTlpChain(chain)).toEqual({ ok: true, checked: 1 });
+        const tlpIds = await walkPages((page) => ctx.storage().read((tx) => tx.tlpAudit.list(org.id, {}, page)), 1_001);
+        expect(tlpIds).toEqual(tlpItems.map((_, i) => `${chain[0]!.id}.${i}`).reverse());
+        const denied = await ctx.storage().read((tx) => tx.tlpAudit.list(org.id, { outcome: "denied", maxTlp: 1 }, { limit: count }));
+        const expectedDenied: TlpAuditEntry[] = tlpItems
+          .map((item, i) => ({ item, i }))
+          .filter(({ item }) => item.outcome === "denied" && (item.tlpBefore ?? 0) <= 1)
+          .map(({ item, i }) => {
+            const { items: _items, ...entry } = chain[0]!;
+            return { ...entry, ...item, id: `${entry.id}.${i}` };
+          })
+          .reverse();
+        expect(denied).toStrictEqual(expectedDenied);
+      });
+    }
+
+    it("a large group is all or nothing with its unit: a failure after it leaves no trace, and the same ids write again", async () => {
+      const { org } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const audit = f.auditEntry(org.id, { action: "task.deleted", resourceType: "task", resourceId: "bulk_0010", bulkRequestId: "bulk_0010" });
+      const event = f.event(org.id, { name: "task.deleted", resourceId: "bulk_0010", payload: {}, tlp: null, bulkRequestId: "bulk_0010" });
+      const count = 2 * itemsPerRow + 1;
+      const failing = ctx.storage().transaction(async (tx) => {
+        await tx.audit.append({ ...audit, items: auditItemsOf(count) });
+        await tx.events.append({ ...event, items: eventItemsOf(count) });
+        await tx.tlpAudit.append(tlpGroup(ctx, org.id, await tx.tlpAudit.head(org.id), tlpItemsOf(count)));
+        throw new Error("fault after the group");
+      });
+      await expect(failing).rejects.toThrow("fault after the group");
+      expect(await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: 10 }))).toEqual([]);
+      expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, event.id))).toBeNull();
+      expect(await ctx.storage().read((tx) => tx.tlpAudit.chain(org.id, 0, 10))).toEqual([]);
+      await ctx.storage().transaction(async (tx) => {
+        await tx.audit.append({ ...audit, items: auditItemsOf(count) });
+        await tx.events.append({ ...event, items: eventItemsOf(count) });
+        await tx.tlpAudit.append(tlpGroup(ctx, org.id, await tx.tlpAudit.head(org.id), tlpItemsOf(count)));
+      });
+      expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, event.id))).toHaveLength(count);
+      expect(await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: 1 }))).toStrictEqual([{ ...audit, id: `${audit.id}.${count - 1}`, resourceId: auditItemsOf(count)[count - 1]!.resourceId, changes: auditItemsOf(count)[count - 1]!.changes }]);
+    });
+
+    it("a TLP group's items altered in their chunk rows behind the port break its hash: the chain's verification names the row", async () => {
+      const { org } = await ctx.seedOrganization();
+      const items = tlpItemsOf(itemsPerRow + 10);
+      const entry = tlpGroup(ctx, org.id, { seq: 0, hash: "" }, items);
+      await ctx.storage().transaction((tx) => tx.tlpAudit.append(entry));
+      expect(verifyTlpChain(await ctx.storage().read((tx) => tx.tlpAudit.chain(org.id, 0, 10)))).toEqual({ ok: true, checked: 1 });
+      // The last chunk's records rewritten: one record's outcome flipped.
+      const forged = items.slice(itemsPerRow).map((item, i) => (i === 3 ? { ...item, outcome: item.outcome === "allowed" ? "denied" : "allowed" } : item));
+      await ctx.raw().exec("UPDATE log_group_items SET items = ? WHERE organization_id = ? AND id = (SELECT max(id) FROM log_group_items WHERE organization_id = ?)", [JSON.stringify(forged), org.id, org.id]);
+      const chain = await ctx.storage().read((tx) => tx.tlpAudit.chain(org.id, 0, 10));
+      expect(chain[0]!.items![itemsPerRow + 3]!.outcome).not.toBe(items[itemsPerRow + 3]!.outcome);
+      expect(verifyTlpChain(chain)).toEqual({ ok: false, checked: 1, firstBad: { id: entry.id, seq: 1, reason: "hash" } });
+    });
+  });
+}
