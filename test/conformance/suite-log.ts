@@ -157,7 +157,7 @@ export function describeLogs(ctx: SuiteContext): void {
     });
   });
 
-  describe("large group entries (a bulk over thousands of records: their JSON is written a piece at a time)", () => {
+  describe("large group entries (a bulk over thousands of records: their items stored a chunk at a time)", () => {
     it("a group audit entry and a group event of 2 500 records read back one entry per record, intact; a claim expands the event the same", async () => {
       const { org } = await ctx.seedOrganization();
       const f = ctx.fixtures();

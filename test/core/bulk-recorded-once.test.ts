@@ -104,10 +104,10 @@ describe("bulk operations and list views recorded once", () => {
     expect(await kit.tlp.verify(admin)).toMatchObject({ ok: true });
   });
 
-  it("a selectAll over 1 200 AMBER+STRICT tasks (its log rows' JSON written in slices) verifies and reads one entry per record", async () => {
-    const made = await tasks(1200, () => 3);
+  it("a selectAll over 2 500 AMBER+STRICT tasks (its log rows' items stored a chunk at a time) verifies and reads one entry per record", async () => {
+    const made = await tasks(2500, () => 3);
     const result = await kit.tasks.bulkUpdate(admin, { options: { selectAll: true, filters: { caseId: [made[0]!.caseId] } }, fields: { mandatory: true } });
-    expect(result).toMatchObject({ matched: 1200, updated: 1200, skipped: [] });
+    expect(result).toMatchObject({ matched: 2500, updated: 2500, skipped: [] });
     const chain = await kit.storage.read((tx) => tx.tlpAudit.chain(organizationId, 0, 5000));
     const group = chain.find((e) => e.items !== undefined)!;
     expect(group.items!.map((item) => item.resourceId).sort()).toEqual(made.map((t) => t.id).sort());
