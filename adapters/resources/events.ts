@@ -7,7 +7,7 @@
  */
 import type { DomainEvent, EventItem } from "../../core/events/types.js";
 import type { ChunkedItems } from "../../core/log/groups.js";
-import { expandEvent, splitItemId } from "../../core/log/groups.js";
+import { expandEvent, itemId, splitItemId } from "../../core/log/groups.js";
 import type { StoredEventItems } from "../../core/log/compact-items.js";
 import { compactEventItems, eventItemsOf } from "../../core/log/compact-items.js";
 import type { Dialect } from "../declare/dialect.js";
@@ -105,7 +105,10 @@ export function eventRepository(events: DeclaredRepository<StoredEvent, FilterVa
       const row = await events.findById(organizationId, item ? item.groupId : id);
       if (!row) return null;
       if (!item) return row.items ? null : expandEvent({ ...row, items: null })[0]!;
-      return row.items ? (expandEvent(await readable(row))[item.position] ?? null) : null;
+      if (!row.items) return null;
+      // One record of a group: only the chunk that holds it is read.
+      const found = await groups.loadOne("events", organizationId, row.id, row.items, item.position, codec);
+      return found ? { ...expandEvent({ ...row, items: [found] })[0]!, id: itemId(row.id, item.position) } : null;
     },
   };
 }

@@ -27,6 +27,8 @@ export interface GroupItems {
   store<T>(log: GroupLog, organizationId: string, groupId: string, items: readonly T[], codec: ItemsCodec<T>): Promise<unknown>;
   /** A group's items from what its row's items column holds, in order. */
   load<T>(log: GroupLog, organizationId: string, groupId: string, stored: unknown, codec: ItemsCodec<T>): Promise<T[]>;
+  /** The item at `position` of a group, or undefined: only the chunk that holds it is read. */
+  loadOne<T>(log: GroupLog, organizationId: string, groupId: string, stored: unknown, position: number, codec: ItemsCodec<T>): Promise<T | undefined>;
 }
 
 export function groupItems(chunks: DeclaredRepository<LogGroupItemsRow, object>): GroupItems {
@@ -49,6 +51,13 @@ export function groupItems(chunks: DeclaredRepository<LogGroupItemsRow, object>)
       const ids = Array.from({ length: stored.chunks }, (_, chunk) => chunkId(log, groupId, chunk));
       const rows = await chunks.findMany(organizationId, ids);
       return rows.flatMap((row) => codec.decode(row.items));
+    },
+    async loadOne(log, organizationId, groupId, stored, position, codec) {
+      if (!isChunked(stored)) return codec.decode(stored)[position];
+      const chunk = Math.floor(position / itemsPerRow);
+      if (chunk >= stored.chunks) return undefined;
+      const row = await chunks.findById(organizationId, chunkId(log, groupId, chunk));
+      return row ? codec.decode(row.items)[position % itemsPerRow] : undefined;
     },
   };
 }

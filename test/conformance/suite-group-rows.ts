@@ -71,7 +71,9 @@ export function describeGroupRows(ctx: SuiteContext): void {
         expect(grouped).toStrictEqual(eventsExpanded);
         const single = await ctx.storage().read((tx) => Promise.all(aloneEvents.map((alone) => tx.events.findById(org.id, alone.id))));
         samples.forEach((i, k) => expect(JSON.stringify(grouped[i]!.payload)).toBe(JSON.stringify(single[k]!.payload)));
-        expect(await ctx.storage().read((tx) => tx.events.findById(org.id, `${event.id}.${count - 1}`))).toStrictEqual(eventsExpanded[count - 1]);
+        for (const position of [0, itemsPerRow - 1, Math.min(itemsPerRow, count - 1), count - 1]) {
+          expect(await ctx.storage().read((tx) => tx.events.findById(org.id, `${event.id}.${position}`))).toStrictEqual(eventsExpanded[position]);
+        }
         expect(await ctx.storage().read((tx) => tx.events.findById(org.id, `${event.id}.${count}`))).toBeNull();
         const eventIds = await walkPages((page) => ctx.storage().read((tx) => tx.events.list(org.id, page)), 1_499);
         expect(eventIds.slice(0, count)).toEqual([...eventsExpanded.map((e) => e.id)].reverse());
