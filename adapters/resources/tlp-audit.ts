@@ -99,7 +99,6 @@ type TlpAuditRow = TlpAuditEntry & { items: StoredRecords<TlpAuditItem> | Chunke
 /** Compile-time proof that the declaration stores exactly the core's TlpAuditEntry, and a group's items. */
 export const _tlpAuditRecordMatches: Same<RecordOf<typeof tlpAuditResource>, TlpAuditRow> = true;
 
-
 /** Whether an expanded item is one the list's filter keeps: the port's per-entry semantics. */
 function itemMatches(entry: TlpAuditEntry, filter: TlpAuditFilter): boolean {
   const within = (tlp: number | null) => filter.maxTlp === undefined || tlp === null || tlp <= filter.maxTlp;
