@@ -1,3 +1,4 @@
+import { withinClearance } from "../access/clearance.js";
 import type { Principal } from "../access/principal.js";
 import type { CustomFieldMatch } from "../cases/types.js";
 import { maxCustomFieldFilters } from "../cases/types.js";
@@ -43,7 +44,7 @@ export async function checkedMatches(tx: UnitOfWork, principal: Principal, scope
   for (const [key, value, path] of entries.slice(0, maxCustomFieldFilters)) {
     const definition = definitions.get(key);
     if (!definition || !definition.filterable) errors.push({ path, message: "is not a filterable custom field" });
-    else if (definition.tlpFloor !== null && definition.tlpFloor > principal.tlpClearance) errors.push({ path, message: "is above your TLP clearance" });
+    else if (definition.tlpFloor !== null && !withinClearance(definition.tlpFloor, principal.tlpClearance)) errors.push({ path, message: "is above your TLP clearance" });
     else {
       const text = typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : null;
       if (text === null || text.length === 0 || text.length > 200) errors.push({ path, message: "must be one value of 1 to 200 characters" });

@@ -1,3 +1,4 @@
+import { withinClearance } from "../access/clearance.js";
 import type { CustomFieldDefinition } from "./types.js";
 
 /**
@@ -14,7 +15,7 @@ export function redactCustomFields<T extends { customFields: Record<string, unkn
 
 /** Keys of the fields above the clearance. */
 export function hiddenKeys(definitions: readonly CustomFieldDefinition[], clearance: number): Set<string> {
-  return new Set(definitions.filter((d) => d.tlpFloor !== null && d.tlpFloor > clearance).map((d) => d.key));
+  return new Set(definitions.filter((d) => d.tlpFloor !== null && !withinClearance(d.tlpFloor, clearance)).map((d) => d.key));
 }
 
 /**
