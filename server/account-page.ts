@@ -1,12 +1,9 @@
-import { createHash } from "node:crypto";
 import type { H3 } from "h3";
 import { accountScript } from "./account-page/script.js";
 import { accountStyle } from "./account-page/style.js";
 import { accountBasePath } from "./account.js";
-import { docsContentSecurityPolicy } from "./docs.js";
-import { defineHostHandler } from "./handle.js";
 import type { HostState } from "./handle.js";
-import { methodNotAllowed } from "./request.js";
+import { htmlPage, pageAssets, registerAssets, registerReadOnly } from "./static-page.js";
 
 /**
  * The account area as a web page, `GET /account/`: sign in, see your API keys, create one and copy
@@ -20,41 +17,17 @@ import { methodNotAllowed } from "./request.js";
 export const accountPagePath = `${accountBasePath}/`;
 const assetsPath = `${accountBasePath}/assets`;
 
-interface Asset {
-  name: string;
-  type: string;
-  body: string;
-  /** Content hash, in the page's asset URLs: a changed asset gets a new URL, so it can be cached for good. */
-  version: string;
-}
-
-const assets: Asset[] = [
-  { name: "account.js", type: "text/javascript; charset=utf-8", body: accountScript },
-  { name: "account.css", type: "text/css; charset=utf-8", body: accountStyle },
-].map((asset) => ({ ...asset, version: createHash("sha256").update(asset.body).digest("hex").slice(0, 16) }));
+const assets = pageAssets({ name: "account.js", body: accountScript }, { name: "account.css", body: accountStyle });
 
 /** Registers the page (`/account/`; `/account` redirects there) and its assets, GET and HEAD only. */
 export function registerAccountPage(app: H3, host: HostState): void {
-  register(app, host, accountPagePath, async (url) => {
+  registerReadOnly(app, host, accountPagePath, async (event) => {
     // Addresses in the page are relative to `…/account/`: send `…/account` there first. The
     // Location is relative too, so whatever prefix the client used stays in front of it.
-    if (!url.pathname.endsWith("/")) return new Response(null, { status: 308, headers: { location: "account/", "cache-control": "no-store" } });
+    if (!event.url.pathname.endsWith("/")) return new Response(null, { status: 308, headers: { location: "account/", "cache-control": "no-store" } });
     return pageResponse();
   });
-  for (const asset of assets) {
-    register(app, host, `${assetsPath}/${asset.name}`, async () => {
-      return new Response(asset.body, {
-        headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" },
-      });
-    });
-  }
-}
-
-function register(app: H3, host: HostState, route: string, respond: (url: URL) => Promise<Response>): void {
-  const handler = defineHostHandler(host, (event) => respond(event.url), { route });
-  app.get(route, handler);
-  app.head(route, handler);
-  app.all(route, defineHostHandler(host, async (_event, exchange) => methodNotAllowed(exchange.headers, ["GET"]), { route }));
+  registerAssets(app, host, assetsPath, assets);
 }
 
 /**
@@ -165,15 +138,6 @@ function pageResponse(): Response {
 </body>
 </html>
 `;
-  return new Response(html, {
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      // The reference page's policy: only this origin's script, style and fetches; no inline code,
-      // no HTML from strings (Trusted Types), no framing, no form posts.
-      "content-security-policy": docsContentSecurityPolicy,
-      "cache-control": "no-store",
-      "referrer-policy": "no-referrer",
-      "x-frame-options": "DENY",
-    },
-  });
+  // The shared policy (server/static-page.ts); a page with a session is never kept by a cache.
+  return htmlPage(html, "no-store");
 }

@@ -1,11 +1,9 @@
-import { createHash } from "node:crypto";
-import type { H3, H3Event } from "h3";
+import type { H3 } from "h3";
 import { referenceScript } from "./docs-page/script.js";
 import { referenceStyle } from "./docs-page/style.js";
-import { defineHostHandler } from "./handle.js";
 import type { HostState } from "./handle.js";
-import { methodNotAllowed } from "./request.js";
 import { apiBasePath } from "./route.js";
+import { escapeHtml, htmlPage, pageAssets, pageContentSecurityPolicy, registerAssets, registerReadOnly } from "./static-page.js";
 
 /**
  * The API reference page, `GET /api/v1/docs`: our own small renderer of the API's OpenAPI
@@ -22,63 +20,15 @@ import { apiBasePath } from "./route.js";
 
 export const docsPath = `${apiBasePath}/docs`;
 
-interface Asset {
-  name: string;
-  type: string;
-  body: string;
-  /** Content hash, in the page's asset URLs: a changed asset gets a new URL, so it can be cached for good. */
-  version: string;
-}
+const assets = pageAssets({ name: "reference.js", body: referenceScript }, { name: "reference.css", body: referenceStyle });
 
-const assets: Asset[] = [
-  { name: "reference.js", type: "text/javascript; charset=utf-8", body: referenceScript },
-  { name: "reference.css", type: "text/css; charset=utf-8", body: referenceStyle },
-].map((asset) => ({ ...asset, version: createHash("sha256").update(asset.body).digest("hex").slice(0, 16) }));
-
-/**
- * Only this origin, and only the script and stylesheet files (no inline code, no eval); the
- * script builds the DOM without HTML strings, so Trusted Types can forbid them outright. It
- * fetches the document and, for "Try it", this API (connect-src). Framing and forms are refused.
- */
-export const docsContentSecurityPolicy = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "require-trusted-types-for 'script'",
-  "trusted-types 'none'",
-].join("; ");
+/** The reference page's policy (server/static-page.ts), named for the tests that read it. */
+export const docsContentSecurityPolicy = pageContentSecurityPolicy;
 
 /** Registers the page and its assets on the app, GET and HEAD only. */
 export function registerDocsPage(app: H3, host: HostState): void {
-  register(app, host, docsPath, async (event) => pageResponse(event.url.pathname));
-  for (const asset of assets) {
-    register(app, host, `${docsPath}/${asset.name}`, async () => {
-      return new Response(asset.body, {
-        headers: {
-          "content-type": asset.type,
-          // The page asks for each asset under its content hash, so it can be kept for good.
-          "cache-control": "public, max-age=31536000, immutable",
-        },
-      });
-    });
-  }
-}
-
-/** GET and HEAD answer `respond`'s response; any other method is 405. */
-function register(app: H3, host: HostState, route: string, respond: (event: H3Event) => Promise<Response>): void {
-  // Nothing here should fail; if it does, a 500 problem, the error to the host's hook only (defineHostHandler).
-  const handler = defineHostHandler(host, (event) => respond(event), { route });
-  app.get(route, handler);
-  app.head(route, handler);
-  app.all(
-    route,
-    defineHostHandler(host, async (_event, exchange) => methodNotAllowed(exchange.headers, ["GET"]), { route }),
-  );
+  registerReadOnly(app, host, docsPath, async (event) => pageResponse(event.url.pathname));
+  registerAssets(app, host, docsPath, assets);
 }
 
 /**
@@ -109,17 +59,5 @@ function pageResponse(pagePath: string): Response {
 </body>
 </html>
 `;
-  return new Response(html, {
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "content-security-policy": docsContentSecurityPolicy,
-      "cache-control": "no-cache",
-      "referrer-policy": "no-referrer",
-      "x-frame-options": "DENY",
-    },
-  });
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return htmlPage(html, "no-cache");
 }
