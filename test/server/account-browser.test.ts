@@ -9,46 +9,25 @@
  * With CASEKIT_SCREENSHOTS=<folder> it also saves the README's screenshots there.
  * Without Chromium the test skips locally with a message; in CI (CI=true) it never skips.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import express from "express";
-import { H3, toNodeHandler } from "h3";
-import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumAvailable, launchChromium, serveMounted } from "../helpers/browser-hosts.js";
+import type { MountedHosts } from "../helpers/browser-hosts.js";
 import { dataScopes } from "../../core/access/scopes.js";
 import type { User } from "../../core/index.js";
-import { createCaseKitApp, mountCaseKit } from "../../server/index.js";
 import { addKey } from "../helpers/kit.js";
 import { makeWorld } from "./world.js";
 import type { World } from "./world.js";
 
-const executablePath = process.env.CASEKIT_CHROMIUM ?? "/usr/bin/chromium";
-const haveBrowser = existsSync(executablePath);
-if (!haveBrowser && process.env.CI) throw new Error(`CI runs the account page in Chromium, but ${executablePath} is missing (.ci/run installs Debian's chromium)`);
-if (!haveBrowser) console.warn(`account-browser: skipped, no Chromium at ${executablePath} (apt-get install chromium, or set CASEKIT_CHROMIUM)`);
+const haveBrowser = chromiumAvailable("the account page");
 const screenshots = process.env.CASEKIT_SCREENSHOTS;
-
-const launchArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 const password = "correct horse battery staple";
 
 /** Polls until the page shows the outcome: a request and a re-render, unhurried on a busy machine. */
 const settled = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 10_000 });
-
-async function serve(listener: http.RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = http.createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
   let browser: Browser;
@@ -56,28 +35,18 @@ describe.skipIf(!haveBrowser)("the account page in headless Chromium", () => {
   let root: string;
   let underH3: string;
   let underExpress: string;
-  const servers: { origin: string; close(): Promise<void> }[] = [];
+  let hosts: MountedHosts | undefined;
   let people = 0;
 
   beforeAll(async () => {
     w = await makeWorld();
-    const direct = await serve(toNodeHandler(w.app));
-    const parent = new H3().get("/", () => "parent home");
-    mountCaseKit(parent, "/security", w.kit);
-    const h3Parent = await serve(toNodeHandler(parent));
-    // Express strips its mount path before casekit sees the request; the page must not care.
-    const expressApp = express();
-    expressApp.use("/soc/casekit", toNodeHandler(createCaseKitApp(w.kit)));
-    const expressParent = await serve(expressApp);
-    servers.push(direct, h3Parent, expressParent);
-    root = direct.origin;
-    underH3 = `${h3Parent.origin}/security`;
-    underExpress = `${expressParent.origin}/soc/casekit`;
-    browser = await chromium.launch({ executablePath, args: launchArgs });
+    hosts = await serveMounted(w.kit, w.app);
+    ({ root, underH3, underExpress } = hosts);
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    for (const server of servers) await server.close();
+    await hosts?.close();
   });
 
   /** A new analyst (clearance 2) with a password, so tests never share a session or a throttle. */

@@ -6,33 +6,15 @@
  * mounted under an h3 prefix, and under an Express prefix (which strips the path before casekit
  * sees it). Without Chromium the test skips locally with a message; in CI (CI=true) it never skips.
  */
-import { existsSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import express from "express";
-import { H3, toNodeHandler } from "h3";
-import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiBasePath, createCaseKitApp, mountCaseKit } from "../../server/index.js";
+import { chromiumAvailable, launchChromium, serveMounted } from "../helpers/browser-hosts.js";
+import type { MountedHosts } from "../helpers/browser-hosts.js";
+import { apiBasePath } from "../../server/index.js";
 import { makeWorld } from "./world.js";
 import type { World } from "./world.js";
 
-const executablePath = process.env.CASEKIT_CHROMIUM ?? "/usr/bin/chromium";
-const haveBrowser = existsSync(executablePath);
-if (!haveBrowser && process.env.CI) throw new Error(`CI runs the docs page in Chromium, but ${executablePath} is missing (.ci/run installs Debian's chromium)`);
-if (!haveBrowser) console.warn(`docs-browser: skipped, no Chromium at ${executablePath} (apt-get install chromium, or set CASEKIT_CHROMIUM)`);
-
-const launchArgs = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const haveBrowser = chromiumAvailable("the docs page");
 
 interface Operation {
   id: string;
@@ -40,19 +22,6 @@ interface Operation {
   path: string;
   summary: string;
   tag: string;
-}
-
-/** A node:http server on 127.0.0.1 for any request listener. */
-async function serve(listener: http.RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = http.createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 /** A page that records what it asks for and every error or warning it reports. */
@@ -72,7 +41,7 @@ async function watchedPage(browser: Browser, viewport?: { width: number; height:
 describe.skipIf(!haveBrowser)("the API reference page in headless Chromium", () => {
   let browser: Browser;
   let w: World;
-  const servers: { origin: string; close(): Promise<void> }[] = [];
+  let hosts: MountedHosts | undefined;
   let root: string;
   let underH3: string;
   let underExpress: string;
@@ -80,18 +49,8 @@ describe.skipIf(!haveBrowser)("the API reference page in headless Chromium", () 
 
   beforeAll(async () => {
     w = await makeWorld();
-    const direct = await serve(toNodeHandler(w.app));
-    // h3 keeps the prefix in the path; Express strips it before casekit sees the request.
-    const parent = new H3().get("/", () => "parent home");
-    mountCaseKit(parent, "/security", w.kit);
-    const h3Parent = await serve(toNodeHandler(parent));
-    const expressApp = express();
-    expressApp.use("/soc/casekit", toNodeHandler(createCaseKitApp(w.kit)));
-    const expressParent = await serve(expressApp);
-    servers.push(direct, h3Parent, expressParent);
-    root = direct.origin;
-    underH3 = `${h3Parent.origin}/security`;
-    underExpress = `${expressParent.origin}/soc/casekit`;
+    hosts = await serveMounted(w.kit, w.app);
+    ({ root, underH3, underExpress } = hosts);
 
     const document = (await (await fetch(`${root}${apiBasePath}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { operationId: string; summary: string; tags: string[] }>>;
@@ -99,11 +58,11 @@ describe.skipIf(!haveBrowser)("the API reference page in headless Chromium", () 
     operations = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, op]) => ({ id: op.operationId, method, path, summary: op.summary, tag: op.tags[0]! })),
     );
-    browser = await chromium.launch({ executablePath, args: launchArgs });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    for (const server of servers) await server.close();
+    await hosts?.close();
   });
 
   /** Opens the page under `base` and waits until the operations are rendered. */
