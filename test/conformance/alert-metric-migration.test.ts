@@ -6,35 +6,23 @@
  * shipped migrations that stops before this one. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped
  * with a printed reason outside CI when no server answers (as postgres.test.ts).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { migrationScratch } from "../helpers/migrations-before.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Alert, Storage } from "../../core/index.js";
-import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
-import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import { createPostgresStorage } from "../../adapters/postgres/index.js";
+import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { alertRecord } from "./alert-record.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "casekit-metric-migration-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = migrationScratch("metric-migration");
+afterAll(() => scratch.remove());
 
 const triggers = ["alert_source_counts_after_delete", "alert_source_counts_after_insert", "alert_source_counts_after_update"];
 
-/** A copy of the shipped migrations of `dialect` without `tag` and what follows it. */
-function migrationsBefore(dialect: "sqlite" | "postgres", folder: string, tag: string): string {
-  const copy = join(scratch, `${dialect}-before-${tag}`);
-  cpSync(folder, copy, { recursive: true });
-  const journalFile = join(copy, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((e) => e.tag === tag);
-  expect(at, `${tag} is in the ${dialect} journal`).toBeGreaterThan(0);
-  writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
-  return copy;
-}
 
 /** Alerts of two organizations over a few hours, some soft-deleted. */
 async function seedAlerts(storage: Storage): Promise<{ orgIds: string[]; alerts: Alert[] }> {
@@ -83,8 +71,8 @@ async function expectCounted(storage: Storage, seeded: { orgIds: string[]; alert
 
 describe("alert_source_counts migration: sqlite", () => {
   it("counts the alerts a database held before it, and leaves its triggers in place", async () => {
-    const path = join(scratch, "before.sqlite");
-    const before = createSqliteStorage({ path, migrationsFolder: migrationsBefore("sqlite", sqliteMigrations("sqlite"), "0004_alert_source_counts") });
+    const path = join(scratch.dir, "before.sqlite");
+    const before = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", "0004_alert_source_counts") });
     await before.migrate();
     const seeded = await seedAlerts(before);
     await before.close();
@@ -111,7 +99,7 @@ describe.skipIf(!run)("alert_source_counts migration: postgres", () => {
   it("counts the alerts a database held before it, and leaves its triggers in place", async () => {
     const schema = freshSchemaName("casekit_metricmig");
     const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
-    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: migrationsBefore("postgres", postgresMigrations("postgres"), "0005_alert_source_counts") });
+    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: scratch.migrationsBefore("postgres", "0005_alert_source_counts") });
     const after = createPostgresStorage({ connectionString: postgresUrl, schema });
     try {
       await before.migrate();

@@ -5,33 +5,22 @@
  * copy of the shipped migrations that stops before this one. PostgreSQL: CASEKIT_TEST_POSTGRES_URL,
  * skipped with a printed reason outside CI when no server answers (as postgres.test.ts).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { migrationScratch } from "../helpers/migrations-before.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Storage } from "../../core/index.js";
-import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
-import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import { createPostgresStorage } from "../../adapters/postgres/index.js";
+import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { alertRecord } from "./alert-record.js";
 import { caseRecord } from "./case-record.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "casekit-cf-migration-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = migrationScratch("cf-migration");
+afterAll(() => scratch.remove());
 
-function migrationsBefore(dialect: "sqlite" | "postgres", folder: string, tag: string): string {
-  const copy = join(scratch, `${dialect}-before-${tag}`);
-  cpSync(folder, copy, { recursive: true });
-  const journalFile = join(copy, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((e) => e.tag === tag);
-  expect(at, `${tag} is in the ${dialect} journal`).toBeGreaterThan(0);
-  writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
-  return copy;
-}
 
 const values = { impact: "high", vectors: ["email", "web"], score: 7, urgent: true, nested: { a: 1 } };
 
@@ -63,8 +52,8 @@ async function expectFound(storage: Storage, seeded: { organizationId: string; c
 
 describe("custom_field_values migration: sqlite", () => {
   it("indexes the values of the cases and alerts a database held before it", async () => {
-    const path = join(scratch, "before.sqlite");
-    const before = createSqliteStorage({ path, migrationsFolder: migrationsBefore("sqlite", sqliteMigrations("sqlite"), "0009_custom_fields") });
+    const path = join(scratch.dir, "before.sqlite");
+    const before = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", "0009_custom_fields") });
     await before.migrate();
     const seeded = await seed(before, async (table, id) => {
       const db = new Database(path);
@@ -88,7 +77,7 @@ describe.skipIf(!run)("custom_field_values migration: postgres", () => {
   it("indexes the values of the cases and alerts a database held before it", async () => {
     const schema = freshSchemaName("casekit_cfmig");
     const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
-    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: migrationsBefore("postgres", postgresMigrations("postgres"), "0010_custom_fields") });
+    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: scratch.migrationsBefore("postgres", "0010_custom_fields") });
     const after = createPostgresStorage({ connectionString: postgresUrl, schema });
     try {
       await before.migrate();

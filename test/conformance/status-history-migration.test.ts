@@ -6,33 +6,21 @@
  * migrations that stops before this one. PostgreSQL: skipped with a printed reason outside CI when
  * no server answers (as postgres.test.ts).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { migrationScratch } from "../helpers/migrations-before.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Storage } from "../../core/index.js";
-import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
-import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import { createPostgresStorage } from "../../adapters/postgres/index.js";
+import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 import { alertRecord } from "./alert-record.js";
 import { createFixtures } from "./fixtures.js";
 import { taskRecord } from "./task-record.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "casekit-history-migration-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = migrationScratch("history-migration");
+afterAll(() => scratch.remove());
 
-/** A copy of the shipped migrations of `dialect` without `tag` and what follows it. */
-function migrationsBefore(dialect: "sqlite" | "postgres", folder: string, tag: string): string {
-  const copy = join(scratch, `${dialect}-before-${tag}`);
-  cpSync(folder, copy, { recursive: true });
-  const journalFile = join(copy, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((e) => e.tag === tag);
-  expect(at, `${tag} is in the ${dialect} journal`).toBeGreaterThan(0);
-  writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
-  return copy;
-}
 
 /** A resolved case, a closed alert and an in-progress task, as the tables held them before history. */
 async function seed(storage: Storage) {
@@ -76,8 +64,8 @@ async function expectBackfill(storage: Storage, seeded: Awaited<ReturnType<typeo
 
 describe("status history migration: sqlite", () => {
   it("writes one history entry per existing case, alert and task", async () => {
-    const path = join(scratch, "before.sqlite");
-    const before = createSqliteStorage({ path, migrationsFolder: migrationsBefore("sqlite", sqliteMigrations("sqlite"), "0008_lifecycles") });
+    const path = join(scratch.dir, "before.sqlite");
+    const before = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", "0008_lifecycles") });
     await before.migrate();
     const seeded = await seed(before);
     await before.close();
@@ -97,7 +85,7 @@ describe.skipIf(!run)("status history migration: postgres", () => {
   it("writes one history entry per existing case, alert and task", async () => {
     const schema = freshSchemaName("casekit_historymig");
     const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
-    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: migrationsBefore("postgres", postgresMigrations("postgres"), "0009_lifecycles") });
+    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: scratch.migrationsBefore("postgres", "0009_lifecycles") });
     const after = createPostgresStorage({ connectionString: postgresUrl, schema });
     try {
       await before.migrate();

@@ -7,36 +7,24 @@
  * rows are written with the columns of that time. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped
  * with a printed reason outside CI when no server answers (as postgres.test.ts).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { migrationScratch } from "../helpers/migrations-before.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Storage, StoredWebhook } from "../../core/index.js";
 import { allScopes } from "../../core/index.js";
-import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
+import { createPostgresStorage } from "../../adapters/postgres/index.js";
 import { rowOf } from "../../adapters/declare/rows.js";
 import { auditResource } from "../../adapters/resources/audit.js";
 import { webhookResource, webhookToRecord } from "../../adapters/resources/webhooks.js";
-import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "casekit-grant-migration-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = migrationScratch("grant-migration");
+afterAll(() => scratch.remove());
 
-/** A copy of the shipped migrations of `dialect` without `tag` and what follows it. */
-function migrationsBefore(dialect: "sqlite" | "postgres", folder: string, tag: string): string {
-  const copy = join(scratch, `${dialect}-before-${tag}`);
-  cpSync(folder, copy, { recursive: true });
-  const journalFile = join(copy, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((e) => e.tag === tag);
-  expect(at, `${tag} is in the ${dialect} journal`).toBeGreaterThan(0);
-  writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
-  return copy;
-}
 
 type OldRow = Record<string, unknown>;
 
@@ -118,8 +106,8 @@ async function expectGrants(storage: Storage, organizationId: string, expected: 
 
 describe("webhook grant migration: sqlite", () => {
   it("backfills every existing subscription's grant from the audit trail, the key and the owner", async () => {
-    const path = join(scratch, "before.sqlite");
-    const before = createSqliteStorage({ path, migrationsFolder: migrationsBefore("sqlite", sqliteMigrations("sqlite"), "0005_subscription_grants") });
+    const path = join(scratch.dir, "before.sqlite");
+    const before = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", "0005_subscription_grants") });
     await before.migrate();
     const { rows, auditRows, expected } = await seed(before);
     await before.close();
@@ -148,7 +136,7 @@ describe.skipIf(!run)("webhook grant migration: postgres", () => {
   it("backfills every existing subscription's grant from the audit trail, the key and the owner", async () => {
     const schema = freshSchemaName("casekit_grantmig");
     const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
-    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: migrationsBefore("postgres", postgresMigrations("postgres"), "0006_subscription_grants") });
+    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: scratch.migrationsBefore("postgres", "0006_subscription_grants") });
     const after = createPostgresStorage({ connectionString: postgresUrl, schema });
     try {
       await before.migrate();
