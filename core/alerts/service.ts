@@ -13,7 +13,7 @@ import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
 import { auditListed, auditView } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
-import { checkFieldRequirements, prepareCustomFields, visibleRecords } from "../custom-fields/apply.js";
+import { gatingDefinitions, prepareCustomFields, visibleRecords } from "../custom-fields/apply.js";
 import { customFieldMatches, withoutCustomFieldFilters } from "../custom-fields/list-filter.js";
 import { checkAssignee, loadAlert } from "./access.js";
 import { createAlertBulk } from "./bulk.js";
@@ -122,9 +122,8 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
             reason,
             hasOpenMandatoryTasks: () => Promise.resolve(false),
             beforeGates: () => checkClosedChange(lifecycle, before, after),
+            fields: await gatingDefinitions(tx, principal.organizationId, "alert"),
           });
-          // Required-on-close custom fields, on a move into a final status of the alert's lifecycle.
-          if (isFinal(lifecycle, status) && !isFinal(lifecycle, before.statusValue)) await checkFieldRequirements(tx, principal.organizationId, "alert", after, "close");
           await tx.alerts.update(after);
           await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.statusValue, to: status }], now, reason);
           await recordEdit(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, now });

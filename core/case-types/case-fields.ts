@@ -1,7 +1,7 @@
 import type { Principal } from "../access/principal.js";
 import { requireClearance } from "../access/principal.js";
 import type { Case } from "../cases/types.js";
-import { checkFieldRequirements, prepareCustomFields } from "../custom-fields/apply.js";
+import { prepareCustomFields } from "../custom-fields/apply.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { resolveCaseType } from "./apply.js";
 import { definitionsOf } from "../custom-fields/definitions.js";
@@ -34,16 +34,6 @@ export async function shapeCaseChange(tx: UnitOfWork, principal: Principal, befo
     ? await prepareCustomFields(tx, principal, { scope: "case", input: after.customFields, previous: before.customFields, creating: false, typeFields: type?.customFields })
     : after.customFields;
   return { ...after, customFields };
-}
-
-/**
- * A move into a final status (`closing`, as the case's lifecycle says) needs every
- * required-on-close field that applies to the case set (409 required_fields_unset).
- */
-export async function checkCaseClose(tx: UnitOfWork, principal: Principal, after: Case, closing: boolean): Promise<void> {
-  if (!closing) return;
-  const type = after.typeValue === null ? null : await tx.caseTypes.findByKey(principal.organizationId, after.typeValue);
-  await checkFieldRequirements(tx, principal.organizationId, "case", after, "close", type?.customFields);
 }
 
 /**

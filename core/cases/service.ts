@@ -16,7 +16,8 @@ import { recordStatusMoves } from "../history/record.js";
 import { lifecycleOf } from "../lifecycles/current.js";
 import { checkMove, firstNewStatus, isCategory, isFinal, requireInitial, requireStatus } from "../lifecycles/engine.js";
 import { openKeys } from "../lifecycles/tables.js";
-import { checkCaseClose, shapeCaseChange, shapeNewCase } from "../case-types/case-fields.js";
+import { gatingDefinitions } from "../custom-fields/apply.js";
+import { shapeCaseChange, shapeNewCase } from "../case-types/case-fields.js";
 import { visibleRecords } from "../custom-fields/apply.js";
 import { customFieldMatches, omittedMarkings, withoutCustomFieldFilters } from "../custom-fields/list-filter.js";
 import { caseCreateSchema, caseListQuerySchema, caseUpdateSchema } from "./schema.js";
@@ -192,9 +193,8 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
             reason,
             hasOpenMandatoryTasks: async () => tx.tasks.hasOpenMandatory(principal.organizationId, id, openKeys(await lifecycleOf(tx, principal.organizationId, "task"))),
             beforeGates: () => checkClosedChange(lifecycle, before, after),
+            fields: await gatingDefinitions(tx, principal.organizationId, "case", after.typeValue),
           });
-          // Required-on-close custom fields, on a move into a final status of the case's lifecycle.
-          await checkCaseClose(tx, principal, after, isFinal(lifecycle, status) && !isFinal(lifecycle, before.statusValue));
           await tx.cases.update(after);
           await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.statusValue, to: status }], now, reason);
           await recordEdit(deps, tx, principal, { name: "case.updated", resourceType: "case", before, after, now });

@@ -3,7 +3,6 @@ import { CaseKitError } from "../errors.js";
 import type { FieldError } from "../errors.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { hiddenKeys, keepHidden, redactCustomFields } from "./redact.js";
-import type { RequirementMoment } from "./requirements.js";
 import { unmetFieldRequirements } from "./requirements.js";
 import type { CustomFieldDefinition, CustomFieldScope } from "./types.js";
 import { checkValues, definitionsFor, withDefaults } from "./values.js";
@@ -62,12 +61,13 @@ export async function prepareCustomFields(tx: UnitOfWork, principal: Principal, 
   return values;
 }
 
-/** Refuses a move into a final status while a required-on-close field is unset (409 required_fields_unset). */
-export async function checkFieldRequirements(tx: UnitOfWork, organizationId: string, scope: CustomFieldScope, record: { customFields: Record<string, unknown> }, moment: RequirementMoment, typeFields?: readonly string[]): Promise<void> {
-  const unmet = unmetFieldRequirements(record, await applicableDefinitions(tx, organizationId, scope, typeFields), moment);
-  if (unmet.length === 0) return;
-  const errors = unmet.map((u) => ({ path: `customFields.${u.key}`, message: moment === "close" ? "must be set before closing" : "is required" }));
-  throw new CaseKitError("required_fields_unset", `Set ${unmet.map((u) => u.key).join(", ")} first`, errors);
+/**
+ * The definitions whose requirements gate a status move of a case, alert or task: its scope's,
+ * narrowed to a case's type's list when the type names some (core/lifecycles/engine.ts).
+ */
+export async function gatingDefinitions(tx: UnitOfWork, organizationId: string, scope: "case" | "alert" | "task", typeValue: string | null = null): Promise<CustomFieldDefinition[]> {
+  const type = scope === "case" && typeValue !== null ? await tx.caseTypes.findByKey(organizationId, typeValue) : null;
+  return applicableDefinitions(tx, organizationId, scope, type?.customFields);
 }
 
 /** Records as the caller may see them (every read and list path), the organization's definitions read once. */

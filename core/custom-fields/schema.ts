@@ -24,8 +24,21 @@ export const customFieldBoundsSchema = z
   .meta({ id: "CustomFieldBounds", description: "min/max: integer and number values (inclusive), multi_enum choice counts; minLength/maxLength: string, text, url and email; pattern: string only" });
 
 export const customFieldRequirementSchema = z
-  .strictObject({ onCreate: z.boolean().default(false), onClose: z.boolean().default(false) })
-  .meta({ id: "CustomFieldRequirement", description: "onClose: the value must be set before the record reaches a final status (closed or resolved)" });
+  .strictObject({
+    onCreate: z.boolean().default(false),
+    onClose: z.boolean().default(false),
+    onEnter: z
+      .array(customFieldKeySchema)
+      .max(50)
+      .refine((keys) => new Set(keys).size === keys.length, "lists a status twice")
+      .default([])
+      .meta({ uniqueItems: true, description: "Status keys of the record's lifecycle: the value must be set before the record enters any of them" }),
+  })
+  .meta({
+    id: "CustomFieldRequirement",
+    description:
+      "onClose: the value must be set before the record moves into a final status; onEnter: before it enters one of the named statuses. Both are gates of the lifecycle's transitions: GET …/transitions lists them as field:customFields.<key>",
+  });
 
 const scopesSchema = z.array(z.enum(customFieldScopes)).min(1).max(customFieldScopes.length).refine((s) => new Set(s).size === s.length, "lists a scope twice").meta({ uniqueItems: true });
 // Option ids are unique: a rule JSON Schema cannot state for objects, checked with the definition (definition-rules.ts).
@@ -42,7 +55,7 @@ export const customFieldCreateSchema = z
     type: z.enum(customFieldTypes),
     options: optionsSchema.default([]),
     bounds: customFieldBoundsSchema.default({}),
-    required: customFieldRequirementSchema.default({ onCreate: false, onClose: false }),
+    required: customFieldRequirementSchema.default({ onCreate: false, onClose: false, onEnter: [] }),
     defaultValue: defaultSchema.optional(),
     tlpFloor: tlpSchema.optional(),
     filterable: z.boolean().default(false),
@@ -76,7 +89,7 @@ export const customFieldSchema = z
     type: z.enum(customFieldTypes),
     options: z.array(z.object({ id: z.string(), label: z.string(), deprecated: z.boolean() })),
     bounds: z.object({ min: z.number().optional(), max: z.number().optional(), minLength: z.int().optional(), maxLength: z.int().optional(), pattern: z.string().optional() }),
-    required: z.object({ onCreate: z.boolean(), onClose: z.boolean() }),
+    required: z.object({ onCreate: z.boolean(), onClose: z.boolean(), onEnter: z.array(z.string()).optional().meta({ description: "absent: none" }) }),
     defaultValue: z.unknown().meta({ description: "null for none" }),
     tlpFloor: z.int().nullable(),
     filterable: z.boolean(),

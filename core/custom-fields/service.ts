@@ -7,6 +7,9 @@ import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
 import { definitionProblems } from "./definition-rules.js";
+import { enteringProblems } from "./entering-rules.js";
+import { lifecycleOf } from "../lifecycles/current.js";
+import { lifecycleEntities } from "../lifecycles/types.js";
 import { customFieldsJsonSchema } from "./json-schema.js";
 import { redactCustomFields } from "./redact.js";
 import { customFieldCreateSchema, customFieldListQuerySchema, customFieldSchemaQuerySchema, customFieldUpdateSchema } from "./schema.js";
@@ -23,6 +26,14 @@ export function createCustomFieldService(deps: CaseKitDeps) {
     const found = await tx.customFields.findById(principal.organizationId, id);
     if (!found) throw new CaseKitError("not_found", `No custom field ${id}`);
     return found;
+  }
+
+  /** A field required on entering statuses names statuses of its scopes' lifecycles (entering-rules.ts). */
+  async function checkEntering(tx: UnitOfWork, definition: CustomFieldDefinition): Promise<void> {
+    if ((definition.required.onEnter ?? []).length === 0) return;
+    const lifecycles = await Promise.all(lifecycleEntities.map((entity) => lifecycleOf(tx, definition.organizationId, entity)));
+    const errors = enteringProblems(definition, lifecycles);
+    if (errors.length > 0) throw new CaseKitError("invalid_field_definition", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
   }
 
   function check(definition: CustomFieldDefinition, previous: CustomFieldDefinition | null): void {
@@ -61,6 +72,7 @@ export function createCustomFieldService(deps: CaseKitDeps) {
         if ((await tx.customFields.listAll(principal.organizationId)).length >= maxDefinitions) {
           throw new CaseKitError("conflict", `An organization defines at most ${maxDefinitions} custom fields`);
         }
+        await checkEntering(tx, definition);
         await tx.customFields.insert(definition);
         await recordChange(deps, tx, principal, { name: "custom_field.created", resourceType: "custom_field", before: null, after: definition, tlp: null, now });
         return definition;
@@ -76,6 +88,7 @@ export function createCustomFieldService(deps: CaseKitDeps) {
         const archivedAt = archived === undefined ? before.archivedAt : archived ? (before.archivedAt ?? now.toISOString()) : null;
         const after: CustomFieldDefinition = { ...before, ...patch, archivedAt, updatedAt: now.toISOString() };
         check(after, before);
+        await checkEntering(tx, after);
         await tx.customFields.update(after);
         await recordChange(deps, tx, principal, { name: "custom_field.updated", resourceType: "custom_field", before, after, tlp: null, now });
         return after;

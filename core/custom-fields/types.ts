@@ -32,6 +32,11 @@ export interface CustomFieldRequirement {
   onCreate: boolean;
   /** The value must be set before the record reaches a final status of its lifecycle. */
   onClose: boolean;
+  /**
+   * Status keys of the record's lifecycle: the value must be set before the record enters any of
+   * them ("required on named transitions"). Absent on fields stored before it existed: none.
+   */
+  onEnter?: string[];
 }
 
 export interface CustomFieldDefinition {

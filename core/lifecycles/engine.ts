@@ -5,8 +5,10 @@
  */
 import type { Principal } from "../access/principal.js";
 import { CaseKitError } from "../errors.js";
+import type { CustomFieldDefinition } from "../custom-fields/types.js";
+import { fieldsRequiredToEnter } from "../custom-fields/requirements.js";
 import type { GateInput } from "./gates.js";
-import { mandatoryTasksGate, unmetGates, unmetGatesNow } from "./gates.js";
+import { customFieldGate, mandatoryTasksGate, unmetGates, unmetGatesNow } from "./gates.js";
 import type { Lifecycle, LifecycleStatus, LifecycleTransition } from "./types.js";
 
 export function statusOf(lifecycle: Lifecycle, key: string): LifecycleStatus | undefined {
@@ -69,6 +71,20 @@ export interface MoveContext extends Omit<GateInput, "record"> {
   principal: Principal;
   /** The record as stored before the move (its assignee decides the `assignee` role). */
   stored: { assigneeId: string | null };
+  /** The custom field definitions that apply to the record: their requirements are gates too. */
+  fields: readonly CustomFieldDefinition[];
+}
+
+/**
+ * Every gate of one move: the transition's `requires`, then the custom fields required to enter
+ * `to` (on close, on entering it) as `field:customFields.<key>`, each once. The listing
+ * (`transitionOptions`) and every refusal (`checkMove`, `bulkMoveRefusal`) ask this alone, so
+ * what GET …/transitions lists is exactly what a move is refused for.
+ */
+export function gatesOfMove(lifecycle: Lifecycle, transition: LifecycleTransition, from: string, fields: readonly CustomFieldDefinition[]): string[] {
+  const closing = isFinal(lifecycle, transition.to) && !isFinal(lifecycle, from);
+  const required = fieldsRequiredToEnter(fields, { to: transition.to, closing }).map(customFieldGate);
+  return [...new Set([...(transition.requires ?? []), ...required])];
 }
 
 export interface TransitionOption {
@@ -108,13 +124,25 @@ export async function checkMove(lifecycle: Lifecycle, from: string, to: string, 
   context.beforeGates?.();
   if (from === to) return;
   const unmet = (await bestUnmet(lifecycle, from, to, after, context)) ?? [];
-  if (unmet.length > 0) throw blocked(lifecycle, to, unmet);
+  if (unmet.length > 0) throw blocked(lifecycle, from, to, unmet, context.fields);
 }
 
-/** The refusal for gates that do not hold. */
-export function blocked(lifecycle: Lifecycle, to: string, unmet: string[]): CaseKitError {
+/**
+ * The refusal for gates that do not hold: mandatory_tasks_open when that gate alone,
+ * required_fields_unset (each field by path) when only fields the definitions require are unset,
+ * transition_blocked otherwise; all three carry `unmet`, the list GET …/transitions gives.
+ */
+export function blocked(lifecycle: Lifecycle, from: string, to: string, unmet: string[], fields: readonly CustomFieldDefinition[]): CaseKitError {
   if (unmet.length === 1 && unmet[0] === mandatoryTasksGate) {
     return new CaseKitError("mandatory_tasks_open", "Complete or cancel the case's mandatory tasks before closing it", undefined, { unmet });
+  }
+  const closing = isFinal(lifecycle, to) && !isFinal(lifecycle, from);
+  const required = fieldsRequiredToEnter(fields, { to, closing });
+  const requiredGates = new Map(required.map((key) => [customFieldGate(key), key]));
+  if (unmet.every((gate) => requiredGates.has(gate))) {
+    const keys = unmet.map((gate) => requiredGates.get(gate)!);
+    const message = closing ? "must be set before closing" : `must be set before entering ${to}`;
+    return new CaseKitError("required_fields_unset", `Set ${keys.join(", ")} first`, keys.map((key) => ({ path: `customFields.${key}`, message })), { unmet });
   }
   return new CaseKitError("transition_blocked", `Moving the ${lifecycle.entity} to ${to} needs: ${unmet.join(", ")}`, undefined, { unmet });
 }
@@ -127,7 +155,7 @@ async function bestUnmet(lifecycle: Lifecycle, from: string, to: string, record:
   let best: string[] | undefined;
   for (const transition of lifecycle.transitions) {
     if (transition.to !== to || !transition.from.includes(from) || !mayTake(context.principal, transition, context.stored)) continue;
-    const unmet = await unmetGates(transition.requires ?? [], { ...context, record });
+    const unmet = await unmetGates(gatesOfMove(lifecycle, transition, from, context.fields), { ...context, record });
     if (best === undefined || unmet.length < best.length) best = unmet;
     if (unmet.length === 0) break;
   }
@@ -139,9 +167,17 @@ async function bestUnmet(lifecycle: Lifecycle, from: string, to: string, record:
  * with (invalid_transition, transition_blocked), or null when it may move. A bulk gives no reason,
  * so a transition that requires one is blocked there.
  */
-export function bulkMoveRefusal(lifecycle: Lifecycle, from: string, to: string, after: object, principal: Principal, stored: { assigneeId: string | null }): "invalid_transition" | "transition_blocked" | null {
+export function bulkMoveRefusal(
+  lifecycle: Lifecycle,
+  from: string,
+  to: string,
+  after: object,
+  principal: Principal,
+  stored: { assigneeId: string | null },
+  fields: readonly CustomFieldDefinition[],
+): "invalid_transition" | "transition_blocked" | null {
   if (from === to) return null;
   const taken = lifecycle.transitions.filter((t) => t.from.includes(from) && t.to === to && mayTake(principal, t, stored));
   if (taken.length === 0) return "invalid_transition";
-  return taken.some((t) => unmetGatesNow(t.requires ?? [], after).length === 0) ? null : "transition_blocked";
+  return taken.some((t) => unmetGatesNow(gatesOfMove(lifecycle, t, from, fields), after).length === 0) ? null : "transition_blocked";
 }

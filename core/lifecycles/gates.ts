@@ -3,13 +3,19 @@
  * - `reason`: the request gives a reason (POST …/transitions `reason`);
  * - `no_open_mandatory_tasks`: the case has no mandatory task in a status that is not final;
  * - `field:<path>`: the record, as the transition leaves it, has a value at the dotted path
- *   (`field:assigneeId`, `field:customFields.rootCause`): not null, not "", not an empty list or
- *   object. Any record field may be named, custom fields included, so later kinds of field plug in
- *   without a new gate.
+ *   (`field:assigneeId`, `field:customFields.root_cause`): not null, not "", not an empty list or
+ *   object. Any record field may be named; `field:customFields.<key>` must name a custom field
+ *   defined for the entity (core/lifecycles/validate.ts), and the fields their definitions require
+ *   (on close, on entering a status) are added as such gates to every move (engine.ts).
  */
 export const reasonGate = "reason";
 export const mandatoryTasksGate = "no_open_mandatory_tasks";
 export const fieldGatePrefix = "field:";
+/** Where a record keeps its custom fields: `field:customFields.<key>` names a defined field. */
+export const customFieldsGatePrefix = `${fieldGatePrefix}customFields.`;
+
+/** The gate that holds when the custom field `key` is set. */
+export const customFieldGate = (key: string): string => `${customFieldsGatePrefix}${key}`;
 
 /** Whether `gate` is a name this lifecycle engine knows (fields by their prefix and a path). */
 export function isKnownGate(gate: string): boolean {

@@ -18,6 +18,7 @@ import { loadVisibleTask } from "../tasks/access.js";
 import type { TaskService } from "../tasks/service.js";
 import { withTlpDenialAudit } from "../tlp/audit-log.js";
 import { parse } from "../validation.js";
+import { gatingDefinitions } from "../custom-fields/apply.js";
 import { lifecycleOf } from "./current.js";
 import type { TransitionOption } from "./engine.js";
 import { transitionOptions } from "./engine.js";
@@ -66,6 +67,7 @@ export function createRecordTransitions(deps: CaseKitDeps, services: { cases: Ca
             stored: record,
             reason: undefined,
             hasOpenMandatoryTasks: async () => entity === "case" && tx.tasks.hasOpenMandatory(principal.organizationId, id, openKeys(await lifecycleOf(tx, principal.organizationId, "task"))),
+            fields: await gatingDefinitions(tx, principal.organizationId, entity, "typeValue" in record && typeof record.typeValue === "string" ? record.typeValue : null),
           });
           return { recordId: record.id, from: status, data };
         }),

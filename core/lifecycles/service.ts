@@ -12,6 +12,9 @@ import { recordStatusMoves } from "../history/record.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
+import { definitionsOf } from "../custom-fields/definitions.js";
+import { fieldGateProblems } from "../custom-fields/entering-rules.js";
+import { CaseKitError } from "../errors.js";
 import { lifecycleOf } from "./current.js";
 import { isCategory } from "./engine.js";
 import { lifecycleEntitySchema, lifecyclePublishSchema, lifecycleVersionQuerySchema } from "./schema.js";
@@ -108,6 +111,9 @@ export function createLifecycleService(deps: CaseKitDeps) {
         // unit ends (core/audit/record-edit.ts); holding it here too means no record is written in
         // a status this version drops between the check of statuses in use and the remap.
         await tx.tlpAudit.head(principal.organizationId);
+        // A field:customFields.<key> gate names a field defined for the entity (entering-rules.ts).
+        const gateErrors = fieldGateProblems(entity, body, await definitionsOf(tx, principal.organizationId));
+        if (gateErrors.length > 0) throw new CaseKitError("invalid_lifecycle", `${gateErrors[0]!.path}: ${gateErrors[0]!.message}`, gateErrors);
         const before = await lifecycleOf(tx, principal.organizationId, entity);
         const keys = new Set(body.statuses.map((status) => status.key));
         const removed = before.statuses.map((status) => status.key).filter((key) => !keys.has(key));

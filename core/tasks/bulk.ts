@@ -16,6 +16,8 @@ import { recordStatusMoves } from "../history/record.js";
 import { lifecycleOf } from "../lifecycles/current.js";
 import { bulkMoveRefusal, requireStatus } from "../lifecycles/engine.js";
 import type { Lifecycle } from "../lifecycles/types.js";
+import { gatingDefinitions } from "../custom-fields/apply.js";
+import type { CustomFieldDefinition } from "../custom-fields/types.js";
 import type { TaskBulkFilters } from "./schema.js";
 import { taskBulkDeleteSchema, taskBulkUpdateSchema } from "./schema.js";
 import type { Task } from "./types.js";
@@ -64,6 +66,7 @@ export function createTaskBulk(deps: CaseKitDeps) {
       const selection = selectionOf(body, {});
       // The task lifecycle, read once in prepare; each record's status before the page is saved.
       let lifecycle: Lifecycle | undefined;
+      let fieldDefinitions: CustomFieldDefinition[] = [];
       const movedFrom = new Map<string, string>();
       return runBulk(
         deps,
@@ -80,11 +83,12 @@ export function createTaskBulk(deps: CaseKitDeps) {
             if (selection.kind === "all") await checkStatusFilter(tx, principal.organizationId, "task", selection.filters.status, "options.filters.status");
             lifecycle = await lifecycleOf(tx, principal.organizationId, "task");
             if (fields.status !== undefined) requireStatus(lifecycle, fields.status, "fields.status");
+            fieldDefinitions = await gatingDefinitions(tx, principal.organizationId, "task");
           },
           apply(task, at) {
             const after = { ...task, ...fields, updatedAt: at };
             if (fields.status !== undefined && lifecycle) {
-              const refusal = bulkMoveRefusal(lifecycle, task.status, fields.status, after, principal, task);
+              const refusal = bulkMoveRefusal(lifecycle, task.status, fields.status, after, principal, task, fieldDefinitions);
               if (refusal) return { skip: refusal };
               movedFrom.set(task.id, task.status);
             }

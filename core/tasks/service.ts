@@ -1,3 +1,4 @@
+import { gatingDefinitions } from "../custom-fields/apply.js";
 import type { Principal } from "../access/principal.js";
 import { checkStatusFilter } from "../lifecycles/filter-check.js";
 import { checkTaskCaseOpen } from "../access/closed-records.js";
@@ -149,7 +150,13 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
           const lifecycle = await lifecycleOf(tx, principal.organizationId, "task");
           if (patch.status !== undefined) requireStatus(lifecycle, patch.status, "status");
           const after: Task = { ...before, ...patch, updatedAt: now.toISOString() };
-          await checkMove(lifecycle, before.status, after.status, after, { principal, stored: before, reason, hasOpenMandatoryTasks: () => Promise.resolve(false) });
+          await checkMove(lifecycle, before.status, after.status, after, {
+            principal,
+            stored: before,
+            reason,
+            hasOpenMandatoryTasks: () => Promise.resolve(false),
+            fields: await gatingDefinitions(tx, principal.organizationId, "task"),
+          });
           await tx.tasks.update(after);
           await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.status, to: after.status }], now, reason);
           await recordEdit(deps, tx, principal, { name: "task.updated", resourceType: "task", before, after, now });

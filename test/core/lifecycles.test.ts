@@ -26,7 +26,7 @@ const socTransitions: LifecycleTransition[] = [
   { from: ["triage"], to: "investigating" },
   { from: ["investigating"], to: "waiting_customer", requires: ["reason"] },
   { from: ["waiting_customer"], to: "investigating" },
-  { from: ["investigating", "waiting_customer"], to: "contained", requires: ["field:assigneeId", "field:customFields.rootCause"] },
+  { from: ["investigating", "waiting_customer"], to: "contained", requires: ["field:assigneeId", "field:customFields.root_cause"] },
   { from: ["contained"], to: "closed", requires: ["reason", "no_open_mandatory_tasks"] },
   { from: ["closed"], to: "investigating", roles: ["admin", "assignee"] },
 ];
@@ -145,6 +145,11 @@ describe("lifecycles", () => {
   });
 
   describe("an organization's own lifecycle", () => {
+    // The scenario's field gate names a defined custom field (lifecycle publication checks it).
+    beforeEach(async () => {
+      await t.kit.customFields.create(t.admin, { key: "root_cause", label: "Root cause", scopes: ["case"], type: "text" });
+    });
+
     it("publishes a version: records of a dropped status move as the mapping says, with history; audited and announced", async () => {
       const fresh = await newCase();
       const working = await newCase({ statusValue: "in_progress" });
@@ -183,12 +188,12 @@ describe("lifecycles", () => {
       const options = await t.kit.transitions.list(t.admin, "case", record.id);
       expect(options.data.map((o) => ({ to: o.to, category: o.category, unmet: o.unmet }))).toEqual([
         { to: "waiting_customer", category: "on_hold", unmet: ["reason"] },
-        { to: "contained", category: "resolved", unmet: ["field:assigneeId", "field:customFields.rootCause"] },
+        { to: "contained", category: "resolved", unmet: ["field:assigneeId", "field:customFields.root_cause"] },
       ]);
       expect(await failure(t.kit.transitions.perform(t.admin, "case", record.id, { to: "contained" }))).toEqual({
         code: "transition_blocked",
         paths: [],
-        unmet: ["field:assigneeId", "field:customFields.rootCause"],
+        unmet: ["field:assigneeId", "field:customFields.root_cause"],
       });
       // PATCH obeys the same rules.
       expect((await failure(t.kit.cases.update(t.admin, record.id, { statusValue: "waiting_customer" }))).unmet).toEqual(["reason"]);
@@ -199,7 +204,7 @@ describe("lifecycles", () => {
       await t.kit.transitions.perform(t.admin, "case", record.id, { to: "investigating" });
       const contained = await t.kit.transitions.perform(t.admin, "case", record.id, {
         to: "contained",
-        fields: { assigneeId: t.admin.userId, customFields: { rootCause: "Phished credentials" } },
+        fields: { assigneeId: t.admin.userId, customFields: { root_cause: "Phished credentials" } },
       });
       expect(contained).toMatchObject({ statusValue: "contained", assigneeId: t.admin.userId, closedAt: null });
 
@@ -272,6 +277,10 @@ describe("lifecycles", () => {
       expect((await failure(t.kit.lifecycles.publish(t.admin, "alert", noImported))).paths).toEqual(["statuses"]);
       const taskGate = { statuses: defaultLifecycles.task.statuses, transitions: [{ from: ["waiting"], to: "completed", requires: ["no_open_mandatory_tasks"] }] };
       expect((await failure(t.kit.lifecycles.publish(t.admin, "task", taskGate))).paths).toEqual(["transitions.0.requires.0"]);
+      // A field:customFields.<key> gate names a field defined for the entity: root_cause is a case field, rootCause no key at all.
+      const gated = (key: string) => ({ ...socLifecycle, transitions: [{ from: ["triage"], to: "investigating", requires: [`field:customFields.${key}`] }] });
+      expect(await failure(t.kit.lifecycles.publish(t.admin, "case", gated("rootCause")))).toEqual({ code: "invalid_lifecycle", paths: ["transitions.0.requires.0"] });
+      expect(await failure(t.kit.lifecycles.publish(t.admin, "task", { statuses: socStatuses, transitions: gated("root_cause").transitions }))).toEqual({ code: "invalid_lifecycle", paths: ["transitions.0.requires.0"] });
       const mapsKept = { ...defaultLifecycles.case, mapping: { new: "closed" } };
       expect((await failure(t.kit.lifecycles.publish(t.admin, "case", { statuses: mapsKept.statuses, transitions: mapsKept.transitions, mapping: mapsKept.mapping }))).paths).toEqual(["mapping.new"]);
       expect(await failure(t.kit.lifecycles.publish(t.admin, "project", socLifecycle))).toMatchObject({ code: "validation_failed" });
