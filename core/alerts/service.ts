@@ -23,7 +23,7 @@ import { ingestAlert } from "./ingest.js";
 import { recordStatusMoves } from "../history/record.js";
 import { lifecycleOf } from "../lifecycles/current.js";
 import { importedAlertStatus } from "../lifecycles/defaults.js";
-import { checkMove, isFinal, requireStatus } from "../lifecycles/engine.js";
+import { checkMove, requireStatus } from "../lifecycles/engine.js";
 import { alertListQuerySchema, alertSourceMetricQuerySchema, alertUpdateSchema } from "./schema.js";
 import type { Alert, AlertSourceCount } from "./types.js";
 

@@ -14,7 +14,7 @@ import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
 import { recordStatusMoves } from "../history/record.js";
 import { lifecycleOf } from "../lifecycles/current.js";
-import { checkMove, firstNewStatus, isCategory, isFinal, requireInitial, requireStatus } from "../lifecycles/engine.js";
+import { checkMove, firstNewStatus, isCategory, requireInitial, requireStatus } from "../lifecycles/engine.js";
 import { openKeys } from "../lifecycles/tables.js";
 import { gatingDefinitions } from "../custom-fields/apply.js";
 import { shapeCaseChange, shapeNewCase } from "../case-types/case-fields.js";

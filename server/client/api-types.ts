@@ -2130,6 +2130,8 @@ export interface components {
             required: {
                 onCreate: boolean;
                 onClose: boolean;
+                /** @description absent: none */
+                onEnter?: string[];
             };
             /** @description null for none */
             defaultValue: unknown;
@@ -2981,7 +2983,8 @@ export interface components {
             /**
              * @default {
              *       "onCreate": false,
-             *       "onClose": false
+             *       "onClose": false,
+             *       "onEnter": []
              *     }
              */
             required?: components["schemas"]["CustomFieldRequirement"];
@@ -3007,12 +3010,17 @@ export interface components {
             maxLength?: number;
             pattern?: string;
         };
-        /** @description onClose: the value must be set before the record reaches a final status (closed or resolved) */
+        /** @description onClose: the value must be set before the record moves into a final status; onEnter: before it enters one of the named statuses. Both are gates of the lifecycle's transitions: GET …/transitions lists them as field:customFields.<key> */
         CustomFieldRequirement: {
             /** @default false */
             onCreate?: boolean;
             /** @default false */
             onClose?: boolean;
+            /**
+             * @description Status keys of the record's lifecycle: the value must be set before the record enters any of them
+             * @default []
+             */
+            onEnter?: (string & unknown)[];
         };
         CustomFieldUpdate: {
             label?: string & unknown;
