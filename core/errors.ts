@@ -76,7 +76,7 @@ export class CaseKitError extends Error {
   refusedBy: RateLimitRefusal | undefined;
   /** For bulk_too_large: the most records one bulk request may touch (a problem extension member). */
   readonly maxRows: number | undefined;
-  /** For transition_blocked (and mandatory_tasks_open): the gates that do not hold (core/lifecycles/gates.ts). */
+  /** For transition_blocked (and mandatory_tasks_open, required_fields_unset): the gates that do not hold (core/lifecycles/engine.ts gatesOfMove). */
   readonly unmet: string[] | undefined;
 
   constructor(code: ErrorCode, detail?: string, errors?: FieldError[], options?: { cause?: unknown; maxRows?: number; unmet?: string[] }) {

@@ -74,7 +74,7 @@ export interface Problem {
   errors?: FieldError[];
   /** bulk_too_large: the deployment's maximum of records per bulk request. */
   maxRows?: number;
-  /** transition_blocked, mandatory_tasks_open: the gates of the transition that do not hold. */
+  /** transition_blocked, mandatory_tasks_open, required_fields_unset: the gates of the move that do not hold. */
   unmet?: string[];
 }
 
@@ -96,7 +96,7 @@ export const problemSchema = z
       .optional()
       .meta({ description: "Every invalid field, for validation_failed" }),
     maxRows: z.int().optional().meta({ description: "For bulk_too_large: the most records one bulk request may touch on this deployment" }),
-    unmet: z.array(z.string()).optional().meta({ description: "For transition_blocked (and mandatory_tasks_open): the gates of the transition that do not hold" }),
+    unmet: z.array(z.string()).optional().meta({ description: "For transition_blocked (and mandatory_tasks_open, required_fields_unset): the gates of the move that do not hold, as GET …/transitions lists them" }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details" });
 

@@ -741,7 +741,7 @@ export interface paths {
         put?: never;
         /**
          * Move a case to another status
-         * @description The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone).
+         * @description The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold (the custom fields required on close or on entering `to` among them) are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone, `required_fields_unset` when only such fields).
          *
          *     Requires the scope `cases:write`.
          */
@@ -791,7 +791,7 @@ export interface paths {
         put?: never;
         /**
          * Move a alert to another status
-         * @description The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone).
+         * @description The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold (the custom fields required on close or on entering `to` among them) are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone, `required_fields_unset` when only such fields).
          *
          *     Requires the scope `alerts:write`.
          */
@@ -841,7 +841,7 @@ export interface paths {
         put?: never;
         /**
          * Move a task to another status
-         * @description The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone).
+         * @description The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold (the custom fields required on close or on entering `to` among them) are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone, `required_fields_unset` when only such fields).
          *
          *     Requires the scope `tasks:write`.
          */
@@ -1582,7 +1582,7 @@ export interface components {
             }[];
             /** @description For bulk_too_large: the most records one bulk request may touch on this deployment */
             maxRows?: number;
-            /** @description For transition_blocked (and mandatory_tasks_open): the gates of the transition that do not hold */
+            /** @description For transition_blocked (and mandatory_tasks_open, required_fields_unset): the gates of the move that do not hold, as GET …/transitions lists them */
             unmet?: string[];
         };
         Case: {

@@ -85,7 +85,7 @@ const recordRoutes: ApiRoute[] = entities.flatMap(({ entity, collection, name, r
     tag: "Workflows",
     summary: `Move a ${entity} to another status`,
     description:
-      "The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone).",
+      "The record's PATCH with `to` as its status, `fields` beside it and `reason` in the status history: the same rules. A move the lifecycle does not offer the caller is 409 `invalid_transition`; gates that do not hold (the custom fields required on close or on entering `to` among them) are 409 `transition_blocked` listing them in `unmet` (`mandatory_tasks_open` when that gate alone, `required_fields_unset` when only such fields).",
     scope: write,
     body: transition,
     response: record,

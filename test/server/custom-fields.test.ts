@@ -74,6 +74,13 @@ describe.each(transports)("custom fields and case types through $name", ({ open 
     const refused = await admin.patch(`${cases}/${created.body.id}`, { statusValue: "closed" });
     expectProblem(refused, 409, "required_fields_unset");
     expect(refused.body.errors).toEqual([{ path: "customFields.root_cause", message: "must be set before closing" }]);
+    // GET …/transitions lists the requirement on every move into a final status; POST refuses for exactly it.
+    const options = (await admin.get(`${cases}/${created.body.id}/transitions`)).body.data as { to: string; final: boolean; unmet: string[] }[];
+    for (const option of options) expect(option.unmet).toEqual(option.final ? ["field:customFields.root_cause"] : []);
+    expect(options.some((o) => o.final)).toBe(true);
+    const taken = await admin.post(`${cases}/${created.body.id}/transitions`, { to: "closed" });
+    expectProblem(taken, 409, "required_fields_unset");
+    expect(taken.body.unmet).toEqual(["field:customFields.root_cause"]);
   });
 
   it("never shows a value above the caller's clearance in a read or a list", async () => {
