@@ -7,6 +7,7 @@ import { parse } from "./validation.js";
 import type { Principal } from "./access/principal.js";
 import { createCaseService } from "./cases/service.js";
 import { createLifecycleService } from "./lifecycles/service.js";
+import { createConfigurationService } from "./configuration/service.js";
 import { createRecordTransitions } from "./lifecycles/record-transitions.js";
 import { createCaseTypeService } from "./case-types/service.js";
 import { createCustomFieldService } from "./custom-fields/service.js";
@@ -110,6 +111,8 @@ export function createCaseKit(options: CaseKitOptions) {
     alerts,
     /** Each organization's lifecycles of cases, alerts and tasks (core/lifecycles). */
     lifecycles: createLifecycleService(deps),
+    /** The organization's definitions as one document (GET/PUT /configuration). */
+    configuration: createConfigurationService(deps),
     /** A record's transitions and status history (GET/POST …/{id}/transitions, GET …/{id}/history). */
     transitions: createRecordTransitions(deps, { cases, alerts, tasks }),
     comments: createCommentService(deps),

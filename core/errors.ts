@@ -41,6 +41,7 @@ export const errorTitles = {
   transition_blocked: "The status change needs requirements that are not met",
   unknown_status: "The status is not one of the organization's lifecycle",
   invalid_lifecycle: "The lifecycle breaks a rule every lifecycle keeps",
+  invalid_configuration: "The configuration document breaks rules of its definitions",
   bulk_too_large: "The bulk request touches more records than this deployment allows",
   unknown_reference: "The request names a record that does not exist or cannot be used here",
   invalid_expiry: "The expiry is not in the future",

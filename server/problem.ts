@@ -54,6 +54,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   transition_blocked: 409,
   unknown_status: 400,
   invalid_lifecycle: 422,
+  invalid_configuration: 422,
   bulk_too_large: 400,
   unknown_reference: 422,
   invalid_expiry: 422,

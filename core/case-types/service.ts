@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { recordChange } from "../audit/record-change.js";
@@ -9,6 +10,32 @@ import { parse } from "../validation.js";
 import { caseTypeCreateSchema, caseTypeListQuerySchema, caseTypeUpdateSchema } from "./schema.js";
 import type { CaseType } from "./types.js";
 import { definitionsOf } from "../custom-fields/definitions.js";
+
+/** A new case type from a parsed create body: the route and the configuration import build it alike. */
+export function newCaseType(principal: Principal, id: string, body: z.output<typeof caseTypeCreateSchema>, now: Date): CaseType {
+  const at = now.toISOString();
+  return {
+    id,
+    organizationId: principal.organizationId,
+    key: body.key,
+    label: body.label,
+    description: body.description ?? null,
+    defaultTlp: body.defaultTlp ?? null,
+    defaultPap: body.defaultPap ?? null,
+    customFields: body.customFields,
+    lifecycle: body.lifecycle ?? null,
+    archivedAt: null,
+    createdAt: at,
+    updatedAt: at,
+    createdBy: principal.userId,
+  };
+}
+
+/** A case type after a parsed change; `archived` keeps the first archiving time. */
+export function changedCaseType(before: CaseType, patch: Omit<z.output<typeof caseTypeUpdateSchema>, "archived">, archived: boolean | undefined, now: Date): CaseType {
+  const archivedAt = archived === undefined ? before.archivedAt : archived ? (before.archivedAt ?? now.toISOString()) : null;
+  return { ...before, ...patch, archivedAt, updatedAt: now.toISOString() };
+}
 
 /** Case types: read with `cases:read`, changed by admins (`org:admin`); every change is audited and emitted. */
 export function createCaseTypeService(deps: CaseKitDeps) {
@@ -33,22 +60,7 @@ export function createCaseTypeService(deps: CaseKitDeps) {
       requireScope(principal, "org:admin");
       const body = parse(caseTypeCreateSchema, input);
       const now = clock.now();
-      const at = now.toISOString();
-      const type: CaseType = {
-        id: ids.next("ctype"),
-        organizationId: principal.organizationId,
-        key: body.key,
-        label: body.label,
-        description: body.description ?? null,
-        defaultTlp: body.defaultTlp ?? null,
-        defaultPap: body.defaultPap ?? null,
-        customFields: body.customFields,
-        lifecycle: body.lifecycle ?? null,
-        archivedAt: null,
-        createdAt: at,
-        updatedAt: at,
-        createdBy: principal.userId,
-      };
+      const type = newCaseType(principal, ids.next("ctype"), body, now);
       return storage.transaction(async (tx) => {
         await checkFields(tx, principal, type.customFields);
         await tx.caseTypes.insert(type);
@@ -64,8 +76,7 @@ export function createCaseTypeService(deps: CaseKitDeps) {
       return storage.transaction(async (tx) => {
         const before = await load(tx, principal, id);
         if (patch.customFields) await checkFields(tx, principal, patch.customFields);
-        const archivedAt = archived === undefined ? before.archivedAt : archived ? (before.archivedAt ?? now.toISOString()) : null;
-        const after: CaseType = { ...before, ...patch, archivedAt, updatedAt: now.toISOString() };
+        const after = changedCaseType(before, patch, archived, now);
         await tx.caseTypes.update(after);
         await recordChange(deps, tx, principal, { name: "case_type.updated", resourceType: "case_type", before, after, tlp: null, now });
         return after;

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { recordChange } from "../audit/record-change.js";
@@ -17,6 +18,36 @@ import type { CustomFieldDefinition } from "./types.js";
 
 /** Most definitions an organization may hold (the storage reads them all on every record write). */
 export const maxDefinitions = 500;
+
+/** A new definition from a parsed create body: the route and the configuration import build it alike. */
+export function newDefinition(principal: Principal, id: string, body: z.output<typeof customFieldCreateSchema>, now: Date): CustomFieldDefinition {
+  const at = now.toISOString();
+  return {
+    id,
+    organizationId: principal.organizationId,
+    key: body.key,
+    label: body.label,
+    description: body.description ?? null,
+    scopes: body.scopes,
+    type: body.type,
+    options: body.options,
+    bounds: body.bounds,
+    required: body.required,
+    defaultValue: body.defaultValue ?? null,
+    tlpFloor: body.tlpFloor ?? null,
+    filterable: body.filterable,
+    archivedAt: null,
+    createdAt: at,
+    updatedAt: at,
+    createdBy: principal.userId,
+  };
+}
+
+/** A definition after a parsed change; `archived` keeps the first archiving time. */
+export function changedDefinition(before: CustomFieldDefinition, patch: Omit<z.output<typeof customFieldUpdateSchema>, "archived">, archived: boolean | undefined, now: Date): CustomFieldDefinition {
+  const archivedAt = archived === undefined ? before.archivedAt : archived ? (before.archivedAt ?? now.toISOString()) : null;
+  return { ...before, ...patch, archivedAt, updatedAt: now.toISOString() };
+}
 
 /** Custom field definitions: read with `cases:read`, changed by admins (`org:admin`); every change is audited and emitted. */
 export function createCustomFieldService(deps: CaseKitDeps) {
@@ -47,26 +78,7 @@ export function createCustomFieldService(deps: CaseKitDeps) {
       requireScope(principal, "org:admin");
       const body = parse(customFieldCreateSchema, input);
       const now = clock.now();
-      const at = now.toISOString();
-      const definition: CustomFieldDefinition = {
-        id: ids.next("cfd"),
-        organizationId: principal.organizationId,
-        key: body.key,
-        label: body.label,
-        description: body.description ?? null,
-        scopes: body.scopes,
-        type: body.type,
-        options: body.options,
-        bounds: body.bounds,
-        required: body.required,
-        defaultValue: body.defaultValue ?? null,
-        tlpFloor: body.tlpFloor ?? null,
-        filterable: body.filterable,
-        archivedAt: null,
-        createdAt: at,
-        updatedAt: at,
-        createdBy: principal.userId,
-      };
+      const definition = newDefinition(principal, ids.next("cfd"), body, now);
       check(definition, null);
       return storage.transaction(async (tx) => {
         if ((await tx.customFields.listAll(principal.organizationId)).length >= maxDefinitions) {
@@ -85,8 +97,7 @@ export function createCustomFieldService(deps: CaseKitDeps) {
       const now = clock.now();
       return storage.transaction(async (tx) => {
         const before = await load(tx, principal, id);
-        const archivedAt = archived === undefined ? before.archivedAt : archived ? (before.archivedAt ?? now.toISOString()) : null;
-        const after: CustomFieldDefinition = { ...before, ...patch, archivedAt, updatedAt: now.toISOString() };
+        const after = changedDefinition(before, patch, archived, now);
         check(after, before);
         await checkEntering(tx, after);
         await tx.customFields.update(after);

@@ -12,13 +12,12 @@ import { recordStatusMoves } from "../history/record.js";
 import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
-import { definitionsOf } from "../custom-fields/definitions.js";
 import { fieldGateProblems } from "../custom-fields/entering-rules.js";
 import { CaseKitError } from "../errors.js";
 import { lifecycleOf } from "./current.js";
 import { isCategory } from "./engine.js";
 import { lifecycleEntitySchema, lifecyclePublishSchema, lifecycleVersionQuerySchema } from "./schema.js";
-import type { Lifecycle, LifecycleEntity, StoredLifecycle } from "./types.js";
+import type { Lifecycle, LifecycleDefinition, LifecycleEntity, StoredLifecycle } from "./types.js";
 import { checkDefinition, checkMapping } from "./validate.js";
 import type { Scope } from "../access/scopes.js";
 
@@ -41,8 +40,9 @@ const view = (lifecycle: Lifecycle | StoredLifecycle): LifecycleView => ({
 /** Records at most this many at a time are moved off a removed status. */
 const remapPage = 500;
 
-export function createLifecycleService(deps: CaseKitDeps) {
-  const { storage, clock, ids } = deps;
+/** Publishing within a caller's unit of work: the lifecycle route and the configuration import share it. */
+export function createLifecyclePublisher(deps: CaseKitDeps) {
+  const { ids } = deps;
 
   /** The statuses among `keys` that some record of the organization is in. */
   async function inUse(tx: UnitOfWork, organizationId: string, entity: LifecycleEntity, keys: readonly string[]): Promise<Set<string>> {
@@ -84,6 +84,44 @@ export function createLifecycleService(deps: CaseKitDeps) {
     }
   }
 
+  /** Publishes `body` (already parsed and checked by checkDefinition) as the next version. */
+  async function publishWithin(tx: UnitOfWork, principal: Principal, entity: LifecycleEntity, body: LifecycleDefinition & { mapping: Record<string, string> }, now: Date): Promise<StoredLifecycle> {
+    // Every write of a case, alert or task holds the organization's TLP chain head until its
+    // unit ends (core/audit/record-edit.ts); holding it here too means no record is written in
+    // a status this version drops between the check of statuses in use and the remap.
+    await tx.tlpAudit.head(principal.organizationId);
+    // A field:customFields.<key> gate names a field defined for the entity (entering-rules.ts). Read
+    // directly, not through definitionsOf: the configuration import writes fields in this unit.
+    const gateErrors = fieldGateProblems(entity, body, await tx.customFields.listAll(principal.organizationId));
+    if (gateErrors.length > 0) throw new CaseKitError("invalid_lifecycle", `${gateErrors[0]!.path}: ${gateErrors[0]!.message}`, gateErrors);
+    const before = await lifecycleOf(tx, principal.organizationId, entity);
+    const keys = new Set(body.statuses.map((status) => status.key));
+    const removed = before.statuses.map((status) => status.key).filter((key) => !keys.has(key));
+    checkMapping(body.mapping, removed, await inUse(tx, principal.organizationId, entity, removed), keys);
+    const record: StoredLifecycle = {
+      id: ids.next("lcy"),
+      organizationId: principal.organizationId,
+      entity,
+      version: before.version + 1,
+      statuses: body.statuses,
+      transitions: body.transitions,
+      mapping: body.mapping,
+      createdAt: now.toISOString(),
+      createdBy: principal.userId,
+    };
+    await tx.lifecycles.insert(record);
+    for (const [from, to] of Object.entries(body.mapping)) await remap(tx, principal, record, from, to, now);
+    await recordChange(deps, tx, principal, { name: "lifecycle.published", resourceType: "lifecycle", before: "id" in before ? (before as StoredLifecycle) : null, after: record, tlp: null, now });
+    return record;
+  }
+
+  return { publishWithin };
+}
+
+export function createLifecycleService(deps: CaseKitDeps) {
+  const { storage, clock } = deps;
+  const { publishWithin } = createLifecyclePublisher(deps);
+
   return {
     async get(principal: Principal, entityInput: string): Promise<LifecycleView> {
       const entity = parse(lifecycleEntitySchema, entityInput);
@@ -106,34 +144,7 @@ export function createLifecycleService(deps: CaseKitDeps) {
       const body = parse(lifecyclePublishSchema, input);
       checkDefinition(entity, body);
       const now = clock.now();
-      return storage.transaction(async (tx) => {
-        // Every write of a case, alert or task holds the organization's TLP chain head until its
-        // unit ends (core/audit/record-edit.ts); holding it here too means no record is written in
-        // a status this version drops between the check of statuses in use and the remap.
-        await tx.tlpAudit.head(principal.organizationId);
-        // A field:customFields.<key> gate names a field defined for the entity (entering-rules.ts).
-        const gateErrors = fieldGateProblems(entity, body, await definitionsOf(tx, principal.organizationId));
-        if (gateErrors.length > 0) throw new CaseKitError("invalid_lifecycle", `${gateErrors[0]!.path}: ${gateErrors[0]!.message}`, gateErrors);
-        const before = await lifecycleOf(tx, principal.organizationId, entity);
-        const keys = new Set(body.statuses.map((status) => status.key));
-        const removed = before.statuses.map((status) => status.key).filter((key) => !keys.has(key));
-        checkMapping(body.mapping, removed, await inUse(tx, principal.organizationId, entity, removed), keys);
-        const record: StoredLifecycle = {
-          id: ids.next("lcy"),
-          organizationId: principal.organizationId,
-          entity,
-          version: before.version + 1,
-          statuses: body.statuses,
-          transitions: body.transitions,
-          mapping: body.mapping,
-          createdAt: now.toISOString(),
-          createdBy: principal.userId,
-        };
-        await tx.lifecycles.insert(record);
-        for (const [from, to] of Object.entries(body.mapping)) await remap(tx, principal, record, from, to, now);
-        await recordChange(deps, tx, principal, { name: "lifecycle.published", resourceType: "lifecycle", before: "id" in before ? (before as StoredLifecycle) : null, after: record, tlp: null, now });
-        return view(record);
-      });
+      return view(await storage.transaction((tx) => publishWithin(tx, principal, entity, body, now)));
     },
   };
 }

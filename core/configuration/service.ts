@@ -1,0 +1,234 @@
+/**
+ * An organization's definitions as one JSON document, so its setup can live in Git. Export
+ * drops ids and timestamps (keys are the identities) and sorts by key; import applies a whole
+ * document in one unit of work with the rules and writes of each definition's own route. It
+ * never deletes what the document omits (a field or type missing from a file is more often an
+ * older file than an intent to delete). Every problem is collected by JSON path and any one
+ * rolls the whole unit back.
+ */
+import type { Principal } from "../access/principal.js";
+import { requireScope } from "../access/principal.js";
+import { recordChange } from "../audit/record-change.js";
+import { changedCaseType, newCaseType } from "../case-types/service.js";
+import type { CaseType } from "../case-types/types.js";
+import type { CaseKitDeps } from "../context.js";
+import { definitionProblems } from "../custom-fields/definition-rules.js";
+import { enteringProblems } from "../custom-fields/entering-rules.js";
+import { changedDefinition, maxDefinitions, newDefinition } from "../custom-fields/service.js";
+import type { CustomFieldDefinition } from "../custom-fields/types.js";
+import type { FieldError } from "../errors.js";
+import { CaseKitError } from "../errors.js";
+import { lifecycleOf } from "../lifecycles/current.js";
+import { createLifecyclePublisher } from "../lifecycles/service.js";
+import { lifecycleEntities } from "../lifecycles/types.js";
+import { checkDefinition } from "../lifecycles/validate.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { parse } from "../validation.js";
+import type { ConfigurationChanges, ConfigurationDocument } from "./schema.js";
+import { configurationDocumentSchema } from "./schema.js";
+
+type FieldEntry = ConfigurationDocument["customFields"][number];
+type TypeEntry = ConfigurationDocument["caseTypes"][number];
+
+const byKey = <T extends { key: string }>(a: T, b: T) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/** JSON with object members sorted: two values that mean the same compare equal. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** A definition as the document states it: nulls left out where the create body leaves them out. */
+function fieldEntry(d: CustomFieldDefinition): FieldEntry {
+  return {
+    key: d.key,
+    label: d.label,
+    ...(d.description === null ? {} : { description: d.description }),
+    scopes: d.scopes,
+    type: d.type,
+    options: d.options,
+    bounds: d.bounds,
+    required: { ...d.required, onEnter: d.required.onEnter ?? [] },
+    ...(d.defaultValue === null ? {} : { defaultValue: d.defaultValue as FieldEntry["defaultValue"] }),
+    ...(d.tlpFloor === null ? {} : { tlpFloor: d.tlpFloor }),
+    filterable: d.filterable,
+    archived: d.archivedAt !== null,
+  };
+}
+
+function typeEntry(t: CaseType): TypeEntry {
+  return {
+    key: t.key,
+    label: t.label,
+    ...(t.description === null ? {} : { description: t.description }),
+    ...(t.defaultTlp === null ? {} : { defaultTlp: t.defaultTlp }),
+    ...(t.defaultPap === null ? {} : { defaultPap: t.defaultPap }),
+    customFields: t.customFields,
+    ...(t.lifecycle === null ? {} : { lifecycle: t.lifecycle }),
+    archived: t.archivedAt !== null,
+  };
+}
+
+/** Every case type of the organization, page by page. */
+async function allCaseTypes(tx: UnitOfWork, organizationId: string): Promise<CaseType[]> {
+  const all: CaseType[] = [];
+  for (;;) {
+    const page = await tx.caseTypes.list(organizationId, {}, { limit: 500, beforeId: all.at(-1)?.id });
+    all.push(...page);
+    if (page.length < 500) return all;
+  }
+}
+
+/** A rule's errors, their paths placed under `prefix`. */
+function under(prefix: string, errors: readonly FieldError[]): FieldError[] {
+  return errors.map((e) => ({ path: e.path ? `${prefix}.${e.path}` : prefix, message: e.message }));
+}
+
+function rulesOf(prefix: string, check: () => void): FieldError[] {
+  try {
+    check();
+    return [];
+  } catch (error) {
+    if (error instanceof CaseKitError) return under(prefix, error.errors ?? [{ path: "", message: error.message }]);
+    throw error;
+  }
+}
+
+export function createConfigurationService(deps: CaseKitDeps) {
+  const { storage, clock, ids } = deps;
+  const { publishWithin } = createLifecyclePublisher(deps);
+
+  async function exportIn(tx: UnitOfWork, organizationId: string): Promise<ConfigurationDocument> {
+    const lifecycles = {} as ConfigurationDocument["lifecycles"];
+    for (const entity of lifecycleEntities) {
+      const current = await lifecycleOf(tx, organizationId, entity);
+      lifecycles[entity] = { statuses: current.statuses, transitions: current.transitions, mapping: {} };
+    }
+    const fields = (await tx.customFields.listAll(organizationId)).sort(byKey).map(fieldEntry);
+    const types = (await allCaseTypes(tx, organizationId)).sort(byKey).map(typeEntry);
+    return { version: 1, lifecycles, caseTypes: types, customFields: fields };
+  }
+
+  return {
+    /** The organization's definitions; reading them needs `org:admin`, as changing them does. */
+    async export(principal: Principal): Promise<ConfigurationDocument> {
+      requireScope(principal, "org:admin");
+      const document = await storage.read((tx) => exportIn(tx, principal.organizationId));
+      // The export leaves `mapping` out: it belongs to one publication, not to the setup.
+      return { ...document, lifecycles: Object.fromEntries(lifecycleEntities.map((e) => [e, { statuses: document.lifecycles[e].statuses, transitions: document.lifecycles[e].transitions }])) as ConfigurationDocument["lifecycles"] };
+    },
+
+    async import(principal: Principal, input: unknown): Promise<ConfigurationChanges> {
+      requireScope(principal, "org:admin");
+      const document = parse(configurationDocumentSchema, input);
+      const org = principal.organizationId;
+      const errors: FieldError[] = [];
+      const repeated = (section: "caseTypes" | "customFields") => {
+        const seen = new Set<string>();
+        document[section].forEach((entry, index) => {
+          if (seen.has(entry.key)) errors.push({ path: `${section}.${index}.key`, message: `repeats the key ${entry.key}` });
+          seen.add(entry.key);
+        });
+      };
+      repeated("customFields");
+      repeated("caseTypes");
+      for (const entity of lifecycleEntities) errors.push(...rulesOf(`lifecycles.${entity}`, () => checkDefinition(entity, document.lifecycles[entity])));
+      const now = clock.now();
+      const changes: ConfigurationChanges = {
+        lifecycles: { case: "unchanged", alert: "unchanged", task: "unchanged" },
+        caseTypes: { created: [], updated: [], unchanged: [] },
+        customFields: { created: [], updated: [], unchanged: [] },
+      };
+      // A field required on entering a status names a status of the lifecycles the document sets.
+      const documentLifecycles = lifecycleEntities.map((entity) => ({ entity, version: 0, ...document.lifecycles[entity] }));
+      return storage.transaction(async (tx) => {
+        // Fields first: case types and lifecycle gates name them.
+        const existingFields = new Map((await tx.customFields.listAll(org)).map((d) => [d.key, d]));
+        for (const [index, entry] of document.customFields.entries()) {
+          const { archived, key, type, ...rest } = entry;
+          const before = existingFields.get(key);
+          if (!before) {
+            const created = changedDefinition(newDefinition(principal, ids.next("cfd"), entry, now), {}, archived, now);
+            errors.push(...under(`customFields.${index}`, [...definitionProblems(created, null), ...enteringProblems(created, documentLifecycles)]));
+            if (errors.length > 0) continue;
+            await tx.customFields.insert(created);
+            await recordChange(deps, tx, principal, { name: "custom_field.created", resourceType: "custom_field", before: null, after: created, tlp: null, now });
+            changes.customFields.created.push(key);
+            continue;
+          }
+          if (before.type !== type) {
+            errors.push({ path: `customFields.${index}.type`, message: `a field's type never changes (${key} is ${before.type})` });
+            continue;
+          }
+          const patch = { ...rest, description: rest.description ?? null, defaultValue: rest.defaultValue ?? null, tlpFloor: rest.tlpFloor ?? null };
+          const after = changedDefinition(before, patch, archived, now);
+          if (canonical(fieldEntry(after)) === canonical(fieldEntry(before))) {
+            changes.customFields.unchanged.push(key);
+            continue;
+          }
+          errors.push(...under(`customFields.${index}`, [...definitionProblems(after, before), ...enteringProblems(after, documentLifecycles)]));
+          if (errors.length > 0) continue;
+          await tx.customFields.update(after);
+          await recordChange(deps, tx, principal, { name: "custom_field.updated", resourceType: "custom_field", before, after, tlp: null, now });
+          changes.customFields.updated.push(key);
+        }
+        const allFields = await tx.customFields.listAll(org);
+        if (allFields.length > maxDefinitions) errors.push({ path: "customFields", message: `an organization defines at most ${maxDefinitions} custom fields` });
+        const caseFields = new Set(allFields.filter((d) => d.scopes.includes("case")).map((d) => d.key));
+
+        const existingTypes = new Map((await allCaseTypes(tx, org)).map((t) => [t.key, t]));
+        for (const [index, entry] of document.caseTypes.entries()) {
+          const { archived, key, ...rest } = entry;
+          entry.customFields.forEach((field, at) => {
+            if (!caseFields.has(field)) errors.push({ path: `caseTypes.${index}.customFields.${at}`, message: `${JSON.stringify(field)} is not a case custom field of your organization` });
+          });
+          const before = existingTypes.get(key);
+          if (!before) {
+            const created = changedCaseType(newCaseType(principal, ids.next("ctype"), entry, now), {}, archived, now);
+            if (errors.length > 0) continue;
+            await tx.caseTypes.insert(created);
+            await recordChange(deps, tx, principal, { name: "case_type.created", resourceType: "case_type", before: null, after: created, tlp: null, now });
+            changes.caseTypes.created.push(key);
+            continue;
+          }
+          const patch = { ...rest, description: rest.description ?? null, defaultTlp: rest.defaultTlp ?? null, defaultPap: rest.defaultPap ?? null, lifecycle: rest.lifecycle ?? null };
+          const after = changedCaseType(before, patch, archived, now);
+          if (canonical(typeEntry(after)) === canonical(typeEntry(before))) {
+            changes.caseTypes.unchanged.push(key);
+            continue;
+          }
+          if (errors.length > 0) continue;
+          await tx.caseTypes.update(after);
+          await recordChange(deps, tx, principal, { name: "case_type.updated", resourceType: "case_type", before, after, tlp: null, now });
+          changes.caseTypes.updated.push(key);
+        }
+
+        for (const entity of lifecycleEntities) {
+          const wanted = document.lifecycles[entity];
+          const current = await lifecycleOf(tx, org, entity);
+          if (canonical({ s: current.statuses, t: current.transitions }) === canonical({ s: wanted.statuses, t: wanted.transitions }) && Object.keys(wanted.mapping).length === 0) continue;
+          if (errors.length > 0) continue;
+          const problems = await rulesOfAsync(`lifecycles.${entity}`, () => publishWithin(tx, principal, entity, wanted, now));
+          errors.push(...problems);
+          changes.lifecycles[entity] = "published";
+        }
+        // Any problem: the unit rolls back, so a bad document changes nothing.
+        if (errors.length > 0) throw new CaseKitError("invalid_configuration", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
+        return changes;
+      });
+    },
+  };
+}
+
+async function rulesOfAsync(prefix: string, run: () => Promise<unknown>): Promise<FieldError[]> {
+  try {
+    await run();
+    return [];
+  } catch (error) {
+    if (error instanceof CaseKitError && error.code === "invalid_lifecycle") return under(prefix, error.errors ?? [{ path: "", message: error.message }]);
+    throw error;
+  }
+}
+
+export type ConfigurationService = ReturnType<typeof createConfigurationService>;
