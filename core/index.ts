@@ -34,8 +34,8 @@ export type { CaseCreateInput, CaseListQuery, CaseUpdateInput } from "./cases/sc
 export type { Case, CaseFilter, CaseTag } from "./cases/types.js";
 export type { CaseService } from "./cases/service.js";
 export { caseTypeCreateSchema, caseTypeListQuerySchema, caseTypeListSchema, caseTypeSchema, caseTypeUpdateSchema } from "./case-types/schema.js";
-export { configurationChangesSchema, configurationDocumentSchema } from "./configuration/schema.js";
-export type { ConfigurationChanges, ConfigurationDocument } from "./configuration/schema.js";
+export { configurationChangesSchema, configurationDocumentSchema, configurationSchema } from "./configuration/schema.js";
+export type { Configuration, ConfigurationChanges, ConfigurationDocument } from "./configuration/schema.js";
 export type { CaseType } from "./case-types/types.js";
 export type { CaseTypeService } from "./case-types/service.js";
 export { customFieldCreateSchema, customFieldJsonSchemaSchema, customFieldListQuerySchema, customFieldListSchema, customFieldSchema, customFieldSchemaQuerySchema, customFieldUpdateSchema } from "./custom-fields/schema.js";

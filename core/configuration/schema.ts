@@ -1,37 +1,50 @@
 import { z } from "zod";
 import { caseTypeCreateSchema } from "../case-types/schema.js";
 import { customFieldCreateSchema } from "../custom-fields/schema.js";
-import { lifecyclePublishSchema } from "../lifecycles/schema.js";
+import { lifecyclePublishSchema, lifecycleStatusSchema, lifecycleTransitionSchema } from "../lifecycles/schema.js";
 
 const archivedSchema = z.boolean().default(false).meta({ description: "true: archived (no new records take it)" });
 
+const caseTypeEntrySchema = caseTypeCreateSchema.extend({ archived: archivedSchema });
+const customFieldEntrySchema = customFieldCreateSchema.extend({ archived: archivedSchema });
+
+const example = {
+  version: 1,
+  lifecycles: {
+    case: { statuses: [{ key: "open", label: "Open", category: "new", final: false, color: null }, { key: "closed", label: "Closed", category: "closed", final: true, color: null }], transitions: [{ from: ["open"], to: "closed" }] },
+    alert: {
+      statuses: [{ key: "new", label: "New", category: "new", final: false, color: null }, { key: "imported", label: "Imported", category: "closed", final: true, color: null }],
+      transitions: [{ from: ["new"], to: "imported" }],
+    },
+    task: { statuses: [{ key: "waiting", label: "Waiting", category: "new", final: false, color: null }, { key: "done", label: "Done", category: "closed", final: true, color: null }], transitions: [{ from: ["waiting"], to: "done" }] },
+  },
+  caseTypes: [{ key: "phishing", label: "Phishing", customFields: ["impact"], archived: false }],
+  customFields: [{ key: "impact", label: "Impact", scopes: ["case"], type: "enum", options: [{ id: "low", label: "Low", deprecated: false }], bounds: {}, required: { onCreate: false, onClose: false, onEnter: [] }, filterable: true, archived: false }],
+};
+
+/** What PUT /configuration takes: a lifecycle may carry a `mapping` for statuses it drops. */
 export const configurationDocumentSchema = z
   .strictObject({
     version: z.literal(1).meta({ description: "The document format; 1 today" }),
     lifecycles: z.strictObject({ case: lifecyclePublishSchema, alert: lifecyclePublishSchema, task: lifecyclePublishSchema }),
-    caseTypes: z.array(caseTypeCreateSchema.extend({ archived: archivedSchema })).max(500),
-    customFields: z.array(customFieldCreateSchema.extend({ archived: archivedSchema })).max(500),
+    caseTypes: z.array(caseTypeEntrySchema).max(500),
+    customFields: z.array(customFieldEntrySchema).max(500),
   })
-  .meta({
-    id: "Configuration",
-    description: "An organization's lifecycles, case types and custom fields; keys are the identities, no ids or timestamps",
-    examples: [
-      {
-        version: 1,
-        lifecycles: {
-          case: { statuses: [{ key: "open", label: "Open", category: "new", final: false, color: null }, { key: "closed", label: "Closed", category: "closed", final: true, color: null }], transitions: [{ from: ["open"], to: "closed" }] },
-          alert: {
-            statuses: [{ key: "new", label: "New", category: "new", final: false, color: null }, { key: "imported", label: "Imported", category: "closed", final: true, color: null }],
-            transitions: [{ from: ["new"], to: "imported" }],
-          },
-          task: { statuses: [{ key: "waiting", label: "Waiting", category: "new", final: false, color: null }, { key: "done", label: "Done", category: "closed", final: true, color: null }], transitions: [{ from: ["waiting"], to: "done" }] },
-        },
-        caseTypes: [{ key: "phishing", label: "Phishing", customFields: ["impact"], archived: false }],
-        customFields: [{ key: "impact", label: "Impact", scopes: ["case"], type: "enum", options: [{ id: "low", label: "Low", deprecated: false }], filterable: true, archived: false }],
-      },
-    ],
-  });
+  .meta({ id: "ConfigurationDocument", description: "An organization's lifecycles, case types and custom fields; keys are the identities, no ids or timestamps", examples: [example] });
 
+const exportedLifecycleSchema = z.object({ statuses: z.array(lifecycleStatusSchema), transitions: z.array(lifecycleTransitionSchema) });
+
+/** What GET /configuration answers: the document without mappings (they belong to one publication). */
+export const configurationSchema = z
+  .object({
+    version: z.literal(1),
+    lifecycles: z.object({ case: exportedLifecycleSchema, alert: exportedLifecycleSchema, task: exportedLifecycleSchema }),
+    caseTypes: z.array(caseTypeEntrySchema),
+    customFields: z.array(customFieldEntrySchema),
+  })
+  .meta({ id: "Configuration", description: "An organization's lifecycles, case types and custom fields, sorted by key", examples: [example] });
+
+export type Configuration = z.output<typeof configurationSchema>;
 export type ConfigurationDocument = z.output<typeof configurationDocumentSchema>;
 
 const sectionChangesSchema = z.object({ created: z.array(z.string()), updated: z.array(z.string()), unchanged: z.array(z.string()) });

@@ -24,7 +24,7 @@ import { lifecycleEntities } from "../lifecycles/types.js";
 import { checkDefinition } from "../lifecycles/validate.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
-import type { ConfigurationChanges, ConfigurationDocument } from "./schema.js";
+import type { Configuration, ConfigurationChanges, ConfigurationDocument } from "./schema.js";
 import { configurationDocumentSchema } from "./schema.js";
 
 type FieldEntry = ConfigurationDocument["customFields"][number];
@@ -99,11 +99,12 @@ export function createConfigurationService(deps: CaseKitDeps) {
   const { storage, clock, ids } = deps;
   const { publishWithin } = createLifecyclePublisher(deps);
 
-  async function exportIn(tx: UnitOfWork, organizationId: string): Promise<ConfigurationDocument> {
-    const lifecycles = {} as ConfigurationDocument["lifecycles"];
+  /** The export leaves `mapping` out: it belongs to one publication, not to the setup. */
+  async function exportIn(tx: UnitOfWork, organizationId: string): Promise<Configuration> {
+    const lifecycles = {} as Configuration["lifecycles"];
     for (const entity of lifecycleEntities) {
       const current = await lifecycleOf(tx, organizationId, entity);
-      lifecycles[entity] = { statuses: current.statuses, transitions: current.transitions, mapping: {} };
+      lifecycles[entity] = { statuses: current.statuses, transitions: current.transitions };
     }
     const fields = (await tx.customFields.listAll(organizationId)).sort(byKey).map(fieldEntry);
     const types = (await allCaseTypes(tx, organizationId)).sort(byKey).map(typeEntry);
@@ -112,11 +113,9 @@ export function createConfigurationService(deps: CaseKitDeps) {
 
   return {
     /** The organization's definitions; reading them needs `org:admin`, as changing them does. */
-    async export(principal: Principal): Promise<ConfigurationDocument> {
+    async export(principal: Principal): Promise<Configuration> {
       requireScope(principal, "org:admin");
-      const document = await storage.read((tx) => exportIn(tx, principal.organizationId));
-      // The export leaves `mapping` out: it belongs to one publication, not to the setup.
-      return { ...document, lifecycles: Object.fromEntries(lifecycleEntities.map((e) => [e, { statuses: document.lifecycles[e].statuses, transitions: document.lifecycles[e].transitions }])) as ConfigurationDocument["lifecycles"] };
+      return storage.read((tx) => exportIn(tx, principal.organizationId));
     },
 
     async import(principal: Principal, input: unknown): Promise<ConfigurationChanges> {

@@ -1248,6 +1248,34 @@ export interface paths {
         patch: operations["updateCaseType"];
         trace?: never;
     };
+    "/configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the organization's definitions
+         * @description Admin only. Lifecycles in force (the built-in default too), case types and custom fields (archived ones too) sorted by key, without ids or timestamps: keys are the identities. PUT it back and nothing changes.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        get: operations["exportConfiguration"];
+        /**
+         * Apply a whole configuration document
+         * @description Admin only, in one unit of work with the rules of each definition's own route: custom fields and case types are created or changed by key, a lifecycle is published only when its statuses or transitions differ. What the document omits is kept, never deleted. A field's type never changes. Any broken rule is 422 `invalid_configuration` listing every one by JSON path, and nothing changes. Events and audit entries as the individual routes write them.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        put: operations["importConfiguration"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -1573,7 +1601,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "required_fields_unset" | "unknown_case_type" | "invalid_field_definition" | "case_type_archived" | "record_closed" | "transition_blocked" | "unknown_status" | "invalid_lifecycle" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
+            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "required_fields_unset" | "unknown_case_type" | "invalid_field_definition" | "case_type_archived" | "record_closed" | "transition_blocked" | "unknown_status" | "invalid_lifecycle" | "invalid_configuration" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
             /** @description Every invalid field, for validation_failed */
             errors?: {
                 /** @description Dotted path of the offending field; empty for the whole body */
@@ -2170,6 +2198,247 @@ export interface components {
             data: components["schemas"]["CaseType"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
+        };
+        /**
+         * @description An organization's lifecycles, case types and custom fields, sorted by key
+         * @example {
+         *       "version": 1,
+         *       "lifecycles": {
+         *         "case": {
+         *           "statuses": [
+         *             {
+         *               "key": "open",
+         *               "label": "Open",
+         *               "category": "new",
+         *               "final": false,
+         *               "color": null
+         *             },
+         *             {
+         *               "key": "closed",
+         *               "label": "Closed",
+         *               "category": "closed",
+         *               "final": true,
+         *               "color": null
+         *             }
+         *           ],
+         *           "transitions": [
+         *             {
+         *               "from": [
+         *                 "open"
+         *               ],
+         *               "to": "closed"
+         *             }
+         *           ]
+         *         },
+         *         "alert": {
+         *           "statuses": [
+         *             {
+         *               "key": "new",
+         *               "label": "New",
+         *               "category": "new",
+         *               "final": false,
+         *               "color": null
+         *             },
+         *             {
+         *               "key": "imported",
+         *               "label": "Imported",
+         *               "category": "closed",
+         *               "final": true,
+         *               "color": null
+         *             }
+         *           ],
+         *           "transitions": [
+         *             {
+         *               "from": [
+         *                 "new"
+         *               ],
+         *               "to": "imported"
+         *             }
+         *           ]
+         *         },
+         *         "task": {
+         *           "statuses": [
+         *             {
+         *               "key": "waiting",
+         *               "label": "Waiting",
+         *               "category": "new",
+         *               "final": false,
+         *               "color": null
+         *             },
+         *             {
+         *               "key": "done",
+         *               "label": "Done",
+         *               "category": "closed",
+         *               "final": true,
+         *               "color": null
+         *             }
+         *           ],
+         *           "transitions": [
+         *             {
+         *               "from": [
+         *                 "waiting"
+         *               ],
+         *               "to": "done"
+         *             }
+         *           ]
+         *         }
+         *       },
+         *       "caseTypes": [
+         *         {
+         *           "key": "phishing",
+         *           "label": "Phishing",
+         *           "customFields": [
+         *             "impact"
+         *           ],
+         *           "archived": false
+         *         }
+         *       ],
+         *       "customFields": [
+         *         {
+         *           "key": "impact",
+         *           "label": "Impact",
+         *           "scopes": [
+         *             "case"
+         *           ],
+         *           "type": "enum",
+         *           "options": [
+         *             {
+         *               "id": "low",
+         *               "label": "Low",
+         *               "deprecated": false
+         *             }
+         *           ],
+         *           "bounds": {},
+         *           "required": {
+         *             "onCreate": false,
+         *             "onClose": false,
+         *             "onEnter": []
+         *           },
+         *           "filterable": true,
+         *           "archived": false
+         *         }
+         *       ]
+         *     }
+         */
+        Configuration: {
+            /** @constant */
+            version: 1;
+            lifecycles: {
+                case: {
+                    statuses: components["schemas"]["LifecycleStatus"][];
+                    transitions: components["schemas"]["LifecycleTransition"][];
+                };
+                alert: {
+                    statuses: components["schemas"]["LifecycleStatus"][];
+                    transitions: components["schemas"]["LifecycleTransition"][];
+                };
+                task: {
+                    statuses: components["schemas"]["LifecycleStatus"][];
+                    transitions: components["schemas"]["LifecycleTransition"][];
+                };
+            };
+            caseTypes: {
+                key: string;
+                label: string;
+                description?: string;
+                /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+                defaultTlp?: number;
+                /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
+                defaultPap?: number;
+                /**
+                 * @description Keys of case custom fields that apply to cases of this type; empty: every case field
+                 * @default []
+                 */
+                customFields: string[];
+                /** @description The lifecycle its cases follow (a lifecycle key) */
+                lifecycle?: string;
+                /**
+                 * @description true: archived (no new records take it)
+                 * @default false
+                 */
+                archived: boolean;
+            }[];
+            customFields: {
+                key: string;
+                label: string;
+                description?: string;
+                scopes: ("case" | "alert" | "task" | "observable")[];
+                /** @enum {string} */
+                type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "datetime" | "url" | "email" | "enum" | "multi_enum" | "user";
+                /** @default [] */
+                options: components["schemas"]["CustomFieldOption"][];
+                /** @default {} */
+                bounds: components["schemas"]["CustomFieldBounds"];
+                /**
+                 * @default {
+                 *       "onCreate": false,
+                 *       "onClose": false,
+                 *       "onEnter": []
+                 *     }
+                 */
+                required: components["schemas"]["CustomFieldRequirement"];
+                /** @description Applied at create when the body omits the field; must be a valid value of the field */
+                defaultValue?: string | number | boolean | string[];
+                /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+                tlpFloor?: number;
+                /** @default false */
+                filterable: boolean;
+                /**
+                 * @description true: archived (no new records take it)
+                 * @default false
+                 */
+                archived: boolean;
+            }[];
+        };
+        CustomFieldOption: {
+            /** @description Stable: values store it; never renamed or removed */
+            id: string;
+            label: string;
+            /** @default false */
+            deprecated: boolean;
+        };
+        /** @description min/max: integer and number values (inclusive), multi_enum choice counts; minLength/maxLength: string, text, url and email; pattern: string only */
+        CustomFieldBounds: {
+            min?: number;
+            max?: number;
+            minLength?: number;
+            maxLength?: number;
+            pattern?: string;
+        };
+        /** @description onClose: the value must be set before the record moves into a final status; onEnter: before it enters one of the named statuses. Both are gates of the lifecycle's transitions: GET …/transitions lists them as field:customFields.<key> */
+        CustomFieldRequirement: {
+            /** @default false */
+            onCreate: boolean;
+            /** @default false */
+            onClose: boolean;
+            /**
+             * @description Status keys of the record's lifecycle: the value must be set before the record enters any of them
+             * @default []
+             */
+            onEnter: string[];
+        };
+        /** @description What the import changed; definitions the document omits are kept as they are */
+        ConfigurationChanges: {
+            lifecycles: {
+                /** @enum {string} */
+                case: "published" | "unchanged";
+                /** @enum {string} */
+                alert: "published" | "unchanged";
+                /** @enum {string} */
+                task: "published" | "unchanged";
+            };
+            /** @description Keys per outcome */
+            caseTypes: {
+                created: string[];
+                updated: string[];
+                unchanged: string[];
+            };
+            /** @description Keys per outcome */
+            customFields: {
+                created: string[];
+                updated: string[];
+                unchanged: string[];
+            };
         };
         WebhookCreated: {
             id: string;
@@ -2977,9 +3246,9 @@ export interface components {
             /** @enum {string} */
             type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "datetime" | "url" | "email" | "enum" | "multi_enum" | "user";
             /** @default [] */
-            options?: components["schemas"]["CustomFieldOption"][];
+            options?: components["schemas"]["CustomFieldOptionInput"][];
             /** @default {} */
-            bounds?: components["schemas"]["CustomFieldBounds"];
+            bounds?: components["schemas"]["CustomFieldBoundsInput"];
             /**
              * @default {
              *       "onCreate": false,
@@ -2987,7 +3256,7 @@ export interface components {
              *       "onEnter": []
              *     }
              */
-            required?: components["schemas"]["CustomFieldRequirement"];
+            required?: components["schemas"]["CustomFieldRequirementInput"];
             /** @description Applied at create when the body omits the field; must be a valid value of the field */
             defaultValue?: string | number | boolean | (string & unknown)[];
             /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
@@ -2995,7 +3264,7 @@ export interface components {
             /** @default false */
             filterable?: boolean;
         };
-        CustomFieldOption: {
+        CustomFieldOptionInput: {
             /** @description Stable: values store it; never renamed or removed */
             id: string & unknown;
             label: string & unknown;
@@ -3003,7 +3272,7 @@ export interface components {
             deprecated?: boolean;
         };
         /** @description min/max: integer and number values (inclusive), multi_enum choice counts; minLength/maxLength: string, text, url and email; pattern: string only */
-        CustomFieldBounds: {
+        CustomFieldBoundsInput: {
             min?: number;
             max?: number;
             minLength?: number;
@@ -3011,7 +3280,7 @@ export interface components {
             pattern?: string;
         };
         /** @description onClose: the value must be set before the record moves into a final status; onEnter: before it enters one of the named statuses. Both are gates of the lifecycle's transitions: GET …/transitions lists them as field:customFields.<key> */
-        CustomFieldRequirement: {
+        CustomFieldRequirementInput: {
             /** @default false */
             onCreate?: boolean;
             /** @default false */
@@ -3026,9 +3295,9 @@ export interface components {
             label?: string & unknown;
             description?: string | null;
             scopes?: ("case" | "alert" | "task" | "observable")[];
-            options?: components["schemas"]["CustomFieldOption"][];
-            bounds?: components["schemas"]["CustomFieldBounds"];
-            required?: components["schemas"]["CustomFieldRequirement"];
+            options?: components["schemas"]["CustomFieldOptionInput"][];
+            bounds?: components["schemas"]["CustomFieldBoundsInput"];
+            required?: components["schemas"]["CustomFieldRequirementInput"];
             defaultValue?: (string | number | boolean | (string & unknown)[]) | null;
             tlpFloor?: number | null;
             filterable?: boolean;
@@ -3045,6 +3314,191 @@ export interface components {
             lifecycle?: string | null;
             /** @description true archives the type (no new cases of it), false restores it */
             archived?: boolean;
+        };
+        /**
+         * @description An organization's lifecycles, case types and custom fields; keys are the identities, no ids or timestamps
+         * @example {
+         *       "version": 1,
+         *       "lifecycles": {
+         *         "case": {
+         *           "statuses": [
+         *             {
+         *               "key": "open",
+         *               "label": "Open",
+         *               "category": "new",
+         *               "final": false,
+         *               "color": null
+         *             },
+         *             {
+         *               "key": "closed",
+         *               "label": "Closed",
+         *               "category": "closed",
+         *               "final": true,
+         *               "color": null
+         *             }
+         *           ],
+         *           "transitions": [
+         *             {
+         *               "from": [
+         *                 "open"
+         *               ],
+         *               "to": "closed"
+         *             }
+         *           ]
+         *         },
+         *         "alert": {
+         *           "statuses": [
+         *             {
+         *               "key": "new",
+         *               "label": "New",
+         *               "category": "new",
+         *               "final": false,
+         *               "color": null
+         *             },
+         *             {
+         *               "key": "imported",
+         *               "label": "Imported",
+         *               "category": "closed",
+         *               "final": true,
+         *               "color": null
+         *             }
+         *           ],
+         *           "transitions": [
+         *             {
+         *               "from": [
+         *                 "new"
+         *               ],
+         *               "to": "imported"
+         *             }
+         *           ]
+         *         },
+         *         "task": {
+         *           "statuses": [
+         *             {
+         *               "key": "waiting",
+         *               "label": "Waiting",
+         *               "category": "new",
+         *               "final": false,
+         *               "color": null
+         *             },
+         *             {
+         *               "key": "done",
+         *               "label": "Done",
+         *               "category": "closed",
+         *               "final": true,
+         *               "color": null
+         *             }
+         *           ],
+         *           "transitions": [
+         *             {
+         *               "from": [
+         *                 "waiting"
+         *               ],
+         *               "to": "done"
+         *             }
+         *           ]
+         *         }
+         *       },
+         *       "caseTypes": [
+         *         {
+         *           "key": "phishing",
+         *           "label": "Phishing",
+         *           "customFields": [
+         *             "impact"
+         *           ],
+         *           "archived": false
+         *         }
+         *       ],
+         *       "customFields": [
+         *         {
+         *           "key": "impact",
+         *           "label": "Impact",
+         *           "scopes": [
+         *             "case"
+         *           ],
+         *           "type": "enum",
+         *           "options": [
+         *             {
+         *               "id": "low",
+         *               "label": "Low",
+         *               "deprecated": false
+         *             }
+         *           ],
+         *           "bounds": {},
+         *           "required": {
+         *             "onCreate": false,
+         *             "onClose": false,
+         *             "onEnter": []
+         *           },
+         *           "filterable": true,
+         *           "archived": false
+         *         }
+         *       ]
+         *     }
+         */
+        ConfigurationDocument: {
+            /**
+             * @description The document format; 1 today
+             * @constant
+             */
+            version: 1;
+            lifecycles: {
+                case: components["schemas"]["LifecyclePublish"];
+                alert: components["schemas"]["LifecyclePublish"];
+                task: components["schemas"]["LifecyclePublish"];
+            };
+            caseTypes: {
+                key: string & unknown;
+                label: string & unknown;
+                description?: string;
+                /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+                defaultTlp?: number;
+                /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
+                defaultPap?: number;
+                /**
+                 * @description Keys of case custom fields that apply to cases of this type; empty: every case field
+                 * @default []
+                 */
+                customFields?: (string & unknown)[];
+                /** @description The lifecycle its cases follow (a lifecycle key) */
+                lifecycle?: string;
+                /**
+                 * @description true: archived (no new records take it)
+                 * @default false
+                 */
+                archived?: boolean;
+            }[];
+            customFields: {
+                key: string & unknown;
+                label: string & unknown;
+                description?: string;
+                scopes: ("case" | "alert" | "task" | "observable")[];
+                /** @enum {string} */
+                type: "string" | "text" | "integer" | "number" | "boolean" | "date" | "datetime" | "url" | "email" | "enum" | "multi_enum" | "user";
+                /** @default [] */
+                options?: components["schemas"]["CustomFieldOptionInput"][];
+                /** @default {} */
+                bounds?: components["schemas"]["CustomFieldBoundsInput"];
+                /**
+                 * @default {
+                 *       "onCreate": false,
+                 *       "onClose": false,
+                 *       "onEnter": []
+                 *     }
+                 */
+                required?: components["schemas"]["CustomFieldRequirementInput"];
+                /** @description Applied at create when the body omits the field; must be a valid value of the field */
+                defaultValue?: string | number | boolean | (string & unknown)[];
+                /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
+                tlpFloor?: number;
+                /** @default false */
+                filterable?: boolean;
+                /**
+                 * @description true: archived (no new records take it)
+                 * @default false
+                 */
+                archived?: boolean;
+            }[];
         };
         /**
          * @example {
@@ -3276,7 +3730,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `invalid_field_definition`: The custom field definition does not hold together; `invalid_lifecycle`: The lifecycle breaks a rule every lifecycle keeps; `unknown_reference`: The request names a record that does not exist or cannot be used here; `invalid_expiry`: The expiry is not in the future */
+        /** @description `invalid_field_definition`: The custom field definition does not hold together; `invalid_lifecycle`: The lifecycle breaks a rule every lifecycle keeps; `invalid_configuration`: The configuration document breaks rules of its definitions; `unknown_reference`: The request names a record that does not exist or cannot be used here; `invalid_expiry`: The expiry is not in the future */
         UnprocessableContent: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -8738,6 +9192,330 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": 1,
+                     *       "lifecycles": {
+                     *         "case": {
+                     *           "statuses": [
+                     *             {
+                     *               "key": "open",
+                     *               "label": "Open",
+                     *               "category": "new",
+                     *               "final": false,
+                     *               "color": null
+                     *             },
+                     *             {
+                     *               "key": "closed",
+                     *               "label": "Closed",
+                     *               "category": "closed",
+                     *               "final": true,
+                     *               "color": null
+                     *             }
+                     *           ],
+                     *           "transitions": [
+                     *             {
+                     *               "from": [
+                     *                 "open"
+                     *               ],
+                     *               "to": "closed"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "alert": {
+                     *           "statuses": [
+                     *             {
+                     *               "key": "new",
+                     *               "label": "New",
+                     *               "category": "new",
+                     *               "final": false,
+                     *               "color": null
+                     *             },
+                     *             {
+                     *               "key": "imported",
+                     *               "label": "Imported",
+                     *               "category": "closed",
+                     *               "final": true,
+                     *               "color": null
+                     *             }
+                     *           ],
+                     *           "transitions": [
+                     *             {
+                     *               "from": [
+                     *                 "new"
+                     *               ],
+                     *               "to": "imported"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "task": {
+                     *           "statuses": [
+                     *             {
+                     *               "key": "waiting",
+                     *               "label": "Waiting",
+                     *               "category": "new",
+                     *               "final": false,
+                     *               "color": null
+                     *             },
+                     *             {
+                     *               "key": "done",
+                     *               "label": "Done",
+                     *               "category": "closed",
+                     *               "final": true,
+                     *               "color": null
+                     *             }
+                     *           ],
+                     *           "transitions": [
+                     *             {
+                     *               "from": [
+                     *                 "waiting"
+                     *               ],
+                     *               "to": "done"
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "caseTypes": [
+                     *         {
+                     *           "key": "phishing",
+                     *           "label": "Phishing",
+                     *           "customFields": [
+                     *             "impact"
+                     *           ],
+                     *           "archived": false
+                     *         }
+                     *       ],
+                     *       "customFields": [
+                     *         {
+                     *           "key": "impact",
+                     *           "label": "Impact",
+                     *           "scopes": [
+                     *             "case"
+                     *           ],
+                     *           "type": "enum",
+                     *           "options": [
+                     *             {
+                     *               "id": "low",
+                     *               "label": "Low",
+                     *               "deprecated": false
+                     *             }
+                     *           ],
+                     *           "bounds": {},
+                     *           "required": {
+                     *             "onCreate": false,
+                     *             "onClose": false,
+                     *             "onEnter": []
+                     *           },
+                     *           "filterable": true,
+                     *           "archived": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Configuration"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": 1,
+                 *       "lifecycles": {
+                 *         "case": {
+                 *           "statuses": [
+                 *             {
+                 *               "key": "open",
+                 *               "label": "Open",
+                 *               "category": "new",
+                 *               "final": false,
+                 *               "color": null
+                 *             },
+                 *             {
+                 *               "key": "closed",
+                 *               "label": "Closed",
+                 *               "category": "closed",
+                 *               "final": true,
+                 *               "color": null
+                 *             }
+                 *           ],
+                 *           "transitions": [
+                 *             {
+                 *               "from": [
+                 *                 "open"
+                 *               ],
+                 *               "to": "closed"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "alert": {
+                 *           "statuses": [
+                 *             {
+                 *               "key": "new",
+                 *               "label": "New",
+                 *               "category": "new",
+                 *               "final": false,
+                 *               "color": null
+                 *             },
+                 *             {
+                 *               "key": "imported",
+                 *               "label": "Imported",
+                 *               "category": "closed",
+                 *               "final": true,
+                 *               "color": null
+                 *             }
+                 *           ],
+                 *           "transitions": [
+                 *             {
+                 *               "from": [
+                 *                 "new"
+                 *               ],
+                 *               "to": "imported"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "task": {
+                 *           "statuses": [
+                 *             {
+                 *               "key": "waiting",
+                 *               "label": "Waiting",
+                 *               "category": "new",
+                 *               "final": false,
+                 *               "color": null
+                 *             },
+                 *             {
+                 *               "key": "done",
+                 *               "label": "Done",
+                 *               "category": "closed",
+                 *               "final": true,
+                 *               "color": null
+                 *             }
+                 *           ],
+                 *           "transitions": [
+                 *             {
+                 *               "from": [
+                 *                 "waiting"
+                 *               ],
+                 *               "to": "done"
+                 *             }
+                 *           ]
+                 *         }
+                 *       },
+                 *       "caseTypes": [
+                 *         {
+                 *           "key": "phishing",
+                 *           "label": "Phishing",
+                 *           "customFields": [
+                 *             "impact"
+                 *           ],
+                 *           "archived": false
+                 *         }
+                 *       ],
+                 *       "customFields": [
+                 *         {
+                 *           "key": "impact",
+                 *           "label": "Impact",
+                 *           "scopes": [
+                 *             "case"
+                 *           ],
+                 *           "type": "enum",
+                 *           "options": [
+                 *             {
+                 *               "id": "low",
+                 *               "label": "Low",
+                 *               "deprecated": false
+                 *             }
+                 *           ],
+                 *           "bounds": {},
+                 *           "required": {
+                 *             "onCreate": false,
+                 *             "onClose": false,
+                 *             "onEnter": []
+                 *           },
+                 *           "filterable": true,
+                 *           "archived": false
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfigurationDocument"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "lifecycles": {
+                     *         "case": "published",
+                     *         "alert": "published",
+                     *         "task": "published"
+                     *       },
+                     *       "caseTypes": {
+                     *         "created": [],
+                     *         "updated": [],
+                     *         "unchanged": []
+                     *       },
+                     *       "customFields": {
+                     *         "created": [],
+                     *         "updated": [],
+                     *         "unchanged": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConfigurationChanges"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];

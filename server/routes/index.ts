@@ -3,6 +3,7 @@ import { alertRoutes } from "./alerts.js";
 import { apiKeyRoutes } from "./api-keys.js";
 import { caseRoutes } from "./cases.js";
 import { caseTypeRoutes } from "./case-types.js";
+import { configurationRoutes } from "./configuration.js";
 import { customFieldRoutes } from "./custom-fields.js";
 import { commentRoutes } from "./comments.js";
 import { healthRoutes } from "./health.js";
@@ -29,6 +30,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...teamRoutes,
   ...customFieldRoutes,
   ...caseTypeRoutes,
+  ...configurationRoutes,
   ...webhookRoutes,
   ...organizationRoutes,
   ...tlpRoutes,

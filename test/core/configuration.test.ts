@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ConfigurationDocument, ErrorCode } from "../../core/index.js";
+import type { Configuration, ErrorCode } from "../../core/index.js";
 import { addOrganization, makeTestKit } from "../helpers/kit.js";
 import type { TestKit } from "../helpers/kit.js";
 
@@ -107,7 +107,7 @@ describe("configuration as code", () => {
     await shapeOrganization(t);
     const before = await t.kit.configuration.export(t.admin);
     const eventsBefore = await t.kit.storage.read((tx) => tx.events.list(t.organizationId, { limit: 1000 }));
-    const doc: ConfigurationDocument = structuredClone(before);
+    const doc: Configuration = structuredClone(before);
     doc.customFields.push({ key: "new_field", label: "New", scopes: ["case"], type: "string", options: [], bounds: {}, required: { onCreate: false, onClose: false, onEnter: [] }, filterable: false, archived: false });
     doc.customFields = doc.customFields.map((f) => (f.key === "root_cause" ? { ...f, type: "string" } : f.key === "impact" ? { ...f, label: "Changed", options: [{ id: "low", label: "Low", deprecated: false }] } : f));
     doc.caseTypes.push({ key: "malware", label: "Malware", customFields: ["nope"], archived: false });

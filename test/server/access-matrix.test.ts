@@ -75,6 +75,12 @@ const sampleBodies: Record<string, unknown> = {
   "PATCH /custom-fields/{id}": { label: "Relabelled by the matrix" },
   "POST /case-types": { key: "matrix-type", label: "Matrix type" },
   "PATCH /case-types/{id}": { label: "Relabelled by the matrix" },
+  "PUT /configuration": {
+    version: 1,
+    lifecycles: Object.fromEntries((["case", "alert", "task"] as const).map((entity) => [entity, { statuses: defaultLifecycles[entity].statuses, transitions: defaultLifecycles[entity].transitions }])),
+    caseTypes: [],
+    customFields: [],
+  },
 };
 
 /** The record kind behind the `{id}` of each resource (first path segment), and its id prefix. */
@@ -489,6 +495,7 @@ const routesWithoutTlpRecords = [
   ...["case", "alert", "task"].flatMap((entity) => [`GET /lifecycles/${entity}`, `PUT /lifecycles/${entity}`, `GET /lifecycles/${entity}/versions`]),
   "POST /custom-fields", "GET /custom-fields", "GET /custom-fields/schema", "GET /custom-fields/{id}", "PATCH /custom-fields/{id}",
   "POST /case-types", "GET /case-types", "GET /case-types/{id}", "PATCH /case-types/{id}", "DELETE /case-types/{id}",
+  "GET /configuration", "PUT /configuration",
 ];
 
 type Kind = "case" | "alert" | "task" | "observable" | "comment";

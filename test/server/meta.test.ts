@@ -271,6 +271,7 @@ describe("OpenAPI document", () => {
         "/custom-fields/{id}",
         "/case-types",
         "/case-types/{id}",
+        "/configuration",
       ].sort(),
     );
     expect(doc.paths["/cases/{id}"].patch.responses["409"]).toBeDefined();

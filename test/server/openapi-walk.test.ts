@@ -147,6 +147,12 @@ const samples: Record<string, (s: Seed) => Promise<Call>> = {
   "GET /case-types/{id}": async (s) => ({ params: { id: await newCaseType(s) } }),
   "PATCH /case-types/{id}": async (s) => ({ params: { id: await newCaseType(s) }, body: { label: "Relabelled", archived: true } }),
   "DELETE /case-types/{id}": async (s) => ({ params: { id: await newCaseType(s) } }),
+  "GET /configuration": async () => ({}),
+  // The organization's own document back, plus one new type: an import that creates.
+  "PUT /configuration": async (s) => {
+    const document = (await s.api("GET", "/configuration")) as { caseTypes: unknown[] };
+    return { body: { ...document, caseTypes: [...document.caseTypes, { key: unique("walk-type"), label: "Imported type" }] } };
+  },
   "POST /teams": async () => ({ body: { name: unique("Walk team") } }),
   "GET /teams": async () => ({}),
   "GET /teams/{id}": async (s) => ({ params: { id: await newTeam(s) } }),
@@ -325,6 +331,11 @@ const provocations: Record<string, (s: Seed) => Promise<Call>> = {
   "POST /case-types 422": async () => ({ body: { key: unique("walk-type"), label: "Walk type", customFields: ["no_such_field"] } }),
   "PATCH /case-types/{id} 422": async (s) => ({ params: { id: await newCaseType(s) }, body: { customFields: ["no_such_field"] } }),
   // A type some case names is never deleted.
+  // A type naming no custom field of the organization: 422 invalid_configuration, nothing applied.
+  "PUT /configuration 422": async (s) => {
+    const document = (await s.api("GET", "/configuration")) as { caseTypes: unknown[] };
+    return { body: { ...document, caseTypes: [...document.caseTypes, { key: unique("walk-type"), label: "Broken", customFields: ["no_such_field"] }] } };
+  },
   "DELETE /case-types/{id} 409": async (s) => {
     const key = unique("used-type");
     const id = (await s.api("POST", "/case-types", { key, label: "Used" })).id;
@@ -365,6 +376,7 @@ const notProvoked: Record<string, string> = {
   "PUT /lifecycles/case 409": "needs two concurrent publishers",
   "PUT /lifecycles/alert 409": "needs two concurrent publishers",
   "PUT /lifecycles/task 409": "needs two concurrent publishers",
+  "PUT /configuration 409": "needs two concurrent publishers",
   // The public document is built at start-up and touches no storage: nothing in a request can fail it.
   "GET /openapi.json 500": "no storage behind it",
 };
