@@ -42,6 +42,7 @@ describe("error codes to HTTP statuses", () => {
       transition_blocked: 409,
       unknown_status: 400,
       invalid_lifecycle: 422,
+      invalid_configuration: 422,
       required_fields_unset: 409,
       unknown_case_type: 400,
       invalid_field_definition: 422,
