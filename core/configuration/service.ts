@@ -4,7 +4,8 @@
  * document in one unit of work with the rules and writes of each definition's own route. It
  * never deletes what the document omits (a field or type missing from a file is more often an
  * older file than an intent to delete). Every problem is collected by JSON path and any one
- * rolls the whole unit back.
+ * rolls the whole unit back. An entry equal to what is stored is left alone and not checked
+ * again, as no route checks it again: putting back an export always succeeds.
  */
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
@@ -13,7 +14,7 @@ import { changedCaseType, newCaseType } from "../case-types/service.js";
 import type { CaseType } from "../case-types/types.js";
 import type { CaseKitDeps } from "../context.js";
 import { definitionProblems } from "../custom-fields/definition-rules.js";
-import { enteringProblems } from "../custom-fields/entering-rules.js";
+import { enteringProblems, fieldGateProblems } from "../custom-fields/entering-rules.js";
 import { changedDefinition, maxDefinitions, newDefinition } from "../custom-fields/service.js";
 import type { CustomFieldDefinition } from "../custom-fields/types.js";
 import type { FieldError } from "../errors.js";
@@ -144,11 +145,14 @@ export function createConfigurationService(deps: CaseKitDeps) {
       return storage.transaction(async (tx) => {
         // Fields first: case types and lifecycle gates name them.
         const existingFields = new Map((await tx.customFields.listAll(org)).map((d) => [d.key, d]));
+        // The fields as the document leaves them, written or not: what lifecycle gates may name.
+        const finalFields = new Map(existingFields);
         for (const [index, entry] of document.customFields.entries()) {
           const { archived, key, type, ...rest } = entry;
           const before = existingFields.get(key);
           if (!before) {
             const created = changedDefinition(newDefinition(principal, ids.next("cfd"), entry, now), {}, archived, now);
+            finalFields.set(key, created);
             errors.push(...under(`customFields.${index}`, [...definitionProblems(created, null), ...enteringProblems(created, documentLifecycles)]));
             if (errors.length > 0) continue;
             await tx.customFields.insert(created);
@@ -162,6 +166,7 @@ export function createConfigurationService(deps: CaseKitDeps) {
           }
           const patch = { ...rest, description: rest.description ?? null, defaultValue: rest.defaultValue ?? null, tlpFloor: rest.tlpFloor ?? null };
           const after = changedDefinition(before, patch, archived, now);
+          finalFields.set(key, after);
           if (canonical(fieldEntry(after)) === canonical(fieldEntry(before))) {
             changes.customFields.unchanged.push(key);
             continue;
@@ -203,6 +208,8 @@ export function createConfigurationService(deps: CaseKitDeps) {
           changes.caseTypes.updated.push(key);
         }
 
+        // Checked here too so that a gate naming no field is listed beside every other problem.
+        for (const entity of lifecycleEntities) errors.push(...under(`lifecycles.${entity}`, fieldGateProblems(entity, document.lifecycles[entity], [...finalFields.values()])));
         for (const entity of lifecycleEntities) {
           const wanted = document.lifecycles[entity];
           const current = await lifecycleOf(tx, org, entity);

@@ -35,9 +35,11 @@ async function shapeOrganization(t: TestKit) {
       { from: ["investigating"], to: "waiting_customer" },
       { from: ["waiting_customer"], to: "investigating" },
       { from: ["investigating"], to: "contained", requires: ["reason"] },
-      { from: ["contained"], to: "closed", roles: ["admin"] },
+      { from: ["contained"], to: "closed", roles: ["admin"], requires: ["field:customFields.root_cause"] },
     ],
   });
+  // Names a status of the published lifecycle: an import must check it against the document's lifecycles.
+  await t.kit.customFields.create(admin, { key: "customer_ref", label: "Customer reference", scopes: ["case"], type: "string", required: { onEnter: ["waiting_customer"] } });
 }
 
 describe("configuration as code", () => {
@@ -50,7 +52,7 @@ describe("configuration as code", () => {
     await shapeOrganization(t);
     const exported = await t.kit.configuration.export(t.admin);
     expect(exported.version).toBe(1);
-    expect(exported.customFields.map((f) => f.key)).toEqual(["impact", "root_cause", "vectors"]);
+    expect(exported.customFields.map((f) => f.key)).toEqual(["customer_ref", "impact", "root_cause", "vectors"]);
     expect(exported.caseTypes.map((c) => [c.key, c.archived])).toEqual([["legacy", true], ["phishing", false]]);
     expect(exported.lifecycles.case.statuses.map((s) => s.key)).toEqual(["triage", "investigating", "waiting_customer", "contained", "closed"]);
     // Option ids stay: values store them. Definitions carry no id, owner or timestamp.
@@ -64,11 +66,11 @@ describe("configuration as code", () => {
     const other = await addOrganization(t.kit, "Other SOC");
     const changes = await t.kit.configuration.import(other.admin, JSON.parse(JSON.stringify(exported)));
     expect(changes.lifecycles).toEqual({ case: "published", alert: "unchanged", task: "unchanged" });
-    expect(changes.customFields.created).toEqual(["impact", "root_cause", "vectors"]);
+    expect(changes.customFields.created).toEqual(["customer_ref", "impact", "root_cause", "vectors"]);
     expect(changes.caseTypes.created).toEqual(["legacy", "phishing"]);
     expect(await t.kit.configuration.export(other.admin)).toEqual(exported);
     const events = await t.kit.storage.read((tx) => tx.events.list(other.organizationId, { limit: 100 }));
-    expect(events.filter((e) => e.name === "custom_field.created")).toHaveLength(3);
+    expect(events.filter((e) => e.name === "custom_field.created")).toHaveLength(4);
     expect(events.filter((e) => e.name === "case_type.created")).toHaveLength(2);
     expect(events.filter((e) => e.name === "lifecycle.published")).toHaveLength(1);
     const audit = await t.kit.storage.read((tx) => tx.audit.list(other.organizationId, { limit: 100 }));
@@ -83,7 +85,7 @@ describe("configuration as code", () => {
     expect(changes).toEqual({
       lifecycles: { case: "unchanged", alert: "unchanged", task: "unchanged" },
       caseTypes: { created: [], updated: [], unchanged: ["legacy", "phishing"] },
-      customFields: { created: [], updated: [], unchanged: ["impact", "root_cause", "vectors"] },
+      customFields: { created: [], updated: [], unchanged: ["customer_ref", "impact", "root_cause", "vectors"] },
     });
     expect((await t.kit.lifecycles.versions(t.admin, "case", {})).data).toHaveLength(1);
     expect(await t.kit.storage.read((tx) => tx.events.list(t.organizationId, { limit: 1000 }))).toHaveLength(eventsBefore.length);
@@ -96,11 +98,11 @@ describe("configuration as code", () => {
     doc.caseTypes.push({ key: "malware", label: "Malware", customFields: ["impact"], archived: false });
     doc.lifecycles.task.statuses = doc.lifecycles.task.statuses.map((s) => ({ ...s, label: `${s.label}!` }));
     const changes = await t.kit.configuration.import(t.admin, doc);
-    expect(changes.customFields).toEqual({ created: [], updated: ["impact"], unchanged: ["root_cause"] });
+    expect(changes.customFields).toEqual({ created: [], updated: ["impact"], unchanged: ["customer_ref", "root_cause"] });
     expect(changes.caseTypes).toEqual({ created: ["malware"], updated: [], unchanged: ["legacy", "phishing"] });
     expect(changes.lifecycles).toEqual({ case: "unchanged", alert: "unchanged", task: "published" });
     const after = await t.kit.configuration.export(t.admin);
-    expect(after.customFields.map((f) => [f.key, f.label])).toEqual([["impact", "Business impact"], ["root_cause", "Root cause"], ["vectors", "Vectors"]]);
+    expect(after.customFields.map((f) => [f.key, f.label])).toEqual([["customer_ref", "Customer reference"], ["impact", "Business impact"], ["root_cause", "Root cause"], ["vectors", "Vectors"]]);
   });
 
   it("a bad document changes nothing and lists every error by JSON path", async () => {
@@ -112,10 +114,13 @@ describe("configuration as code", () => {
     doc.customFields = doc.customFields.map((f) => (f.key === "root_cause" ? { ...f, type: "string" } : f.key === "impact" ? { ...f, label: "Changed", options: [{ id: "low", label: "Low", deprecated: false }] } : f));
     doc.caseTypes.push({ key: "malware", label: "Malware", customFields: ["nope"], archived: false });
     doc.lifecycles.alert.statuses = doc.lifecycles.alert.statuses.filter((s) => s.key !== "imported");
+    // A gate naming no field, and a field required on entering a status no lifecycle of the document has.
+    doc.lifecycles.case.transitions[0] = { ...doc.lifecycles.case.transitions[0]!, requires: ["field:customFields.missing"] };
+    doc.customFields[0] = { ...doc.customFields[0]!, required: { onCreate: false, onClose: false, onEnter: ["nowhere"] } };
     const failed = await failure(t.kit.configuration.import(t.admin, doc));
     expect(failed.code).toBe("invalid_configuration");
     const paths = failed.errors.map((e) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(["customFields.0.options", "customFields.1.type", "caseTypes.2.customFields.0", "lifecycles.alert.statuses"]));
+    expect(paths).toEqual(expect.arrayContaining(["customFields.0.required.onEnter.0", "customFields.1.options", "customFields.2.type", "caseTypes.2.customFields.0", "lifecycles.alert.statuses", "lifecycles.case.transitions.0.requires.0"]));
     expect(await t.kit.configuration.export(t.admin)).toEqual(before);
     expect(await t.kit.storage.read((tx) => tx.events.list(t.organizationId, { limit: 1000 }))).toHaveLength(eventsBefore.length);
   });
