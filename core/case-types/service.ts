@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { archivedAtAfter } from "../definitions/archiving.js";
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { recordChange } from "../audit/record-change.js";
@@ -33,8 +34,7 @@ export function newCaseType(principal: Principal, id: string, body: z.output<typ
 
 /** A case type after a parsed change; `archived` keeps the first archiving time. */
 export function changedCaseType(before: CaseType, patch: Omit<z.output<typeof caseTypeUpdateSchema>, "archived">, archived: boolean | undefined, now: Date): CaseType {
-  const archivedAt = archived === undefined ? before.archivedAt : archived ? (before.archivedAt ?? now.toISOString()) : null;
-  return { ...before, ...patch, archivedAt, updatedAt: now.toISOString() };
+  return { ...before, ...patch, archivedAt: archivedAtAfter(before.archivedAt, archived, now), updatedAt: now.toISOString() };
 }
 
 /** Case types: read with `cases:read`, changed by admins (`org:admin`); every change is audited and emitted. */

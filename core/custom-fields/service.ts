@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { archivedAtAfter } from "../definitions/archiving.js";
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { recordChange } from "../audit/record-change.js";
@@ -45,8 +46,7 @@ export function newDefinition(principal: Principal, id: string, body: z.output<t
 
 /** A definition after a parsed change; `archived` keeps the first archiving time. */
 export function changedDefinition(before: CustomFieldDefinition, patch: Omit<z.output<typeof customFieldUpdateSchema>, "archived">, archived: boolean | undefined, now: Date): CustomFieldDefinition {
-  const archivedAt = archived === undefined ? before.archivedAt : archived ? (before.archivedAt ?? now.toISOString()) : null;
-  return { ...before, ...patch, archivedAt, updatedAt: now.toISOString() };
+  return { ...before, ...patch, archivedAt: archivedAtAfter(before.archivedAt, archived, now), updatedAt: now.toISOString() };
 }
 
 /** Custom field definitions: read with `cases:read`, changed by admins (`org:admin`); every change is audited and emitted. */
