@@ -1,11 +1,11 @@
 import type { z } from "zod";
 import { archivedAtAfter } from "../definitions/archiving.js";
+import { definitionReads } from "../definitions/reads.js";
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { recordChange } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
-import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
 import { caseTypeCreateSchema, caseTypeListQuerySchema, caseTypeUpdateSchema } from "./schema.js";
@@ -40,12 +40,8 @@ export function changedCaseType(before: CaseType, patch: Omit<z.output<typeof ca
 /** Case types: read with `cases:read`, changed by admins (`org:admin`); every change is audited and emitted. */
 export function createCaseTypeService(deps: CaseKitDeps) {
   const { storage, clock, ids } = deps;
-
-  async function load(tx: UnitOfWork, principal: Principal, id: string): Promise<CaseType> {
-    const found = await tx.caseTypes.findById(principal.organizationId, id);
-    if (!found) throw new CaseKitError("not_found", `No case type ${id}`);
-    return found;
-  }
+  const reads = definitionReads(storage, "case type", (tx) => tx.caseTypes, caseTypeListQuerySchema);
+  const load = reads.load;
 
   /** The listed fields must be case custom fields of the organization. */
   async function checkFields(tx: UnitOfWork, principal: Principal, keys: readonly string[]): Promise<void> {
@@ -97,17 +93,8 @@ export function createCaseTypeService(deps: CaseKitDeps) {
       });
     },
 
-    async get(principal: Principal, id: string): Promise<CaseType> {
-      requireScope(principal, "cases:read");
-      return storage.read((tx) => load(tx, principal, id));
-    },
-
-    async list(principal: Principal, query: unknown): Promise<{ data: CaseType[]; nextCursor: string | null }> {
-      requireScope(principal, "cases:read");
-      const { limit, cursor } = parse(caseTypeListQuerySchema, query);
-      const rows = await storage.read((tx) => tx.caseTypes.list(principal.organizationId, {}, { limit: limit + 1, beforeId: decodeCursor(cursor) }));
-      return toPage(rows, limit);
-    },
+    get: reads.get,
+    list: reads.list,
   };
 }
 

@@ -1,11 +1,11 @@
 import type { z } from "zod";
 import { archivedAtAfter } from "../definitions/archiving.js";
+import { definitionReads } from "../definitions/reads.js";
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { recordChange } from "../audit/record-change.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
-import { decodeCursor, toPage } from "../pagination.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
 import { definitionProblems } from "./definition-rules.js";
@@ -53,11 +53,8 @@ export function changedDefinition(before: CustomFieldDefinition, patch: Omit<z.o
 export function createCustomFieldService(deps: CaseKitDeps) {
   const { storage, clock, ids } = deps;
 
-  async function load(tx: UnitOfWork, principal: Principal, id: string): Promise<CustomFieldDefinition> {
-    const found = await tx.customFields.findById(principal.organizationId, id);
-    if (!found) throw new CaseKitError("not_found", `No custom field ${id}`);
-    return found;
-  }
+  const reads = definitionReads(storage, "custom field", (tx) => tx.customFields, customFieldListQuerySchema);
+  const load = reads.load;
 
   /** A field required on entering statuses names statuses of its scopes' lifecycles (entering-rules.ts). */
   async function checkEntering(tx: UnitOfWork, definition: CustomFieldDefinition): Promise<void> {
@@ -106,17 +103,8 @@ export function createCustomFieldService(deps: CaseKitDeps) {
       });
     },
 
-    async get(principal: Principal, id: string): Promise<CustomFieldDefinition> {
-      requireScope(principal, "cases:read");
-      return storage.read((tx) => load(tx, principal, id));
-    },
-
-    async list(principal: Principal, query: unknown): Promise<{ data: CustomFieldDefinition[]; nextCursor: string | null }> {
-      requireScope(principal, "cases:read");
-      const { limit, cursor, ...filter } = parse(customFieldListQuerySchema, query);
-      const rows = await storage.read((tx) => tx.customFields.list(principal.organizationId, filter, { limit: limit + 1, beforeId: decodeCursor(cursor) }));
-      return toPage(rows, limit);
-    },
+    get: reads.get,
+    list: reads.list,
 
     /** The organization's JSON Schema of one scope's `customFields` (the fields the caller is cleared for). */
     async schema(principal: Principal, query: unknown): Promise<Record<string, unknown>> {
