@@ -6,16 +6,11 @@
  * shipped migrations that stops before this one. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped
  * with a printed reason outside CI when no server answers (as postgres.test.ts).
  */
-import { join } from "node:path";
-import Database from "better-sqlite3";
-import pg from "pg";
-import { migrationScratch } from "../helpers/migrations-before.js";
+import { migrationScratch, upgradePostgres, upgradeSqlite } from "../helpers/migrations-before.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Alert, Storage } from "../../core/index.js";
-import { createPostgresStorage } from "../../adapters/postgres/index.js";
-import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { alertRecord } from "./alert-record.js";
-import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { postgresShouldRun } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
 
 const scratch = migrationScratch("metric-migration");
@@ -71,25 +66,16 @@ async function expectCounted(storage: Storage, seeded: { orgIds: string[]; alert
 
 describe("alert_source_counts migration: sqlite", () => {
   it("counts the alerts a database held before it, and leaves its triggers in place", async () => {
-    const path = join(scratch.dir, "before.sqlite");
-    const before = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", "0004_alert_source_counts") });
-    await before.migrate();
-    const seeded = await seedAlerts(before);
-    await before.close();
-
-    const after = createSqliteStorage({ path });
-    try {
-      await after.migrate();
-      await expectCounted(after, seeded);
-      const db = new Database(path, { readonly: true });
-      const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'alerts' ORDER BY name").all() as { name: string }[];
-      const counters = db.prepare("SELECT sum(count) AS n FROM alert_source_counts").get() as { n: number };
-      db.close();
-      expect(names.map((r) => r.name)).toEqual(triggers);
-      expect(counters.n).toBe(seeded.alerts.filter((a) => a.deletedAt === null).length);
-    } finally {
-      await after.close();
-    }
+    await upgradeSqlite(scratch, "0004_alert_source_counts", {
+      seed: (before) => seedAlerts(before),
+      async check(after, seeded, raw) {
+        await expectCounted(after, seeded);
+        const names = await raw("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'alerts' ORDER BY name");
+        const [counters] = await raw("SELECT sum(count) AS n FROM alert_source_counts");
+        expect(names.map((r) => r.name)).toEqual(triggers);
+        expect(Number(counters!.n)).toBe(seeded.alerts.filter((a) => a.deletedAt === null).length);
+      },
+    });
   });
 });
 
@@ -97,27 +83,15 @@ const run = await postgresShouldRun("alert_source_counts migration");
 
 describe.skipIf(!run)("alert_source_counts migration: postgres", () => {
   it("counts the alerts a database held before it, and leaves its triggers in place", async () => {
-    const schema = freshSchemaName("casekit_metricmig");
-    const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
-    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: scratch.migrationsBefore("postgres", "0005_alert_source_counts") });
-    const after = createPostgresStorage({ connectionString: postgresUrl, schema });
-    try {
-      await before.migrate();
-      const seeded = await seedAlerts(before);
-      await after.migrate();
-      await expectCounted(after, seeded);
-      const names = await admin.query<{ tgname: string }>(
-        "select tgname from pg_trigger where tgrelid = format('%I.alerts', $1::text)::regclass and not tgisinternal order by tgname",
-        [schema],
-      );
-      expect(names.rows.map((r) => r.tgname)).toEqual(triggers);
-      const counters = await admin.query<{ n: string }>(`select sum(count) as n from "${schema}".alert_source_counts`);
-      expect(Number(counters.rows[0]!.n)).toBe(seeded.alerts.filter((a) => a.deletedAt === null).length);
-    } finally {
-      await before.close();
-      await after.close();
-      await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
-      await admin.end();
-    }
+    await upgradePostgres(scratch, "0005_alert_source_counts", {
+      seed: (before) => seedAlerts(before),
+      async check(after, seeded, raw) {
+        await expectCounted(after, seeded);
+        const names = await raw("select tgname from pg_trigger where tgrelid = 'alerts'::regclass and not tgisinternal order by tgname");
+        const [counters] = await raw("select sum(count) as n from alert_source_counts");
+        expect(names.map((r) => r.tgname)).toEqual(triggers);
+        expect(Number(counters!.n)).toBe(seeded.alerts.filter((a) => a.deletedAt === null).length);
+      },
+    });
   }, 60_000);
 });

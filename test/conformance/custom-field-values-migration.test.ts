@@ -5,17 +5,12 @@
  * copy of the shipped migrations that stops before this one. PostgreSQL: CASEKIT_TEST_POSTGRES_URL,
  * skipped with a printed reason outside CI when no server answers (as postgres.test.ts).
  */
-import { join } from "node:path";
-import Database from "better-sqlite3";
-import pg from "pg";
-import { migrationScratch } from "../helpers/migrations-before.js";
+import { migrationScratch, upgradePostgres, upgradeSqlite } from "../helpers/migrations-before.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Storage } from "../../core/index.js";
-import { createPostgresStorage } from "../../adapters/postgres/index.js";
-import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { alertRecord } from "./alert-record.js";
 import { caseRecord } from "./case-record.js";
-import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { postgresShouldRun } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
 
 const scratch = migrationScratch("cf-migration");
@@ -52,22 +47,10 @@ async function expectFound(storage: Storage, seeded: { organizationId: string; c
 
 describe("custom_field_values migration: sqlite", () => {
   it("indexes the values of the cases and alerts a database held before it", async () => {
-    const path = join(scratch.dir, "before.sqlite");
-    const before = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", "0009_custom_fields") });
-    await before.migrate();
-    const seeded = await seed(before, async (table, id) => {
-      const db = new Database(path);
-      db.prepare(`UPDATE ${table} SET custom_fields = ? WHERE id = ?`).run(JSON.stringify(values), id);
-      db.close();
+    await upgradeSqlite(scratch, "0009_custom_fields", {
+      seed: (before, raw) => seed(before, async (table, id) => void (await raw(`UPDATE ${table} SET custom_fields = ? WHERE id = ?`, [JSON.stringify(values), id]))),
+      check: (after, seeded) => expectFound(after, seeded),
     });
-    await before.close();
-    const after = createSqliteStorage({ path });
-    try {
-      await after.migrate();
-      await expectFound(after, seeded);
-    } finally {
-      await after.close();
-    }
   });
 });
 
@@ -75,22 +58,9 @@ const run = await postgresShouldRun("custom_field_values migration");
 
 describe.skipIf(!run)("custom_field_values migration: postgres", () => {
   it("indexes the values of the cases and alerts a database held before it", async () => {
-    const schema = freshSchemaName("casekit_cfmig");
-    const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
-    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: scratch.migrationsBefore("postgres", "0010_custom_fields") });
-    const after = createPostgresStorage({ connectionString: postgresUrl, schema });
-    try {
-      await before.migrate();
-      const seeded = await seed(before, async (table, id) => {
-        await admin.query(`UPDATE "${schema}".${table} SET custom_fields = $1::jsonb WHERE id = $2`, [JSON.stringify(values), id]);
-      });
-      await after.migrate();
-      await expectFound(after, seeded);
-    } finally {
-      await before.close();
-      await after.close();
-      await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
-      await admin.end();
-    }
+    await upgradePostgres(scratch, "0010_custom_fields", {
+      seed: (before, raw) => seed(before, async (table, id) => void (await raw(`UPDATE ${table} SET custom_fields = $1::jsonb WHERE id = $2`, [JSON.stringify(values), id]))),
+      check: (after, seeded) => expectFound(after, seeded),
+    });
   }, 60_000);
 });

@@ -6,14 +6,10 @@
  * migrations that stops before this one. PostgreSQL: skipped with a printed reason outside CI when
  * no server answers (as postgres.test.ts).
  */
-import { join } from "node:path";
-import pg from "pg";
-import { migrationScratch } from "../helpers/migrations-before.js";
+import { migrationScratch, upgradePostgres, upgradeSqlite } from "../helpers/migrations-before.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Storage } from "../../core/index.js";
-import { createPostgresStorage } from "../../adapters/postgres/index.js";
-import { createSqliteStorage } from "../../adapters/sqlite/index.js";
-import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { postgresShouldRun } from "../helpers/postgres.js";
 import { alertRecord } from "./alert-record.js";
 import { createFixtures } from "./fixtures.js";
 import { taskRecord } from "./task-record.js";
@@ -64,18 +60,7 @@ async function expectBackfill(storage: Storage, seeded: Awaited<ReturnType<typeo
 
 describe("status history migration: sqlite", () => {
   it("writes one history entry per existing case, alert and task", async () => {
-    const path = join(scratch.dir, "before.sqlite");
-    const before = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", "0008_lifecycles") });
-    await before.migrate();
-    const seeded = await seed(before);
-    await before.close();
-    const after = createSqliteStorage({ path });
-    try {
-      await after.migrate();
-      await expectBackfill(after, seeded);
-    } finally {
-      await after.close();
-    }
+    await upgradeSqlite(scratch, "0008_lifecycles", { seed: (before) => seed(before), check: (after, seeded) => expectBackfill(after, seeded) });
   });
 });
 
@@ -83,20 +68,6 @@ const run = await postgresShouldRun("status history migration");
 
 describe.skipIf(!run)("status history migration: postgres", () => {
   it("writes one history entry per existing case, alert and task", async () => {
-    const schema = freshSchemaName("casekit_historymig");
-    const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
-    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: scratch.migrationsBefore("postgres", "0009_lifecycles") });
-    const after = createPostgresStorage({ connectionString: postgresUrl, schema });
-    try {
-      await before.migrate();
-      const seeded = await seed(before);
-      await after.migrate();
-      await expectBackfill(after, seeded);
-    } finally {
-      await before.close();
-      await after.close();
-      await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
-      await admin.end();
-    }
+    await upgradePostgres(scratch, "0009_lifecycles", { seed: (before) => seed(before), check: (after, seeded) => expectBackfill(after, seeded) });
   }, 60_000);
 });

@@ -7,19 +7,15 @@
  * rows are written with the columns of that time. PostgreSQL: CASEKIT_TEST_POSTGRES_URL, skipped
  * with a printed reason outside CI when no server answers (as postgres.test.ts).
  */
-import { join } from "node:path";
-import Database from "better-sqlite3";
-import pg from "pg";
-import { migrationScratch } from "../helpers/migrations-before.js";
+import { migrationScratch, upgradePostgres, upgradeSqlite } from "../helpers/migrations-before.js";
+import type { RawSql } from "../helpers/migrations-before.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Storage, StoredWebhook } from "../../core/index.js";
 import { allScopes } from "../../core/index.js";
-import { createPostgresStorage } from "../../adapters/postgres/index.js";
 import { rowOf } from "../../adapters/declare/rows.js";
 import { auditResource } from "../../adapters/resources/audit.js";
 import { webhookResource, webhookToRecord } from "../../adapters/resources/webhooks.js";
-import { createSqliteStorage } from "../../adapters/sqlite/index.js";
-import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { postgresShouldRun } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
 
 const scratch = migrationScratch("grant-migration");
@@ -104,29 +100,26 @@ async function expectGrants(storage: Storage, organizationId: string, expected: 
   }
 }
 
+/** Inserts the webhooks and audit rows as the tables held them before the migration. */
+async function insertRows(raw: RawSql, placeholder: (index: number) => string, seeded: Awaited<ReturnType<typeof seed>>): Promise<void> {
+  for (const [table, tableRows] of [["audit_log", seeded.auditRows], ["webhooks", seeded.rows]] as const) {
+    for (const row of tableRows) {
+      const columns = Object.keys(row);
+      await raw(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => placeholder(i)).join(", ")})`, Object.values(row));
+    }
+  }
+}
+
 describe("webhook grant migration: sqlite", () => {
   it("backfills every existing subscription's grant from the audit trail, the key and the owner", async () => {
-    const path = join(scratch.dir, "before.sqlite");
-    const before = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", "0005_subscription_grants") });
-    await before.migrate();
-    const { rows, auditRows, expected } = await seed(before);
-    await before.close();
-    const db = new Database(path);
-    for (const [table, tableRows] of [["audit_log", auditRows], ["webhooks", rows]] as const) {
-      for (const row of tableRows) {
-        const columns = Object.keys(row);
-        db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`).run(row);
-      }
-    }
-    db.close();
-
-    const after = createSqliteStorage({ path });
-    try {
-      await after.migrate();
-      await expectGrants(after, String(rows[0]!.organization_id), expected);
-    } finally {
-      await after.close();
-    }
+    await upgradeSqlite(scratch, "0005_subscription_grants", {
+      async seed(before, raw) {
+        const seeded = await seed(before);
+        await insertRows(raw, () => "?", seeded);
+        return seeded;
+      },
+      check: (after, { rows, expected }) => expectGrants(after, String(rows[0]!.organization_id), expected),
+    });
   });
 });
 
@@ -134,26 +127,13 @@ const run = await postgresShouldRun("webhook grant migration");
 
 describe.skipIf(!run)("webhook grant migration: postgres", () => {
   it("backfills every existing subscription's grant from the audit trail, the key and the owner", async () => {
-    const schema = freshSchemaName("casekit_grantmig");
-    const admin = new pg.Pool({ connectionString: postgresUrl, max: 1 });
-    const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: scratch.migrationsBefore("postgres", "0006_subscription_grants") });
-    const after = createPostgresStorage({ connectionString: postgresUrl, schema });
-    try {
-      await before.migrate();
-      const { rows, auditRows, expected } = await seed(before);
-      for (const [table, tableRows] of [["audit_log", auditRows], ["webhooks", rows]] as const) {
-        for (const row of tableRows) {
-          const columns = Object.keys(row);
-          await admin.query(`INSERT INTO "${schema}".${table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`, Object.values(row));
-        }
-      }
-      await after.migrate();
-      await expectGrants(after, String(rows[0]!.organization_id), expected);
-    } finally {
-      await before.close();
-      await after.close();
-      await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
-      await admin.end();
-    }
+    await upgradePostgres(scratch, "0006_subscription_grants", {
+      async seed(before, raw) {
+        const seeded = await seed(before);
+        await insertRows(raw, (i) => `$${i + 1}`, seeded);
+        return seeded;
+      },
+      check: (after, { rows, expected }) => expectGrants(after, String(rows[0]!.organization_id), expected),
+    });
   }, 60_000);
 });

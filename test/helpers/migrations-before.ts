@@ -1,11 +1,16 @@
-// Migration tests start from a database migrated only up to the migration under test: a copy of
-// the shipped migrations folder whose journal stops before it.
+// Migration tests start from a database migrated only up to the migration under test (a copy of
+// the shipped migrations folder whose journal stops before it), seed it, migrate it the rest of
+// the way and check what the migration did.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { expect } from "vitest";
-import { resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
-import { resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import type { Storage } from "../../core/index.js";
+import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
+import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
+import { freshSchemaName, postgresUrl } from "./postgres.js";
 
 export interface MigrationScratch {
   /** A folder for this file's databases and migration copies. */
@@ -31,4 +36,68 @@ export function migrationScratch(label: string): MigrationScratch {
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** SQL straight on the database under test, for what the storage port cannot write or show. */
+export type RawSql = (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
+
+export interface UpgradeSteps<S> {
+  /** Writes what the migration must carry, on the database as it was before the migration. */
+  seed(before: Storage, raw: RawSql): Promise<S>;
+  /** Checks the database once every migration ran. */
+  check(after: Storage, seeded: S, raw: RawSql): Promise<void>;
+}
+
+/** A SQLite file migrated up to before `tag` and seeded, then reopened with every migration and checked. */
+export async function upgradeSqlite<S>(scratch: MigrationScratch, tag: string, steps: UpgradeSteps<S>): Promise<void> {
+  const path = join(scratch.dir, `${tag}.sqlite`);
+  const raw: RawSql = async (sql, params = []) => {
+    const db = new Database(path);
+    try {
+      const statement = db.prepare(sql);
+      if (statement.reader) return statement.all(...params) as Record<string, unknown>[];
+      statement.run(...params);
+      return [];
+    } finally {
+      db.close();
+    }
+  };
+  const before = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", tag) });
+  let seeded: S;
+  try {
+    await before.migrate();
+    seeded = await steps.seed(before, raw);
+  } finally {
+    await before.close();
+  }
+  const after = createSqliteStorage({ path });
+  try {
+    await after.migrate();
+    await steps.check(after, seeded, raw);
+  } finally {
+    await after.close();
+  }
+}
+
+/**
+ * The same on a fresh PostgreSQL schema (dropped afterwards); `raw` runs on that schema
+ * (search_path), so SQL names tables as on SQLite.
+ */
+export async function upgradePostgres<S>(scratch: MigrationScratch, tag: string, steps: UpgradeSteps<S>): Promise<void> {
+  const schema = freshSchemaName("casekit_upgrade");
+  const admin = new pg.Pool({ connectionString: postgresUrl, max: 1, options: `-c search_path="${schema}"` });
+  const raw: RawSql = async (sql, params = []) => (await admin.query(sql, params)).rows as Record<string, unknown>[];
+  const before = createPostgresStorage({ connectionString: postgresUrl, schema, migrationsFolder: scratch.migrationsBefore("postgres", tag) });
+  const after = createPostgresStorage({ connectionString: postgresUrl, schema });
+  try {
+    await before.migrate();
+    const seeded = await steps.seed(before, raw);
+    await after.migrate();
+    await steps.check(after, seeded, raw);
+  } finally {
+    await before.close();
+    await after.close();
+    await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
+    await admin.end();
+  }
 }
