@@ -39,6 +39,7 @@ async function run(label: string, path: string): Promise<void> {
         mandatory: false,
         tlp: 1,
         order: i,
+        customFields: {},
         createdAt: at,
         updatedAt: at,
         createdBy: admin.userId,

@@ -1,6 +1,6 @@
 /**
- * Custom field filters at scale (issue 16): BENCH_CF_RECORDS cases and as many alerts (default
- * 100 000 each), each with custom field values, written through the storage's own repositories
+ * Custom field filters at scale (issue 16): BENCH_CF_RECORDS cases and as many alerts, tasks
+ * (one per case) and observables (one per case) (default 100 000 each), each with custom field values, written through the storage's own repositories
  * (so the value index is what the code writes), on SQLite and, when BENCH_POSTGRES_URL (or the
  * tests' CASEKIT_TEST_POSTGRES_URL) answers, on PostgreSQL in a schema of its own. Then, one
  * request at a time, latency percentiles of:
@@ -9,7 +9,9 @@
  *   one case, by 1 % and by 25 % of them, and two filters at once;
  * - the same filter at the storage port (no HTTP), to tell the query from the host;
  * - a selectAll bulk's page read (`alerts.list` with the cf filter, 1 000 rows, as core/bulk/run.ts
- *   pages it) for a value held by 1 % of the alerts, and the whole `POST /bulk/alerts/assign`.
+ *   pages it) for a value held by 1 % of the alerts, and the whole `POST /bulk/alerts/assign`;
+ * - `GET /tasks?cf.…` and `GET /observables?cf.…` for a value held by 1 % and by 25 %, and a task
+ *   selectAll page (`tasks.list`, 1 000 rows) for the 1 % value.
  *
  *   npm run bench -- custom-fields           (BENCH_CF_RECORDS=20000 for a quick run;
  *                                             BENCH_CF_ONLY=sqlite or postgres for one database)
@@ -18,7 +20,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import type { Alert, Case, Storage } from "../core/index.js";
+import type { Alert, Case, Observable, Storage, Task } from "../core/index.js";
 import { createCaseKit } from "../core/index.js";
 import { createPostgresStorage } from "../adapters/postgres/index.js";
 import { createSqliteStorage } from "../adapters/sqlite/index.js";
@@ -53,13 +55,15 @@ async function run(label: string, storage: Storage, cleanup: () => Promise<void>
   const init = await kit.setup.initOrganization({ organizationName: "Bench SOC", email: "bench@example.test" });
   const admin = await kit.authenticateKey(init.apiKey);
   const org = init.organization.id;
-  await kit.customFields.create(admin, { key: "impact", label: "Impact", scopes: ["case", "alert"], type: "enum", filterable: true, options: ["low", "medium", "high", "critical"].map((id) => ({ id, label: id })) });
+  await kit.customFields.create(admin, { key: "impact", label: "Impact", scopes: ["case", "alert", "task", "observable"], type: "enum", filterable: true, options: ["low", "medium", "high", "critical"].map((id) => ({ id, label: id })) });
   await kit.customFields.create(admin, { key: "vectors", label: "Vectors", scopes: ["case"], type: "multi_enum", filterable: true, options: ["email", "web", "usb"].map((id) => ({ id, label: id })) });
   await kit.customFields.create(admin, { key: "ticket", label: "Ticket", scopes: ["case"], type: "string", filterable: true });
 
   const loadStarted = performance.now();
   const seedCase = await kit.cases.create(admin, { title: "Seed", severity: 2 });
   const seedAlert = await kit.alerts.create(admin, { title: "Seed", severity: 2, source: "bench" });
+  const seedTask = await kit.tasks.create(admin, seedCase.id, { title: "Seed", customFields: { impact: "low" } });
+  const seedObservable = await kit.observables.create(admin, { kind: "case", id: seedCase.id }, { dataType: "ip", data: "198.51.100.1", customFields: { impact: "low" } });
   const chunk = 2_000;
   for (let from = 0; from < total; from += chunk) {
     await storage.transaction(async (tx) => {
@@ -69,16 +73,21 @@ async function run(label: string, storage: Storage, cleanup: () => Promise<void>
         await tx.cases.insert(record);
         const alert: Alert = { ...(seedAlert as Alert), id: kit.deps.ids.next("alert"), sourceRef: `ref-${i}`, title: `Alert ${i}`, customFields: { impact: impacts(i) } };
         await tx.alerts.insert(alert);
+        const task: Task = { ...seedTask, id: kit.deps.ids.next("task"), caseId: record.id, title: `Task ${i}`, customFields: { impact: impacts(i) } };
+        await tx.tasks.insert(task);
+        const { deduplicated: _, ...observableSeed } = seedObservable;
+        const observable: Observable = { ...observableSeed, id: kit.deps.ids.next("obs"), caseId: record.id, data: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, customFields: { impact: impacts(i) } };
+        await tx.observables.insert(observable);
       }
     });
   }
-  console.log(`\n### ${label}: ${total.toLocaleString("en")} cases and alerts loaded through the repositories in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s\n`);
+  console.log(`\n### ${label}: ${total.toLocaleString("en")} cases, alerts, tasks and observables loaded through the repositories in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s\n`);
   if (label.startsWith("PostgreSQL")) await (storage as unknown as { analyze?: () => Promise<void> }).analyze?.();
 
   const app = createCaseKitApp(kit);
   const headers = { Authorization: `Bearer ${init.apiKey}` };
-  const get = async (query: string) => {
-    const response = await app.fetch(new Request(`http://bench.local/api/v1/cases?${query}`, { headers }));
+  const get = async (query: string, path = "cases") => {
+    const response = await app.fetch(new Request(`http://bench.local/api/v1/${path}?${query}`, { headers }));
     if (!response.ok) throw new Error(`${query}: ${response.status} ${await response.text()}`);
     const body = (await response.json()) as { data: unknown[] };
     return body.data.length;
@@ -95,6 +104,13 @@ async function run(label: string, storage: Storage, cleanup: () => Promise<void>
   await timed("port: cases.list cf.impact=critical, 51 rows", samples, () => list([{ key: "impact", value: "critical" }], 51));
   await timed("port: cases.list cf.impact=high, 51 rows", samples, () => list([{ key: "impact", value: "high" }], 51));
   await timed("selectAll page: alerts.list cf.impact=critical, 1 000 rows", Math.min(samples, 100), () => storage.read((tx) => tx.alerts.list(org, { maxTlp: 4, customField: [{ key: "impact", value: "critical" }] }, { limit: 1000 })));
+  await timed("GET /tasks?cf.impact=critical&limit=50 (1 %)", samples, () => get("cf.impact=critical&limit=50", "tasks"));
+  await timed("GET /tasks?cf.impact=high&limit=50 (25 %)", samples, () => get("cf.impact=high&limit=50", "tasks"));
+  await timed("GET /tasks?limit=50 (no filter, for reference)", samples, () => get("limit=50", "tasks"));
+  await timed("selectAll page: tasks.list cf.impact=critical, 1 000 rows", Math.min(samples, 100), () => storage.read((tx) => tx.tasks.list(org, { maxTlp: 4, customField: [{ key: "impact", value: "critical" }] }, { limit: 1000 })));
+  await timed("GET /observables?cf.impact=critical&limit=50 (1 %)", samples, () => get("cf.impact=critical&limit=50", "observables"));
+  await timed("GET /observables?cf.impact=high&limit=50 (25 %)", samples, () => get("cf.impact=high&limit=50", "observables"));
+  await timed("GET /observables?limit=50 (no filter, for reference)", samples, () => get("limit=50", "observables"));
   const user = init.user.id;
   await timed("POST /bulk/alerts/assign selectAll cf.impact=critical (whole request)", 5, async () => {
     const response = await app.fetch(new Request("http://bench.local/api/v1/bulk/alerts/assign", { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ assigneeId: user, options: { selectAll: true, filters: { customFields: { impact: "critical" } } } }) }));
@@ -122,7 +138,7 @@ const reachable = await admin.query("select 1").then(
 if (reachable && only !== "sqlite") {
   const schema = `casekit_bench_cf_${process.pid}`;
   const postgres = createPostgresStorage({ connectionString: postgresUrl, schema });
-  const analyzed = Object.assign(postgres, { analyze: async () => void (await admin.query(`analyze "${schema}".cases; analyze "${schema}".alerts; analyze "${schema}".custom_field_values`)) });
+  const analyzed = Object.assign(postgres, { analyze: async () => void (await admin.query(`analyze "${schema}".cases; analyze "${schema}".alerts; analyze "${schema}".tasks; analyze "${schema}".observables; analyze "${schema}".custom_field_values`)) });
   await run("PostgreSQL", analyzed, async () => {
     await postgres.close();
     await admin.query(`drop schema if exists "${schema}" cascade`);

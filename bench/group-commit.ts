@@ -42,7 +42,7 @@ async function round(clients: number): Promise<{ perSecond: number; cpuMicros: n
         const number = await tx.organizations.nextCaseNumber(org.id);
         const record = f.caseRecord(org.id, { number });
         await tx.cases.insert(record);
-        await tx.audit.append(f.auditEntry(org.id, { resourceId: record.id }));
+        await tx.audit.append(f.auditEntry(org.id, { target: { type: "case", id: record.id, caseId: record.id } }));
         await tx.events.append(f.event(org.id, { resourceId: record.id }));
       });
       units += 1;

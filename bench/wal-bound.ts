@@ -57,7 +57,7 @@ const writer = async () => {
       const number = await tx.organizations.nextCaseNumber(org.id);
       const record = f.caseRecord(org.id, { number, description });
       await tx.cases.insert(record);
-      await tx.audit.append(f.auditEntry(org.id, { resourceId: record.id }));
+      await tx.audit.append(f.auditEntry(org.id, { target: { type: "case", id: record.id, caseId: record.id } }));
       await tx.events.append(f.event(org.id, { resourceId: record.id }));
     });
     latencies.push(performance.now() - started);

@@ -1,5 +1,6 @@
 import { createAccountService } from "./account/service.js";
 import { createAccessCache } from "./access/access-cache.js";
+import { createDefinitionsCache } from "./definitions/cache.js";
 import type { PrincipalClaims } from "./access/resolve-principal.js";
 import { resolvePrincipal } from "./access/resolve-principal.js";
 import { hostIdentitySchema } from "./access/claims.js";
@@ -34,6 +35,10 @@ import type { Storage } from "./ports/storage.js";
 import { createSetupService } from "./setup/service.js";
 import { createTeamService } from "./teams/service.js";
 import { createTlpService } from "./tlp/service.js";
+import { createAuditService } from "./audit/service.js";
+import { createRefusalLog } from "./audit/refusals.js";
+import { createAuditSinkService } from "./audit-sinks/service.js";
+import { createAuditSinkDelivery } from "./audit-sinks/delivery.js";
 import { createUserService } from "./users/service.js";
 import { createWebhookService } from "./webhooks/service.js";
 import type { DispatcherOptions } from "./webhooks/dispatcher.js";
@@ -55,6 +60,13 @@ export interface CaseKitOptions {
    * checks its organization's access version, so a cached key is never used past a change.
    */
   accessCacheEntries?: number;
+  /**
+   * Organizations whose lifecycles, custom field definitions and case types the in-memory
+   * definitions cache holds at most (least recently used dropped first; default 1 000, 0 to read
+   * them from storage every time). Whatever the size, every read checks the organization's
+   * definitions version, so a cached definition is never used past a change.
+   */
+  definitionsCacheEntries?: number;
 }
 
 /** The one way in: wires the ports into the services. Every service call takes a principal. */
@@ -62,6 +74,7 @@ export function createCaseKit(options: CaseKitOptions) {
   const clock = options.clock ?? systemClock;
   const deps: CaseKitDeps = {
     storage: options.storage,
+    definitions: createDefinitionsCache({ maxEntries: options.definitionsCacheEntries }),
     clock,
     ids: options.ids ?? createIdGenerator(clock),
     passwords: options.passwordHasher ?? scryptPasswordHasher,
@@ -70,6 +83,7 @@ export function createCaseKit(options: CaseKitOptions) {
       keyEnvironment: options.config?.keyEnvironment ?? "live",
       webhookAllowlist: options.config?.webhookAllowlist,
       bulkMaxRows: checkedBulkMaxRows(options.config?.bulkMaxRows),
+      ...(options.config?.auditRetentionDays ? { auditRetentionDays: options.config.auditRetentionDays } : {}),
     },
   };
 
@@ -90,6 +104,8 @@ export function createCaseKit(options: CaseKitOptions) {
   // access version once (core/access/access-cache.ts).
   const access = createAccessCache(deps, { maxEntries: options.accessCacheEntries });
   const limits = createRateLimiter(deps, options.rateLimits, access);
+  // Refusals (failed authentications, denials) are audited, aggregated so a flood costs bounded rows.
+  const refusals = createRefusalLog(deps);
   const cases = createCaseService(deps);
   const tasks = createTaskService(deps);
   const alerts = createAlertService(deps);
@@ -100,9 +116,14 @@ export function createCaseKit(options: CaseKitOptions) {
     storage: deps.storage,
     clock,
     access,
-    authenticateKey: createKeyAuthenticator(deps, access),
+    authenticateKey: createKeyAuthenticator(deps, access, refusals),
     principalFor,
-    account: createAccountService(deps),
+    account: createAccountService(deps, refusals),
+    /**
+     * The refusal log (core/audit/refusals.ts): hosts note the refusals they decide (a missing
+     * scope, a TLP denial) and call `flush()` about once a window (`refusalWindowMs`) and at shutdown.
+     */
+    refusals,
     cases,
     caseTypes: createCaseTypeService(deps),
     customFields: createCustomFieldService(deps),
@@ -121,6 +142,12 @@ export function createCaseKit(options: CaseKitOptions) {
     teams: createTeamService(deps),
     organizations: createOrganizationService(deps),
     tlp: createTlpService(deps),
+    /** The audit events: read, verified, pruned (core/audit). */
+    audit: createAuditService(deps),
+    /** Organizations' syslog sinks of the audit events (core/audit-sinks); the host delivers them. */
+    auditSinks: createAuditSinkService(deps),
+    /** What a host running organizations' sinks reads and writes (server/audit-delivery/sink-host.ts). */
+    auditSinkDelivery: createAuditSinkDelivery(deps),
     setup: createSetupService(deps),
     health: createHealthService(deps),
     webhooks: createWebhookService(deps),

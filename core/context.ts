@@ -2,6 +2,7 @@ import type { Clock } from "./ports/clock.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { IdGenerator } from "./ports/ids.js";
 import type { Storage } from "./ports/storage.js";
+import type { DefinitionsCache } from "./definitions/cache.js";
 
 export interface CaseKitConfig {
   /**
@@ -23,11 +24,19 @@ export interface CaseKitConfig {
    * (`defaultBulkMaxRows`); `CASEKIT_BULK_MAX_ROWS` for `casekit serve`.
    */
   bulkMaxRows?: number;
+  /**
+   * Audit events older than this many days are pruned behind a signed checkpoint, unless the
+   * organization's policy sets its own `auditRetentionDays`; unset or 0 keeps them
+   * (`CASEKIT_AUDIT_RETENTION_DAYS` for `casekit serve` and `casekit worker`).
+   */
+  auditRetentionDays?: number;
 }
 
-/** What every service is built from: the ports and the configuration. */
+/** What every service is built from: the ports, the configuration and the kit's definitions cache. */
 export interface CaseKitDeps {
   storage: Storage;
+  /** Every read of an organization's lifecycles, custom field definitions and case types goes through it. */
+  definitions: DefinitionsCache;
   clock: Clock;
   ids: IdGenerator;
   passwords: PasswordHasher;

@@ -46,9 +46,9 @@ export { unmetFieldRequirements } from "./custom-fields/requirements.js";
 export type { RequirementMoment, UnmetFieldRequirement } from "./custom-fields/requirements.js";
 export { redactCustomFields } from "./custom-fields/redact.js";
 
-export type { AuditEntry, AuditGroupEntry, AuditItem } from "./audit/types.js";
+export type { AuditActor, AuditChange, AuditCheckpoint, AuditEvent, AuditEventFilter, AuditItem, AuditOutcome, AuditTarget, ChainedAuditRow, NewAuditEvent } from "./audit/types.js";
 export type { DomainEvent, EventItem, GroupEvent } from "./events/types.js";
-export { expandAudit, expandEvent, expandTlpAudit, itemId, splitItemId } from "./log/groups.js";
+export { expandEvent, expandTlpAudit, itemId, splitItemId } from "./log/groups.js";
 export { healthSchema } from "./health/service.js";
 export type { Health } from "./health/service.js";
 export type { InitResult } from "./setup/service.js";
@@ -84,6 +84,21 @@ export { tlpActions, tlpResourceTypes } from "./tlp/types.js";
 export type { StoredTlpAuditEntry, TlpAction, TlpAuditEntry, TlpAuditFilter, TlpAuditGroupEntry, TlpAuditItem, TlpOutcome, TlpResourceType } from "./tlp/types.js";
 export { hashTlpEntry, verifyTlpChain } from "./tlp/chain.js";
 export type { ChainVerdict } from "./tlp/chain.js";
+export { auditExportQuerySchema, auditStreamQuerySchema } from "./audit/follow.js";
+export { auditChainVerdictSchema, auditEventListSchema, auditEventQuerySchema, auditEventSchema, caseAuditEventQuerySchema } from "./audit/service.js";
+export type { AuditChainVerdict } from "./audit/service.js";
+export { auditActorTypes, auditOutcomes } from "./audit/types.js";
+export { recordAuditEvent, recordDenial } from "./audit/record-event.js";
+export { createRefusalLog, refusalKindsPerWindow, refusalWindowMs } from "./audit/refusals.js";
+export type { Refusal, RefusalLog } from "./audit/refusals.js";
+export { auditSinkCreateSchema, auditSinkListQuerySchema, auditSinkListSchema, auditSinkSchema, auditSinkUpdateSchema } from "./audit-sinks/schema.js";
+export type { AuditSink } from "./audit-sinks/schema.js";
+export { checkSyslogSinkConfig, defaultEnterpriseId, defaultSyslogFacility, parseSyslogTarget, syslogSinkConfigSchema } from "./audit-sinks/config.js";
+export type { SyslogSinkConfig, SyslogSinkConfigDocument, SyslogSinkConfigInput, SyslogTarget } from "./audit-sinks/config.js";
+export type { AuditSinkCursor, AuditSinkStatus, StoredAuditSink } from "./audit-sinks/types.js";
+export { auditSinkStatuses } from "./audit-sinks/types.js";
+export type { AuditSinkService } from "./audit-sinks/service.js";
+export type { AuditNote } from "./audit/record-event.js";
 export { tlpAuditEntrySchema, tlpAuditListSchema, tlpAuditQuerySchema, tlpConstantsSchema } from "./tlp/service.js";
 
 export { effectiveLimits, rateLimitFloors, tierLimits, unlimitedCeiling } from "./limits/tiers.js";
@@ -194,12 +209,13 @@ export type { WebhookAllowlist } from "./webhooks/ssrf.js";
 export { verifySignature } from "./webhooks/signature.js";
 
 export { defaultLifecycles, importedAlertStatus } from "./lifecycles/defaults.js";
-export { lifecycleEntities, statusCategories, transitionRoles } from "./lifecycles/types.js";
+export { defaultLifecycleKey, lifecycleEntities, statusCategories, transitionRoles } from "./lifecycles/types.js";
 export type { Lifecycle, LifecycleDefinition, LifecycleEntity, LifecycleStatus, LifecycleTransition, StatusCategory, StoredLifecycle, TransitionRole } from "./lifecycles/types.js";
 export type { TransitionOption } from "./lifecycles/engine.js";
 export type { LifecycleView } from "./lifecycles/service.js";
 export type { StatusChange } from "./history/types.js";
 export {
+  caseLifecycleListSchema,
   lifecyclePublishSchema,
   lifecycleSchema,
   lifecycleVersionListSchema,

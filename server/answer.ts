@@ -57,7 +57,12 @@ export class AnswerHeaders {
  */
 export function textAnswer(request: { runtime?: { node?: unknown } | undefined }, status: number, body: string | undefined, headers: AnswerHeaders): Response {
   const init = { status, headers: headers.pairs() };
-  return request.runtime?.node && fastResponseIsResponse() ? new FastResponse(body, init) : new Response(body, init);
+  return writesToNode(request) ? new FastResponse(body, init) : new Response(body, init);
+}
+
+/** Whether an answer to this request may be srvx's FastResponse, written straight to Node (see textAnswer). */
+export function writesToNode(request: { runtime?: { node?: unknown } | undefined }): boolean {
+  return Boolean(request.runtime?.node) && fastResponseIsResponse();
 }
 
 let checkedResponse: typeof Response | undefined;

@@ -14,6 +14,7 @@ import type { IdentifyRequest } from "./identity.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { OpenApiDocument } from "./openapi.js";
 import { chargeBulkRows } from "./rate-limit.js";
+import { auditingDenials } from "./audit-denial.js";
 import { methodNotAllowed, methodsByPath, paramsOf, queryOf } from "./request.js";
 import { apiBasePath, routeTemplate } from "./route.js";
 import type { ApiRoute, RouteInput } from "./route.js";
@@ -82,6 +83,12 @@ export interface CaseKitAppOptions {
   metricsEndpoint?: MetricsEndpoint;
   /** Wraps every request in a trace span: `await loadOpenTelemetryTracer()` (see tracing.ts). */
   tracer?: RequestTracer;
+  /**
+   * Abort it when the host begins to shut down, before draining: open event streams then end
+   * cleanly (their clients reconnect elsewhere and resume) instead of holding the drain until its
+   * deadline. Streamed exports are left to finish. `casekit serve` does this on SIGTERM/SIGINT.
+   */
+  shutdownSignal?: AbortSignal;
 }
 
 /** Options only mountCaseKit sets: where the mounted app's own paths start in the routed path. */
@@ -119,6 +126,7 @@ function buildApp(kit: CaseKit, options: CaseKitAppOptions, mount: MountOptions)
     secureCookies: options.secureCookies ?? false,
     authenticate: (event, exchange) => authenticateRequest(event, host, exchange),
     basePathOf: createBasePathResolver({ basePath: options.basePath, mountedAt: mount.mountedAt }),
+    shutdown: options.shutdownSignal,
   };
   // A path with malformed percent-encoding reaches our routes and gets a problem+json answer
   // instead of h3's own plain-JSON 400 (route parameters are decoded defensively, see paramsOf).
@@ -216,7 +224,7 @@ function apiHandler(host: HostState, route: ApiRoute, template: string) {
     // Authenticated before the body is read: a request without a valid key costs no body.
     const principal = await host.authenticate(event, exchange);
     exchange.principal = principal;
-    const value = await route.handle({ ...(await routeInput(host, route, event)), principal });
+    const value = await auditingDenials(host.kit, principal, route.operationId, async () => route.handle({ ...(await routeInput(host, route, event)), principal }));
     await chargeBulkRows(host.kit, principal, value, exchange.headers);
     return value;
   }, { route: template });

@@ -22,6 +22,7 @@ import { createProgress, grouped } from "./progress.js";
 import { loadOpenTelemetryTracer } from "./tracing.js";
 import type { DispatchLoop } from "./worker.js";
 import { startWebhookWorker } from "./worker.js";
+import { startRefusalFlush } from "./refusal-flush.js";
 
 export type Out = { log: (line: string) => void; error: (line: string) => void };
 
@@ -149,7 +150,7 @@ async function withKit<T>(config: HostConfig, work: (kit: CaseKit, storage: Stor
     await storage.migrate();
     const kit = createCaseKit({
       storage,
-      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows },
+      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows, auditRetentionDays: config.auditRetentionDays },
     });
     return await work(kit, storage);
   } finally {
@@ -251,12 +252,13 @@ async function serve(values: Values): Promise<number> {
   let kit: CaseKit;
   let metrics: HostMetrics;
   let traced = false;
+  const shuttingDown = new AbortController();
   try {
     await storage.migrate();
     limitStore = await openRateLimitStore(config.database, config.rateLimits.store, config.schema);
     kit = createCaseKit({
       storage,
-      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows },
+      config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows, auditRetentionDays: config.auditRetentionDays },
       rateLimits: {
         deployment: config.rateLimits.deployment,
         failureMode: config.rateLimits.failureMode,
@@ -268,6 +270,7 @@ async function serve(values: Values): Promise<number> {
     traced = tracer !== undefined;
     if (config.otel && !tracer) log.logger.warn("CASEKIT_OTEL is true but @opentelemetry/api is not installed: requests are not traced");
     const app = createCaseKitApp(kit, {
+      shutdownSignal: shuttingDown.signal,
       bodyLimitBytes: config.bodyLimitBytes,
       trustProxy: config.trustProxy,
       logger: log.access,
@@ -291,6 +294,7 @@ async function serve(values: Values): Promise<number> {
     throw error;
   }
   const deliveries = config.dispatcher === "on" ? startDeliveries(kit, config, log, metrics) : null;
+  const refusals = startRefusalFlush(kit, { onError: (error) => log.logger.error({ error: error instanceof Error ? error.message : String(error) }, "writing aggregated refusals to the audit log failed; retried next window") });
   log.logger.info(
     {
       version,
@@ -306,11 +310,15 @@ async function serve(values: Values): Promise<number> {
 
   const stop = async (signal: string) => {
     log.logger.info({ signal, shutdownTimeoutMs: config.shutdownTimeoutMs }, `casekit: ${signal} received, shutting down (requests in flight get up to ${config.shutdownTimeoutMs / 1000} s)`);
+    // Event streams end first, so only requests with an end of their own hold the drain.
+    shuttingDown.abort();
     const { forced } = await listener.close(config.shutdownTimeoutMs);
     if (forced > 0) log.logger.warn({ requests: forced }, "shutdown deadline reached: requests still in flight were cut");
     else log.logger.info({ signal }, "requests drained");
     // The attempt in flight finishes and is recorded before the storage closes.
     await deliveries?.stop();
+    // What the refusal log still counts is written before the storage closes.
+    await refusals.stop().catch((error: unknown) => log.logger.error({ error: error instanceof Error ? error.message : String(error) }, "writing aggregated refusals at shutdown failed"));
     await limitStore?.close();
     await storage.close();
     log.logger.info({ signal, drained: forced === 0, cut: forced }, "casekit stopped");
@@ -331,7 +339,7 @@ async function worker(values: Values): Promise<number> {
   await storage.migrate();
   const kit = createCaseKit({
     storage,
-    config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows },
+    config: { keyHashSecret: config.keyHashSecret, keyEnvironment: config.keyEnvironment, webhookAllowlist: config.webhookAllowlist, bulkMaxRows: config.bulkMaxRows, auditRetentionDays: config.auditRetentionDays },
   });
   const deliveries = startDeliveries(kit, config, log);
   log.logger.info({ version, databaseKind: databaseKind(config.database), database: redact(config.database) }, `casekit ${version} worker delivering webhooks`);
@@ -358,6 +366,13 @@ function startDeliveries(kit: CaseKit, config: HostConfig, log: HostLog, metrics
     ...(metrics ? { onAttempt: metrics.webhookAttempt } : {}),
     // The message only: errors of the storage or the transport never carry secrets, but a stack adds nothing.
     onError: (error) => log.logger.error({ error: error instanceof Error ? error.message : String(error) }, "webhook dispatcher step failed"),
+    auditSinks: {
+      onError: (sinkId, error) => {
+        metrics?.auditSinkError();
+        log.logger.warn({ sinkId, error: error instanceof Error ? error.message : String(error) }, "audit sink attempt failed");
+      },
+      ...(metrics ? { onDelivered: (_sinkId: string, count: number) => metrics.auditSinkDelivered(count) } : {}),
+    },
   });
 }
 

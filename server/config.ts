@@ -38,6 +38,8 @@ export interface HostConfig {
   trustProxy: boolean;
   /** CASEKIT_WEBHOOK_RETENTION_DAYS: finished deliveries and their attempts are kept this long. */
   webhookRetentionDays: number;
+  /** CASEKIT_AUDIT_RETENTION_DAYS: audit events older than this are pruned behind a signed checkpoint (0: kept). */
+  auditRetentionDays: number;
   /** CASEKIT_WEBHOOK_CONCURRENCY: webhook attempts in flight at once, in all. */
   webhookConcurrency: number;
   /** CASEKIT_WEBHOOK_CONCURRENCY_PER_TARGET: attempts in flight (and sockets open) to one target, a URL's scheme, host and port. */
@@ -92,6 +94,7 @@ export function loadHostConfig(flags: ConfigFlags, env: Env = process.env): Host
     dispatcher: choiceSetting("CASEKIT_DISPATCHER", env),
     trustProxy: choiceSetting("CASEKIT_TRUST_PROXY", env) === "true",
     webhookRetentionDays: integerSetting("CASEKIT_WEBHOOK_RETENTION_DAYS", env),
+    auditRetentionDays: integerSetting("CASEKIT_AUDIT_RETENTION_DAYS", env),
     webhookConcurrency: integerSetting("CASEKIT_WEBHOOK_CONCURRENCY", env),
     webhookConcurrencyPerTarget: integerSetting("CASEKIT_WEBHOOK_CONCURRENCY_PER_TARGET", env),
     webhookIdleSocketMs: integerSetting("CASEKIT_WEBHOOK_IDLE_SOCKET_MS", env),

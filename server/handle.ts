@@ -5,7 +5,8 @@ import type { CaseKit, ErrorCode, Principal } from "../core/index.js";
 import { bufferBody, leavesBodyUnread } from "./body.js";
 import { AnswerHeaders, textAnswer } from "./answer.js";
 import { toProblem, writeProblem } from "./problem.js";
-import { StatusAnswer } from "./route.js";
+import { StatusAnswer, StreamedAnswer } from "./route.js";
+import { streamResponse } from "./streaming/stream-response.js";
 import type { Problem } from "./problem.js";
 import type { RequestMetrics } from "./http-metrics.js";
 import type { RequestTracer } from "./tracing.js";
@@ -52,6 +53,8 @@ export interface HostState {
   authenticate(event: H3Event, exchange: Exchange): Promise<Principal>;
   /** The prefix clients reach this app under ("" at the root; see base-path.ts). */
   basePathOf(event: H3Event): string;
+  /** Aborted when the host shuts down: open event streams end cleanly (CaseKitAppOptions.shutdownSignal). */
+  shutdown: AbortSignal | undefined;
 }
 
 /** The request's bookkeeping, filled in as the work goes. */
@@ -105,7 +108,18 @@ export function defineHostHandler(
       // Before routing, credentials or anything else: no route reads past the body limit.
       await bufferBody(event.req, host.bodyLimitBytes);
       const value = await work(event, exchange);
-      if (value instanceof Response) {
+      if (value instanceof StreamedAnswer) {
+        // Resolves with the first chunk in hand: a failure before it is answered below as a problem.
+        // The access line and metrics then record the status and the time to the first chunk.
+        own = await streamResponse(value.body, {
+          request: event.req,
+          url: event.url,
+          headers: exchange.headers,
+          shutdown: host.shutdown,
+          onError: (error) => safely(() => host.onUnexpectedError?.(error, { requestId: exchange.requestId })),
+        });
+        status = own.status;
+      } else if (value instanceof Response) {
         own = value;
         status = value.status;
       } else {

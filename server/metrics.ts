@@ -5,7 +5,8 @@
  * Families (README "Operations" lists them):
  * - requests by method, route template and status, their latency, rate-limit refusals
  *   (http-metrics.ts, recorded by every host handler);
- * - webhook attempts by outcome (told by the dispatcher), pending deliveries and the outbox lag
+ * - webhook attempts by outcome (told by the dispatcher), audit events handed to syslog sinks and
+ *   their failed attempts, pending deliveries and the outbox lag
  *   (the age of the oldest event not yet fanned out), read from the database when scraped;
  * - the storage's own figures where it has them: the SQLite WAL size and reader connections, the
  *   PostgreSQL pool's connections and waiting requests;
@@ -42,6 +43,10 @@ export interface HostMetrics {
   requests: RequestMetrics;
   /** For the webhook worker's `onAttempt`. */
   webhookAttempt(outcome: AttemptOutcome["kind"]): void;
+  /** For the audit sinks' `onDelivered`: events handed to syslog receivers. */
+  auditSinkDelivered(count: number): void;
+  /** For the audit sinks' `onError`: failed attempts (connect, read, write). */
+  auditSinkError(): void;
 }
 
 export function createHostMetrics(kit: CaseKit): HostMetrics {
@@ -58,6 +63,16 @@ export function createHostMetrics(kit: CaseKit): HostMetrics {
   // Every outcome from the start, so a rate over them never misses the first one.
   const outcomes = { delivered: attempts.labels("delivered"), retry: attempts.labels("retry"), failed: attempts.labels("failed"), gone: attempts.labels("gone") };
   for (const child of Object.values(outcomes)) child.inc(0);
+  const sinkEvents = new Counter({
+    name: "casekit_audit_sink_events_total",
+    help: "Audit events this process handed to organizations' syslog receivers",
+    registers: [registry],
+  });
+  const sinkErrors = new Counter({
+    name: "casekit_audit_sink_errors_total",
+    help: "Failed attempts of organizations' syslog sinks in this process (connect, read or write; each is retried)",
+    registers: [registry],
+  });
 
   // Before the backlog gauges: a scrape reads the pool before its own backlog read asks it for a connection.
   registerStorageGauges(kit, registry);
@@ -93,6 +108,8 @@ export function createHostMetrics(kit: CaseKit): HostMetrics {
     webhookAttempt(outcome) {
       outcomes[outcome].inc();
     },
+    auditSinkDelivered: (count) => sinkEvents.inc(count),
+    auditSinkError: () => sinkErrors.inc(),
   };
 }
 

@@ -195,7 +195,7 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
     name,
     in: "path",
     required: true,
-    description: "An id of this kind; any other shape names no record (404)",
+    description: name === "key" ? "A key of this kind; any other shape names nothing (404)" : "An id of this kind; any other shape names no record (404)",
     schema: pathIdSchema(route.path, name!),
   }));
   if (route.query) parameters.push(...queryParameters(schemas.add(route.query, "input")));
@@ -212,7 +212,7 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
     "200": {
       description: "OK",
       headers: { "X-Request-Id": { $ref: "#/components/headers/RequestId" }, ...(metered ? rateLimitHeaderRefs() : {}) },
-      content: { "application/json": { schema: schemas.add(route.response, "output") } },
+      content: responseContent(route, schemas),
     },
   };
   for (const status of route.statuses ?? []) {
@@ -239,14 +239,23 @@ function operationOf(route: RouteDoc, schemas: SchemaCollector, spec: DocumentSp
   };
 }
 
-/** Every JSON request body and success answer gets an example (openapi-examples.ts). */
+/** Every request body and success answer gets an example (openapi-examples.ts), streamed ones as their text. */
 function addExamples(paths: OpenApiDocument["paths"], components: Record<string, JsonObject>): void {
   const exampleOf = createExampleBuilder(components);
   for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
     const bodies = [operation.requestBody, ...Object.entries(operation.responses as JsonObject).filter(([status]) => status.startsWith("2")).map(([, r]) => r)] as (JsonObject | undefined)[];
     for (const body of bodies) {
-      const media = (body?.content as Record<string, JsonObject> | undefined)?.["application/json"];
+      const content = body?.content as Record<string, JsonObject> | undefined;
+      const media = content?.["application/json"];
       if (media && media.example === undefined) media.example = exampleOf(media.schema as JsonObject);
+      // A streamed answer's example is its text: one record as a line, or as one event.
+      const ndjson = content?.["application/x-ndjson"];
+      if (ndjson && ndjson.example === undefined) ndjson.example = `${JSON.stringify(exampleOf(ndjson["x-item-schema"] as JsonObject))}\n`;
+      const events = content?.["text/event-stream"];
+      if (events && events.example === undefined) {
+        const record = exampleOf(events["x-item-schema"] as JsonObject) as { seq?: unknown };
+        events.example = `id: ${typeof record.seq === "number" ? record.seq : 1}\ndata: ${JSON.stringify(record)}\n\n`;
+      }
     }
   }
 }
@@ -289,6 +298,7 @@ const tagDescriptions: Record<string, string> = {
   "Case Types": "The kinds of case an organization works: what `typeValue` names, with default markings and the custom fields that apply.",
   Organizations: "The caller's organization and its policy.",
   TLP: "Traffic Light Protocol constants and the tamper-evident TLP audit log.",
+  Audit: "Who changed what, when and what it was before: one hash-chained, append-only event per change, searchable by actor, action, target and case.",
   Webhooks: "Signed event deliveries with retries and a delivery history.",
   Health: "Liveness of the API and its database, for a valid key.",
   Meta: "What describes the API itself.",
@@ -426,4 +436,20 @@ function rewriteRefs(value: unknown, names: ReadonlyMap<string, string>): unknow
     }
   }
   return out;
+}
+
+/**
+ * The 200 content of an operation: JSON, or for a streamed route its media type with `response`
+ * as the shape of one record (OpenAPI 3.1 has no item schema for a stream; 3.2's `itemSchema`
+ * would say it, so the description does).
+ */
+function responseContent(route: RouteDoc, schemas: SchemaCollector): JsonObject {
+  const schema = schemas.add(route.response, "output");
+  if (route.stream === "ndjson") {
+    return { "application/x-ndjson": { schema: { type: "string", description: "One JSON record per line, each shaped like the referenced schema" }, "x-item-schema": schema } };
+  }
+  if (route.stream === "sse") {
+    return { "text/event-stream": { schema: { type: "string", description: "Server-Sent Events; each event's `id` is its sequence number and its `data` one JSON record shaped like the referenced schema. Resume with the `Last-Event-ID` header" }, "x-item-schema": schema } };
+  }
+  return { "application/json": { schema } };
 }

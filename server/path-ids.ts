@@ -1,4 +1,5 @@
 import { idPattern } from "../core/schema/common.js";
+import { lifecycleKeyPattern } from "../core/lifecycles/schema.js";
 
 /**
  * Which kind of id each path parameter holds, read from the route itself: `:caseId`, `:alertId`,
@@ -19,6 +20,7 @@ const byCollection: Record<string, string> = {
   webhooks: "whk",
   "custom-fields": "cfd",
   "case-types": "ctype",
+  "audit-sinks": "snk",
 };
 
 /** The id prefix of `param` in `routePath` (rou3 syntax); throws for a parameter no table names. */
@@ -30,12 +32,25 @@ export function idPrefixOf(routePath: string, param: string): string {
   return prefix;
 }
 
-/** The JSON Schema of a path parameter, as the document declares it. */
-export function pathIdSchema(routePath: string, param: string): { type: "string"; pattern: string } {
-  return { type: "string", pattern: idPattern(idPrefixOf(routePath, param)).source };
+/**
+ * Parameters that hold a definition's key rather than an id, by the collection before them
+ * (`/lifecycles/case/named/:key`): the key's own pattern, from the schema that validates it.
+ */
+const keysByCollection: Record<string, RegExp> = { named: lifecycleKeyPattern };
+
+/** The pattern a path parameter's value must match: its kind of id's, or a key's. */
+function patternOfParam(routePath: string, param: string): RegExp {
+  const segments = routePath.split("/");
+  const key = param === "key" ? keysByCollection[segments[segments.indexOf(`:${param}`) - 1] ?? ""] : undefined;
+  return key ?? idPattern(idPrefixOf(routePath, param));
 }
 
-/** True when every parameter has the shape of its kind of id. */
+/** The JSON Schema of a path parameter, as the document declares it. */
+export function pathIdSchema(routePath: string, param: string): { type: "string"; pattern: string } {
+  return { type: "string", pattern: patternOfParam(routePath, param).source };
+}
+
+/** True when every parameter has the shape of its kind of id (or key). */
 export function hasWellFormedIds(routePath: string, params: Record<string, string>): boolean {
-  return Object.entries(params).every(([name, value]) => idPattern(idPrefixOf(routePath, name)).test(value));
+  return Object.entries(params).every(([name, value]) => patternOfParam(routePath, name).test(value));
 }

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { CaseKit, Principal, Scope } from "../core/index.js";
+import type { StreamBody } from "./streaming/stream-body.js";
 
 /** Every API route lives under this base (spec section 9). */
 export const apiBasePath = "/api/v1";
@@ -49,8 +50,13 @@ export interface RouteDoc {
   body?: z.ZodType;
   /** Query schema: documents the query parameters. */
   query?: z.ZodObject;
-  /** The 200 body. */
+  /** The 200 body; for a streamed route (`stream`), one record of it (an NDJSON line, an event's data). */
   response: z.ZodType;
+  /**
+   * The route answers `streamed(…)`: NDJSON lines or Server-Sent Events, each record shaped like
+   * `response`. Documents the content type; the handler's value decides what is sent.
+   */
+  stream?: "ndjson" | "sse";
   /**
    * Success statuses besides 200 the route may answer with the same body shape (a handler picks
    * one by returning `withStatus(…)`), e.g. 201 for a record created.
@@ -94,6 +100,15 @@ export class StatusAnswer {
 
 export function withStatus(status: number, value: unknown): StatusAnswer {
   return new StatusAnswer(status, value);
+}
+
+/** A handler's value answered as a body written while it is produced (server/streaming/). */
+export class StreamedAnswer {
+  constructor(readonly body: StreamBody) {}
+}
+
+export function streamed(body: StreamBody): StreamedAnswer {
+  return new StreamedAnswer(body);
 }
 
 /** Identity helper that type-checks a route row where it is written. */

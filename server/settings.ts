@@ -126,6 +126,13 @@ export const settings = {
     meaning: "How long finished webhook deliveries and their attempts are kept.",
     commands: both,
   },
+  CASEKIT_AUDIT_RETENTION_DAYS: {
+    value: { kind: "integer", min: 0, max: 36_500, unit: "days" },
+    default: "0",
+    meaning:
+      "Audit events older than this are pruned (about once an hour, by the webhook dispatcher's loop) behind a signed checkpoint, so the rest of the chain still verifies; an organization's policy `auditRetentionDays` overrides it; 0 keeps them.",
+    commands: both,
+  },
   CASEKIT_WEBHOOK_CONCURRENCY: {
     value: { kind: "integer", min: 1, max: 1024 },
     default: String(dispatcherDefaults.concurrency),

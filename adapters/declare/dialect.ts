@@ -32,6 +32,11 @@ export interface Dialect {
   holdRow: string;
   /** `column` is one of the list bound at `param` (bound as `list(values)`). */
   anyOf(column: string, param: string): string;
+  /**
+   * `column` (a table's sorted id) is one of the ids `subquery` yields, in a form where the
+   * list's walk of its own index newest first stays in that order (no sort of the matches).
+   */
+  idAmong(column: string, subquery: string): string;
   /** A list bound as one parameter. */
   list(values: readonly unknown[]): unknown;
   /** The JSON array `column` holds any of the names bound at `param` (as `jsonNames`); `key` reads objects' members. */

@@ -45,12 +45,14 @@ export interface IndexSpec<K extends string> {
  * inclusive, `below` exclusive), `jsonTags` (a JSON array column holding any of the names, read
  * from `key` of each element when the elements are objects), `contains` (case-insensitive text),
  * or a `condition`: SQL both dialects share, each `?` in it bound to the value (encoded as
- * `column`'s kind), for the rare rule no other kind says.
+ * `column`'s kind), for the rare rule no other kind says; or `idAmong`: the record's id is one of
+ * those the subquery `sql` (marks bound as a condition's) yields, in the form of the dialect's
+ * `idAmong`, which keeps the list's own index order.
  */
 export type FilterSpec<K extends string> =
   | { kind: "equals" | "anyOf" | "range" | "atLeast" | "below" | "contains"; column: K }
   | { kind: "jsonTags"; column: K; key?: string }
-  | { kind: "condition"; column: K; sql: string };
+  | { kind: "condition" | "idAmong"; column: K; sql: string };
 
 export interface ResourceSpec<C extends Record<string, Column>, F extends Record<string, FilterSpec<keyof C & string>>> {
   table: string;

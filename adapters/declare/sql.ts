@@ -233,7 +233,7 @@ function matching(resource: Resource, dialect: Dialect, tenantId: string | null,
       }
       if (spec.kind === "jsonTags") params.push(dialect.jsonNames ? dialect.jsonNames(values as readonly string[], spec.key) : dialect.list(values));
       else params.push(dialect.list(values.map((v) => encodeValue(column, v))));
-    } else if (spec.kind === "condition") {
+    } else if (spec.kind === "condition" || spec.kind === "idAmong") {
       const encoded = encodeValue(column, value);
       for (let mark = 0; mark < marksOf(spec.sql); mark++) params.push(encoded);
     } else params.push(spec.kind === "contains" ? likePattern(value as string) : encodeValue(column, value));
@@ -290,6 +290,9 @@ function whereOf(resource: Resource, dialect: Dialect, shape: readonly string[])
         break;
       case "condition":
         where.push(`(${spec.sql.replace(/\?/g, () => next())})`);
+        break;
+      case "idAmong":
+        where.push(`(${dialect.idAmong(`${resource.table}.${id.name}`, spec.sql.replace(/\?/g, () => next()))})`);
         break;
       case "jsonTags":
         where.push(dialect.jsonHasAny(column, next(), spec.key));

@@ -72,8 +72,12 @@ export function createGuardedAgents(options: GuardedAgentOptions): GuardedAgents
 
 type Connect = (options: ClientRequestArgs) => Duplex | null | undefined;
 
-/** Wraps the creation of one connection with the two SSRF checks. */
-function connectGuard(allowlist: WebhookAllowlist, resolve: LookupFunction) {
+/**
+ * Wraps the creation of one connection with the two SSRF checks. Any `net.connect`-like function
+ * fits (http(s) agents here, the syslog transport's `net.connect`/`tls.connect`): it must honour
+ * the `lookup` option and return the socket before it connects.
+ */
+export function connectGuard(allowlist: WebhookAllowlist, resolve: LookupFunction) {
   return (options: ClientRequestArgs, connect: Connect): Duplex | null | undefined => {
     const host = String(options.host ?? options.hostname ?? "").replace(/^\[|\]$/g, "");
     const port = Number(options.port);

@@ -18,6 +18,7 @@ export const {
   apiKeys,
   cases,
   auditLog,
+  auditCheckpoints,
   events,
   teams,
   tlpAuditLog,
@@ -36,6 +37,8 @@ export const {
   caseTypes,
   customFieldValues,
   logGroupItems,
+  auditSinks,
+  auditSinkCursors,
 } = tablesOf(declaredTables, (resource, references: Readonly<Record<string, PgTable>>) => pgTableOf(resource, references));
 
 /**

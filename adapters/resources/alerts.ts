@@ -99,7 +99,7 @@ export const alertResource = defineResource({
     created: { kind: "range", column: "createdAt" },
     // cf.<key>=<value>, up to three at once, in the form each value's count calls for
     // (adapters/resources/custom-field-values.ts).
-    ...customFieldFilterSpecs("alerts"),
+    ...customFieldFilterSpecs("alerts", "title"),
   },
 });
 

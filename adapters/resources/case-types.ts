@@ -9,6 +9,8 @@ import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
+import type { UnitState } from "../shared/unit-state.js";
+import { definitionsWritten } from "./organization-counters.js";
 
 export const caseTypeResource = defineResource({
   table: "case_types",
@@ -21,6 +23,7 @@ export const caseTypeResource = defineResource({
     description: text({ nullable: true }),
     defaultTlp: int({ nullable: true }),
     defaultPap: int({ nullable: true }),
+    defaultSeverity: int({ nullable: true }),
     customFields: json<string[]>(),
     lifecycle: text({ nullable: true }),
     archivedAt: timestamp({ nullable: true }),
@@ -39,11 +42,19 @@ export const caseTypeResource = defineResource({
 /** Compile-time proof that the declaration stores exactly the core's CaseType. */
 export const _caseTypeRecordMatches: Same<RecordOf<typeof caseTypeResource>, CaseType> = true;
 
-export function caseTypeRepository(types: DeclaredRepository<CaseType, FilterValues<typeof caseTypeResource>>): CaseTypeRepository {
+/** Every write moves the organization's definitions version (triggers); the unit then reads it afresh. */
+export function caseTypeRepository(types: DeclaredRepository<CaseType, FilterValues<typeof caseTypeResource>>, unit: UnitState): CaseTypeRepository {
   return {
-    insert: (record) => types.insert(record),
+    async insert(record) {
+      await types.insert(record);
+      definitionsWritten(unit, record.organizationId);
+    },
     findById: (organizationId, id) => types.findById(organizationId, id),
-    update: (record) => types.update(record),
+    async update(record) {
+      const updated = await types.update(record);
+      definitionsWritten(unit, record.organizationId);
+      return updated;
+    },
     list: (organizationId, filter, page) => types.list(organizationId, filter, { limit: pageLimit(page), order: "desc", after: page.beforeId }),
     async findByKey(organizationId, key) {
       const [found] = await types.list(organizationId, { key }, { limit: 1, order: "asc" });
@@ -52,6 +63,10 @@ export function caseTypeRepository(types: DeclaredRepository<CaseType, FilterVal
     async any(organizationId) {
       return (await types.list(organizationId, {}, { limit: 1, order: "asc" })).length > 0;
     },
-    delete: (organizationId, id) => types.delete(organizationId, id),
+    async delete(organizationId, id) {
+      const deleted = await types.delete(organizationId, id);
+      definitionsWritten(unit, organizationId);
+      return deleted;
+    },
   };
 }

@@ -69,7 +69,7 @@ export const caseResource = defineResource({
     created: { kind: "range", column: "createdAt" },
     // cf.<key>=<value>, up to three at once, in the form each value's count calls for
     // (adapters/resources/custom-field-values.ts).
-    ...customFieldFilterSpecs("cases"),
+    ...customFieldFilterSpecs("cases", "title"),
   },
 });
 

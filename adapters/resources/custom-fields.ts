@@ -11,6 +11,8 @@ import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
+import type { UnitState } from "../shared/unit-state.js";
+import { definitionsWritten } from "./organization-counters.js";
 
 /** An organization defines at most this many fields: listAll reads them in one page. */
 export const maxCustomFields = 500;
@@ -49,11 +51,19 @@ export const customFieldResource = defineResource({
 /** Compile-time proof that the declaration stores exactly the core's definition. */
 export const _customFieldRecordMatches: Same<RecordOf<typeof customFieldResource>, CustomFieldDefinition> = true;
 
-export function customFieldRepository(fields: DeclaredRepository<CustomFieldDefinition, FilterValues<typeof customFieldResource>>): CustomFieldRepository {
+/** Every write moves the organization's definitions version (triggers); the unit then reads it afresh. */
+export function customFieldRepository(fields: DeclaredRepository<CustomFieldDefinition, FilterValues<typeof customFieldResource>>, unit: UnitState): CustomFieldRepository {
   return {
-    insert: (record) => fields.insert(record),
+    async insert(record) {
+      await fields.insert(record);
+      definitionsWritten(unit, record.organizationId);
+    },
     findById: (organizationId, id) => fields.findById(organizationId, id),
-    update: (record) => fields.update(record),
+    async update(record) {
+      const updated = await fields.update(record);
+      definitionsWritten(unit, record.organizationId);
+      return updated;
+    },
     list: (organizationId, { scope, key }, page) => fields.list(organizationId, { key, scope: scope === undefined ? undefined : [scope] }, { limit: pageLimit(page), order: "desc", after: page.beforeId }),
     async findByKey(organizationId, key) {
       const [found] = await fields.list(organizationId, { key }, { limit: 1, order: "asc" });

@@ -42,13 +42,19 @@ const eventItemsColumn = eventResource.byKey.get("items")!.column;
 const claimSqlFor = oncePerDialect((dialect: Dialect) => {
   const p = dialect.param;
   return {
-    // events_undispatched_idx holds exactly the rows this walks, in id order.
-    claimEvents: `UPDATE events SET dispatched_at = ${p(1)} WHERE id IN (SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${p(2)}${dialect.skipLocked}) RETURNING ${claimedEventColumns}, CASE WHEN items IS NULL THEN 0 ELSE 1 END AS grouped`,
+    // events_undispatched_idx holds exactly the rows this walks, in id order. The claimed ids are
+    // a MATERIALIZED CTE, never `IN (SELECT … LIMIT … SKIP LOCKED)`: PostgreSQL may run such a
+    // subquery more than once in one UPDATE (a plan that rescans it), each run skipping rows the
+    // last one locked, so one claim took more than `limit` rows. Parameters in textual order.
+    claimEvents:
+      `WITH claimed AS MATERIALIZED (SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${p(1)}${dialect.skipLocked})` +
+      ` UPDATE events SET dispatched_at = ${p(2)} WHERE id IN (SELECT id FROM claimed) RETURNING ${claimedEventColumns}, CASE WHEN items IS NULL THEN 0 ELSE 1 END AS grouped`,
     groupItems: `SELECT items FROM events WHERE id = ${p(1)}`,
     claimDue:
-      `UPDATE webhook_deliveries SET lease_until = ${p(1)} WHERE id IN (SELECT id FROM webhook_deliveries` +
-      ` WHERE status = 'pending' AND next_attempt_at <= ${p(2)} AND (lease_until IS NULL OR lease_until <= ${p(3)})` +
-      ` ORDER BY next_attempt_at, id LIMIT ${p(4)}${dialect.skipLocked}) RETURNING ${columns(deliveryResource)}`,
+      `WITH claimed AS MATERIALIZED (SELECT id FROM webhook_deliveries` +
+      ` WHERE status = 'pending' AND next_attempt_at <= ${p(1)} AND (lease_until IS NULL OR lease_until <= ${p(2)})` +
+      ` ORDER BY next_attempt_at, id LIMIT ${p(3)}${dialect.skipLocked})` +
+      ` UPDATE webhook_deliveries SET lease_until = ${p(4)} WHERE id IN (SELECT id FROM claimed) RETURNING ${columns(deliveryResource)}`,
     purgeable: `SELECT id FROM webhook_deliveries WHERE completed_at < ${p(1)} AND status <> 'pending' ORDER BY completed_at LIMIT ${p(2)}${dialect.skipLocked}`,
     // webhook_deliveries_status_next_attempt_at_idx and events_undispatched_idx answer these.
     pendingCount: `SELECT count(*) AS pending FROM webhook_deliveries WHERE status = 'pending'`,
@@ -87,7 +93,7 @@ export function deliveryRepository(
       writing();
       const count = pageLimit({ limit });
       if (count === 0) return [];
-      const rows = await executor.all(sql.claimEvents, [toIsoTimestamp(now), count]);
+      const rows = await executor.all(sql.claimEvents, [count, toIsoTimestamp(now)]);
       // RETURNING promises no order: oldest first, as the port says; a group event is one event per record.
       const events: DomainEvent[] = [];
       const claimed = rows.map((row) => ({ event: recordOf<StoredEvent>(eventResource, row), grouped: Number(row.grouped) === 1 })).sort((a, b) => byId(a.event, b.event));
@@ -109,7 +115,7 @@ export function deliveryRepository(
       const count = pageLimit({ limit });
       if (count === 0) return [];
       const at = toIsoTimestamp(now);
-      const rows = await executor.all(sql.claimDue, [toIsoTimestamp(leaseUntil), at, at, count]);
+      const rows = await executor.all(sql.claimDue, [at, at, count, toIsoTimestamp(leaseUntil)]);
       return rows.map((row) => recordOf<Delivery>(deliveryResource, row)).sort(byDueThenId);
     },
     async backlog() {

@@ -13,6 +13,8 @@ import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { recordOf } from "../declare/rows.js";
+import type { ValueRepository } from "./custom-field-values.js";
+import { customFieldFilterSpecs, customFieldFilters, indexCustomFieldValues } from "./custom-field-values.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
@@ -39,6 +41,8 @@ export const observableResource = defineResource({
     sighted: bool(),
     tags: json<ObservableTag[]>(),
     message: text({ nullable: true }),
+    // Rows written before observables carried values hold {} (the migration's default).
+    customFields: json<Record<string, unknown>>({ default: {} }),
     ...softDeletedHistory(),
   },
   softDelete: "deletedAt",
@@ -59,14 +63,16 @@ export const observableResource = defineResource({
   ],
   filters: {
     // The parent must be at or below the clearance too, and a parent alert live: primary-key
-    // lookups per row of the index the page walks.
+    // lookups per row of the index the page walks. Scalar lookups, not EXISTS (as tasks): under
+    // an OR, PostgreSQL may hash every case of the clearance for an EXISTS instead of probing
+    // the few the page's rows name; a missing or deleted parent is a NULL, which no bound passes.
     maxTlp: {
       kind: "condition",
       column: "tlp",
       sql:
         "tlp <= ?" +
-        " AND (case_id IS NULL OR EXISTS (SELECT 1 FROM cases WHERE cases.id = observables.case_id AND cases.organization_id = observables.organization_id AND cases.tlp <= ?))" +
-        " AND (alert_id IS NULL OR EXISTS (SELECT 1 FROM alerts WHERE alerts.id = observables.alert_id AND alerts.organization_id = observables.organization_id AND alerts.deleted_at IS NULL AND alerts.tlp <= ?))",
+        " AND (case_id IS NULL OR (SELECT cases.tlp FROM cases WHERE cases.id = observables.case_id AND cases.organization_id = observables.organization_id) <= ?)" +
+        " AND (alert_id IS NULL OR (SELECT alerts.tlp FROM alerts WHERE alerts.id = observables.alert_id AND alerts.organization_id = observables.organization_id AND alerts.deleted_at IS NULL) <= ?)",
     },
     data: { kind: "anyOf", column: "data" },
     dataType: { kind: "anyOf", column: "dataType" },
@@ -77,6 +83,8 @@ export const observableResource = defineResource({
     sighted: { kind: "equals", column: "sighted" },
     tag: { kind: "jsonTags", column: "tags", key: "name" },
     created: { kind: "range", column: "createdAt" },
+    // cf.<key>=<value> (adapters/resources/custom-field-values.ts).
+    ...customFieldFilterSpecs("observables", "data"),
   },
 });
 
@@ -107,6 +115,7 @@ export function observableRepository(
   dialect: Dialect,
   executor: Executor,
   unit: UnitState,
+  values: ValueRepository,
 ): ObservableRepository {
   const { reading } = unitGuards(unit);
   const { byId, byCaseValue, byAlertValue, byAlert } = observableSqlFor(dialect);
@@ -116,7 +125,10 @@ export function observableRepository(
   };
 
   return {
-    insert: (record) => observables.insert(record),
+    async insert(record) {
+      await observables.insert(record);
+      await indexCustomFieldValues(values, "observable", record, true);
+    },
     async findById(organizationId, id) {
       reading();
       return one(byId, [organizationId, id]);
@@ -125,16 +137,22 @@ export function observableRepository(
       reading();
       return one(parent.kind === "case" ? byCaseValue : byAlertValue, [parent.id, dataType, data, maxTlp, organizationId]);
     },
-    update: (record) => observables.update(record),
+    async update(record) {
+      const written = await observables.update(record);
+      if (written) await indexCustomFieldValues(values, "observable", record, false);
+      return written;
+    },
     async listByAlert(organizationId, alertId) {
       reading();
       return (await executor.all(byAlert, [organizationId, alertId])).map((row) => recordOf<Observable>(observableResource, row));
     },
-    list: (organizationId, { createdAfter, createdBefore, ...filter }: ObservableFilter, page) => {
+    async list(organizationId, { createdAfter, createdBefore, customField, ...filter }: ObservableFilter, page) {
       const after = timestampBound("createdAfter", createdAfter);
       const before = timestampBound("createdBefore", createdBefore);
       const created = after === undefined && before === undefined ? undefined : { after, before };
-      return observables.list(organizationId, { ...filter, created }, { limit: pageLimit(page), order: "desc", after: page.beforeId });
+      if (customField?.length) reading();
+      const byValue = await customFieldFilters(dialect, executor, organizationId, "observable", customField, pageLimit(page));
+      return observables.list(organizationId, { ...filter, created, ...byValue }, { limit: pageLimit(page), order: "desc", after: page.beforeId });
     },
   };
 }

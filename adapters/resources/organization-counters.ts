@@ -1,5 +1,6 @@
 /**
- * The organization row's counters (the case number and the TLP audit chain's head), read once per
+ * The organization row's counters (the case number and the heads of the TLP audit chain and of the
+ * audit events' chain), read once per
  * unit of work and written once at its end.
  *
  * The first use in a writing unit reads the row and holds it (`FOR NO KEY UPDATE` on PostgreSQL;
@@ -8,6 +9,14 @@
  * UPDATE before commit (`flushUnit`, adapters/shared/unit-state.ts) stores both. A unit that
  * rolls back drops its copy with it. A create that used to read the head twice and update the row
  * twice now reads it once and writes it once.
+ *
+ * The same read brings the organization's definitions version (never written here: triggers move
+ * it), so a unit that holds the row learns it for free and knows no other unit can commit a
+ * definitions write before it ends. Asking for the version never takes the hold itself: a unit
+ * that reads another organization's definitions (a shared case's) must not lock that row, and
+ * the order in which a unit locks its rows stays what it was. After this unit writes a
+ * definition (`definitionsWritten`) the held copy no longer says what the unit sees, so it is
+ * read again on each ask.
  */
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
@@ -17,28 +26,66 @@ import { deferToEnd } from "../shared/unit-state.js";
 /** One organization's counters as this unit holds them. */
 export interface HeldCounters {
   caseSeq: number;
+  /** The TLP audit chain's head. */
   head: { seq: number; hash: string };
+  /** As read with the counters; moved only by triggers, so never stored back. */
+  definitionsVersion: number;
+  /** The audit events chain's head (core/audit). */
+  audit: { seq: number; hash: string };
 }
 
 const countersSqlFor = oncePerDialect((dialect: Dialect) => {
   const p = dialect.param;
-  const read = `SELECT case_seq, tlp_audit_seq, tlp_audit_hash FROM organizations WHERE id = ${p(1)}`;
+  const read = `SELECT case_seq, tlp_audit_seq, tlp_audit_hash, audit_seq, audit_hash, definitions_version FROM organizations WHERE id = ${p(1)}`;
   return {
     read,
+    definitionsVersion: `SELECT definitions_version FROM organizations WHERE id = ${p(1)}`,
     held: `${read}${dialect.holdRow}`,
-    store: `UPDATE organizations SET case_seq = ${p(1)}, tlp_audit_seq = ${p(2)}, tlp_audit_hash = ${p(3)} WHERE id = ${p(4)}`,
+    store: `UPDATE organizations SET case_seq = ${p(1)}, tlp_audit_seq = ${p(2)}, tlp_audit_hash = ${p(3)}, audit_seq = ${p(4)}, audit_hash = ${p(5)} WHERE id = ${p(6)}`,
   };
 });
 
 /** Each writing unit's held rows, by organization id; gone with the unit. */
 const heldByUnit = new WeakMap<UnitState, Map<string, HeldCounters>>();
 
+/** The organizations whose definitions each writing unit has written. */
+const definitionsWrittenByUnit = new WeakMap<UnitState, Set<string>>();
+
+/**
+ * Records that `unit` wrote a lifecycle, custom field definition or case type of
+ * `organizationId` (the definition repositories call it after each write): from then on the unit's
+ * definitions version is read again on each ask, since the triggers have moved it.
+ */
+export function definitionsWritten(unit: UnitState, organizationId: string): void {
+  let written = definitionsWrittenByUnit.get(unit);
+  if (!written) definitionsWrittenByUnit.set(unit, (written = new Set()));
+  written.add(organizationId);
+}
+
 export function organizationCounters(dialect: Dialect, executor: Executor, unit: UnitState) {
   const sql = countersSqlFor(dialect);
 
   async function readRow(organizationId: string, hold: boolean): Promise<HeldCounters | undefined> {
     const [row] = await executor.all(hold ? sql.held : sql.read, [organizationId]);
-    return row ? { caseSeq: Number(row.case_seq), head: { seq: Number(row.tlp_audit_seq), hash: String(row.tlp_audit_hash) } } : undefined;
+    return row
+      ? {
+          caseSeq: Number(row.case_seq),
+          head: { seq: Number(row.tlp_audit_seq), hash: String(row.tlp_audit_hash) },
+          audit: { seq: Number(row.audit_seq), hash: String(row.audit_hash) },
+          definitionsVersion: Number(row.definitions_version),
+        }
+      : undefined;
+  }
+
+  async function held(organizationId: string): Promise<HeldCounters | undefined> {
+    let units = heldByUnit.get(unit);
+    const known = units?.get(organizationId);
+    if (known) return known;
+    const read = await readRow(organizationId, true);
+    if (!read) return undefined;
+    if (!units) heldByUnit.set(unit, (units = new Map()));
+    units.set(organizationId, read);
+    return read;
   }
 
   return {
@@ -49,22 +96,25 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
      * The counters this writing unit holds, read and held on first use; undefined for an unknown
      * organization. The caller changes the object it gets and then calls `changed`.
      */
-    async held(organizationId: string): Promise<HeldCounters | undefined> {
-      let units = heldByUnit.get(unit);
-      const known = units?.get(organizationId);
-      if (known) return known;
-      const read = await readRow(organizationId, true);
-      if (!read) return undefined;
-      if (!units) heldByUnit.set(unit, (units = new Map()));
-      units.set(organizationId, read);
-      return read;
+    held,
+
+    /**
+     * The organization's definitions version as this unit sees it now; null for an unknown
+     * organization. From the held row when this unit holds it and has not written a definition
+     * since (no statement); otherwise one primary-key lookup.
+     */
+    async definitionsVersion(organizationId: string): Promise<number | null> {
+      const known = heldByUnit.get(unit)?.get(organizationId);
+      if (known && !definitionsWrittenByUnit.get(unit)?.has(organizationId)) return known.definitionsVersion;
+      const [row] = await executor.all(sql.definitionsVersion, [organizationId]);
+      return row ? Number(row.definitions_version) : null;
     },
 
     /** Stores the held counters of `organizationId` once, when the unit ends (before commit). */
     changed(organizationId: string): void {
       deferToEnd(unit, `organization-counters:${organizationId}`, async () => {
         const counters = heldByUnit.get(unit)?.get(organizationId);
-        if (counters) await executor.run(sql.store, [counters.caseSeq, counters.head.seq, counters.head.hash, organizationId]);
+        if (counters) await executor.run(sql.store, [counters.caseSeq, counters.head.seq, counters.head.hash, counters.audit.seq, counters.audit.hash, organizationId]);
       });
     },
   };

@@ -2,8 +2,8 @@
  * Organizations, declared once: both dialects' tables, rows and SQL come from this declaration.
  * No tenant owns them (they are the tenants). The table also keeps the adapter's own counters,
  * declared internal: the case number and the TLP audit chain's head, both read once and written
- * once per unit of work (organization-counters.ts), and the access version (moved by triggers,
- * read here).
+ * once per unit of work (organization-counters.ts), and the access and definitions versions
+ * (moved by triggers, read here and with the counters).
  */
 import { CaseKitError } from "../../core/errors.js";
 import type { OrganizationPolicy } from "../../core/organizations/policy.js";
@@ -35,6 +35,11 @@ export const organizationResource = defineResource({
     /** The TLP audit chain's head: the last entry's seq and hash (TlpAuditRepository.head). */
     tlpAuditSeq: internal(int({ default: 0 })),
     tlpAuditHash: internal(text({ default: "" })),
+    /** The audit events chain's head: the last position written and its row's hash (AuditRepository.head). */
+    auditSeq: internal(int({ default: 0 })),
+    auditHash: internal(text({ default: "" })),
+    /** The last position written before audit events were chained: rows up to it are legacy, unhashed (AuditRepository.chainStart). */
+    auditLegacySeq: internal(int({ default: 0 })),
     /**
      * Moves on every committed change that affects access in the organization (its keys, users or
      * policy); the in-memory access cache (core/access/access-cache.ts) reuses what it loaded while
@@ -42,6 +47,15 @@ export const organizationResource = defineResource({
      * `*_access_version.sql`): any write, through casekit or by hand, moves it in its own transaction.
      */
     accessVersion: internal(int({ default: 0 })),
+    /**
+     * Takes a new value on every committed or uncommitted write of the organization's lifecycles,
+     * custom field definitions or case types; the in-memory definitions cache
+     * (core/definitions/cache.ts) reuses what it loaded while this is unchanged. A token, not a
+     * count: the triggers (migration `*_definitions_version.sql`) draw a random 53-bit value, so a
+     * value some rolled-back transaction showed is never the value of a later state. 0 until the
+     * first write.
+     */
+    definitionsVersion: internal(int({ default: 0, big: true })),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   },
@@ -66,6 +80,7 @@ export function policyFromColumn(stored: Partial<OrganizationPolicy> | null): Or
 /** The bespoke statements, built once per dialect. */
 const organizationSqlFor = oncePerDialect((dialect: Dialect) => ({
   existingIds: `SELECT id FROM organizations WHERE ${dialect.anyOf("id", dialect.param(1))}`,
+  idsAfter: `SELECT id FROM organizations WHERE id > ${dialect.param(1)} ORDER BY id LIMIT ${dialect.param(2)}`,
   accessVersion: accessVersionSql(dialect),
 }));
 
@@ -88,7 +103,7 @@ export function organizationRepository(
   unit: UnitState,
 ): OrganizationRepository {
   const { reading, writing } = unitGuards(unit);
-  const { existingIds, accessVersion } = organizationSqlFor(dialect);
+  const { existingIds, idsAfter, accessVersion } = organizationSqlFor(dialect);
   const counters = organizationCounters(dialect, executor, unit);
 
   return {
@@ -103,6 +118,10 @@ export function organizationRepository(
       if (ids.length === 0) return [];
       return (await executor.all(existingIds, [dialect.list(ids)])).map((row) => row.id as string);
     },
+    async idsAfter(afterId, limit) {
+      reading();
+      return (await executor.all(idsAfter, [afterId, limit])).map((row) => row.id as string);
+    },
     // The held row (PostgreSQL's row lock, SQLite's one writer) gives each unit its own numbers.
     async nextCaseNumber(organizationId) {
       writing();
@@ -116,6 +135,10 @@ export function organizationRepository(
       reading();
       const [row] = await executor.all(accessVersion, [organizationId]);
       return row ? Number(row.access_version) : null;
+    },
+    definitionsVersion(organizationId) {
+      reading();
+      return counters.definitionsVersion(organizationId);
     },
   };
 }

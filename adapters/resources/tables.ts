@@ -6,6 +6,7 @@
 import { alertResource } from "./alerts.js";
 import { apiKeyResource } from "./api-keys.js";
 import { auditResource } from "./audit.js";
+import { auditCheckpointResource } from "./audit-checkpoints.js";
 import { caseResource } from "./cases.js";
 import { caseTypeResource } from "./case-types.js";
 import { customFieldValueResource } from "./custom-field-values.js";
@@ -26,6 +27,7 @@ import { userResource } from "./users.js";
 import { attemptResource } from "./webhook-attempts.js";
 import { deliveryResource } from "./webhook-deliveries.js";
 import { webhookResource } from "./webhooks.js";
+import { auditSinkCursorResource, auditSinkResource } from "./audit-sinks.js";
 
 export const declaredTables = {
   organizations: organizationResource,
@@ -33,6 +35,7 @@ export const declaredTables = {
   apiKeys: apiKeyResource,
   cases: caseResource,
   auditLog: auditResource,
+  auditCheckpoints: auditCheckpointResource,
   events: eventResource,
   teams: teamResource,
   tlpAuditLog: tlpAuditResource,
@@ -51,4 +54,6 @@ export const declaredTables = {
   caseTypes: caseTypeResource,
   customFieldValues: customFieldValueResource,
   logGroupItems: logGroupItemsResource,
+  auditSinks: auditSinkResource,
+  auditSinkCursors: auditSinkCursorResource,
 } as const;

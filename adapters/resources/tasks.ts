@@ -6,13 +6,15 @@
 import type { TaskRepository } from "../../core/ports/storage.js";
 import { openTaskStatuses } from "../../core/tasks/lifecycle.js";
 import type { Task, TaskFilter } from "../../core/tasks/types.js";
-import { bool, id, int, text, timestamp, softDeletedHistory } from "../declare/columns.js";
+import { bool, id, int, json, text, timestamp, softDeletedHistory } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { encodeValue, recordOf } from "../declare/rows.js";
+import type { ValueRepository } from "./custom-field-values.js";
+import { customFieldFilterSpecs, customFieldFilters, indexCustomFieldValues, indexCustomFieldValuesOfMany } from "./custom-field-values.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
@@ -33,6 +35,8 @@ export const taskResource = defineResource({
     mandatory: bool(),
     tlp: int(),
     order: int({ name: "sort_order" }),
+    // Rows written before tasks carried values hold {} (the migration's default).
+    customFields: json<Record<string, unknown>>({ default: {} }),
     ...softDeletedHistory(),
   },
   softDelete: "deletedAt",
@@ -62,6 +66,8 @@ export const taskResource = defineResource({
     mandatory: { kind: "equals", column: "mandatory" },
     dueAfter: { kind: "atLeast", column: "dueDate" },
     dueBefore: { kind: "below", column: "dueDate" },
+    // cf.<key>=<value> (adapters/resources/custom-field-values.ts).
+    ...customFieldFilterSpecs("tasks", "title"),
   },
 });
 
@@ -88,13 +94,17 @@ export function taskRepository(
   dialect: Dialect,
   executor: Executor,
   unit: UnitState,
+  values: ValueRepository,
 ): TaskRepository {
   const { reading } = unitGuards(unit);
   const { many, maxOrder, openMandatory } = taskSqlFor(dialect);
   const mandatory = encodeValue(taskResource.byKey.get("mandatory")!.column, true);
 
   return {
-    insert: (record) => tasks.insert(record),
+    async insert(record) {
+      await tasks.insert(record);
+      await indexCustomFieldValues(values, "task", record, true);
+    },
     findById: (organizationId, id) => tasks.findById(organizationId, id),
     async findMany(organizationId, ids) {
       reading();
@@ -102,8 +112,17 @@ export function taskRepository(
       const rows = await executor.all(many, [organizationId, dialect.list(ids)]);
       return rows.map((row) => ({ task: recordOf<Task>(taskResource, row), caseTlp: Number(row.case_tlp) }));
     },
-    update: (record) => tasks.update(record),
-    updateMany: (records) => tasks.updateMany(records),
+    async update(record) {
+      const written = await tasks.update(record);
+      if (written) await indexCustomFieldValues(values, "task", record, false);
+      return written;
+    },
+    async updateMany(records) {
+      const written = await tasks.updateMany(records);
+      await indexCustomFieldValuesOfMany(values, "task", records, false);
+      return written;
+    },
+    // The port's patch never holds customFields: each task's value rows are its own (updateMany).
     patchMany: (organizationId, ids, patch) => tasks.patchMany(organizationId, ids, patch),
     async maxOrder(organizationId, caseId) {
       reading();
@@ -114,11 +133,14 @@ export function taskRepository(
       reading();
       return (await executor.all(openMandatory, [organizationId, caseId, mandatory, dialect.list(openStatuses)])).length > 0;
     },
-    list: (organizationId, filter: TaskFilter, page) =>
-      tasks.list(
+    async list(organizationId, { customField, ...filter }: TaskFilter, page) {
+      if (customField?.length) reading();
+      const byValue = await customFieldFilters(dialect, executor, organizationId, "task", customField, pageLimit(page));
+      return tasks.list(
         organizationId,
-        { ...filter, dueAfter: timestampBound("dueAfter", filter.dueAfter), dueBefore: timestampBound("dueBefore", filter.dueBefore) },
+        { ...filter, dueAfter: timestampBound("dueAfter", filter.dueAfter), dueBefore: timestampBound("dueBefore", filter.dueBefore), ...byValue },
         { limit: pageLimit(page), order: "desc", after: page.beforeId },
-      ),
+      );
+    },
   };
 }

@@ -12,6 +12,8 @@ import type { UnitState } from "../shared/unit-state.js";
 import { alertRepository, alertResource } from "./alerts.js";
 import { apiKeyRepository, apiKeyResource } from "./api-keys.js";
 import { auditRepository, auditResource } from "./audit.js";
+import { auditCheckpointResource } from "./audit-checkpoints.js";
+import { auditSinkCursorResource, auditSinkRepository, auditSinkResource } from "./audit-sinks.js";
 import { caseRepository, caseResource } from "./cases.js";
 import { caseTypeRepository, caseTypeResource } from "./case-types.js";
 import { customFieldValueResource } from "./custom-field-values.js";
@@ -43,11 +45,12 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
   const groups = () => groupItems(declared(logGroupItemsResource));
   return lazily<UnitOfWork>({
     teams: () => teamRepository(declared(teamResource)),
-    tasks: () => taskRepository(declared(taskResource), dialect, executor, unit),
-    observables: () => observableRepository(declared(observableResource), dialect, executor, unit),
+    tasks: () => taskRepository(declared(taskResource), dialect, executor, unit, values()),
+    observables: () => observableRepository(declared(observableResource), dialect, executor, unit, values()),
     comments: () => commentRepository(declared(commentResource)),
     events: () => eventRepository(declared(eventResource), groups(), dialect),
     webhooks: () => webhookRepository(declared(webhookResource), deliveries(), attempts(), dialect, executor, unit),
+    auditSinks: () => auditSinkRepository(declared(auditSinkResource), declared(auditSinkCursorResource), dialect, executor, unit),
     deliveries: () => deliveryRepository(deliveries(), attempts(), groups(), dialect, executor, unit),
     organizations: () => organizationRepository(declared(organizationResource), dialect, executor, unit),
     users: () => userRepository(declared(userResource), dialect, executor, unit),
@@ -55,11 +58,11 @@ export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: Uni
     sessions: () => sessionRepository(declared(sessionResource), dialect, executor, unit),
     signInThrottles: () => signInThrottleRepository(declared(signInThrottleResource)),
     alerts: () => alertRepository(declared(alertResource), dialect, executor, unit, values()),
-    customFields: () => customFieldRepository(declared(customFieldResource)),
-    caseTypes: () => caseTypeRepository(declared(caseTypeResource)),
+    customFields: () => customFieldRepository(declared(customFieldResource), unit),
+    caseTypes: () => caseTypeRepository(declared(caseTypeResource), unit),
     cases: () => caseRepository(declared(caseResource), dialect, executor, unit, values()),
-    audit: () => auditRepository(declared(auditResource), groups(), dialect),
-    lifecycles: () => lifecycleRepository(declared(lifecycleResource)),
+    audit: () => auditRepository(declared(auditResource), declared(auditCheckpointResource), groups(), dialect, executor, unit),
+    lifecycles: () => lifecycleRepository(declared(lifecycleResource), unit),
     statusHistory: () => statusHistoryRepository(declared(statusHistoryResource)),
     tlpAudit: () => tlpAuditRepository(declared(tlpAuditResource), groups(), dialect, executor, unit),
   });

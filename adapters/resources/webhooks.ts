@@ -93,6 +93,9 @@ const activeSqlFor = oncePerDialect(
   (dialect: Dialect) => `SELECT ${webhookResource.fields.map((f) => f.name).join(", ")} FROM webhooks WHERE organization_id = ${dialect.param(1)} AND status = 'active' ORDER BY id`,
 );
 
+/** Every organization with an active subscription (webhooks_organization_id_status_idx). */
+const activeOrganizationsSql = "SELECT DISTINCT organization_id FROM webhooks WHERE status = 'active' ORDER BY organization_id";
+
 export function webhookRepository(
   webhooks: DeclaredRepository<WebhookRecord, FilterValues<typeof webhookResource>>,
   deliveries: DeclaredRepository<Delivery, DeliveryFilters>,
@@ -123,6 +126,10 @@ export function webhookRepository(
     async active(organizationId) {
       reading();
       return (await executor.all(active, [organizationId])).map((row) => webhookFromRecord(recordOf<WebhookRecord>(webhookResource, row)));
+    },
+    async activeOrganizations() {
+      reading();
+      return (await executor.all(activeOrganizationsSql, [])).map((row) => String(row.organization_id));
     },
   };
 }

@@ -22,6 +22,9 @@ export interface ItemsCodec<T> {
 
 const chunkId = (log: GroupLog, groupId: string, chunk: number): string => `${log}:${groupId}:${String(chunk).padStart(6, "0")}`;
 
+/** The ids of a chunked group's chunk rows, in order (retention deletes them with their group). */
+export const chunkIdsOf = (log: GroupLog, groupId: string, marker: ChunkedItems): string[] => Array.from({ length: marker.chunks }, (_, chunk) => chunkId(log, groupId, chunk));
+
 export interface GroupItems {
   /** Stores a group's items; resolves to what its row's items column holds (the items, or the marker). */
   store<T>(log: GroupLog, organizationId: string, groupId: string, items: readonly T[], codec: ItemsCodec<T>): Promise<unknown>;
@@ -48,7 +51,7 @@ export function groupItems(chunks: DeclaredRepository<LogGroupItemsRow, object>)
       if (!isChunked(stored)) return codec.decode(stored);
       // By the ids the marker implies, in id order (= chunk order). A chunk that is missing reads
       // as fewer items: the TLP chain's hash covers the list, so its verification names the row.
-      const ids = Array.from({ length: stored.chunks }, (_, chunk) => chunkId(log, groupId, chunk));
+      const ids = chunkIdsOf(log, groupId, stored);
       const rows = await chunks.findMany(organizationId, ids);
       return rows.flatMap((row) => codec.decode(row.items));
     },

@@ -35,6 +35,7 @@ export const sqliteDialect: Dialect = {
   holdRow: "",
   // One bound JSON array, so the statement is prepared once whatever the number of values.
   anyOf: (column, param) => `${column} IN (SELECT value FROM json_each(${param}))`,
+  idAmong: (column, subquery) => `${column} IN (${subquery})`,
   list: (values) => JSON.stringify(values),
   jsonHasAny: (column, param, key) =>
     `EXISTS (SELECT 1 FROM json_each(${column}) AS element WHERE ${key === undefined ? "element.value" : `json_extract(element.value, '$.${key}')`} IN (SELECT value FROM json_each(${param})))`,

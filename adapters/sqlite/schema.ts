@@ -19,6 +19,7 @@ export const {
   apiKeys,
   cases,
   auditLog,
+  auditCheckpoints,
   events,
   teams,
   tlpAuditLog,
@@ -37,6 +38,8 @@ export const {
   caseTypes,
   customFieldValues,
   logGroupItems,
+  auditSinks,
+  auditSinkCursors,
 } = tablesOf(declaredTables, (resource, references: Readonly<Record<string, SQLiteTable>>) => sqliteTableOf(resource, references));
 
 const timestamp = (name: string) => text(name);

@@ -22,8 +22,9 @@
  * Soft delete and restore of an alert are retention, not edits: they stay open to whoever may do
  * them, and keep the alert's content and status as they are.
  */
+import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
-import { lifecycleOf } from "../lifecycles/current.js";
+import { caseLifecycleOf, caseLifecycleResolver } from "../lifecycles/case-lifecycle.js";
 import { isCategory, isFinal } from "../lifecycles/engine.js";
 import type { Lifecycle } from "../lifecycles/types.js";
 import type { UnitOfWork } from "../ports/storage.js";
@@ -39,11 +40,15 @@ export function isClosed(lifecycle: Lifecycle, status: string): boolean {
 /**
  * Checks one change of a case or alert: `before` as stored, `after` as the request would leave it
  * (the status move itself, reopening included, is checked by the lifecycle: core/lifecycles/engine.ts).
- * A record that stays closed takes no change of its fields: record_closed.
+ * A record that stays closed takes no change of its fields: record_closed. `afterLifecycle` is the
+ * lifecycle `after` follows when the change moves a case to a type of another lifecycle.
  */
-export function checkClosedChange<T extends { statusValue: string }>(lifecycle: Lifecycle, before: T, after: T): void {
+export function checkClosedChange<T extends { statusValue: string }>(lifecycle: Lifecycle, before: T, after: T, afterLifecycle: Lifecycle = lifecycle): void {
   const from = before.statusValue;
-  if (!isClosed(lifecycle, from) || !isClosed(lifecycle, after.statusValue)) return;
+  if (!isClosed(lifecycle, from)) return;
+  // A closed case leaves its lifecycle only reopened: a new type's lifecycle is no way round the reopen's roles.
+  if (afterLifecycle.key !== lifecycle.key) throw new CaseKitError("record_closed", `A ${from} ${lifecycle.entity} takes no change of lifecycle (typeValue): reopen it first`);
+  if (!isClosed(lifecycle, after.statusValue)) return;
   const changed = changedFields(before, after).filter((field) => !lifecycleFields.has(field));
   if (changed.length > 0) {
     throw new CaseKitError("record_closed", `A ${from} ${lifecycle.entity} takes no change (${changed.join(", ")}): reopen it first`);
@@ -63,19 +68,19 @@ export function closesItsTasks(caseLifecycle: Lifecycle, status: string): boolea
 }
 
 /** Refuses a change to a task of a closed case (adding one too): record_closed. */
-export async function checkTaskCaseOpen(tx: UnitOfWork, parent: { id: string; organizationId: string; statusValue: string }): Promise<void> {
-  if (closesItsTasks(await lifecycleOf(tx, parent.organizationId, "case"), parent.statusValue)) {
+export async function checkTaskCaseOpen(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, parent: { id: string; organizationId: string; statusValue: string; typeValue: string | null }): Promise<void> {
+  if (closesItsTasks(await caseLifecycleOf(deps, tx, parent.organizationId, parent.typeValue), parent.statusValue)) {
     throw new CaseKitError("record_closed", `Case ${parent.id} is closed: its tasks take no change; reopen the case first`);
   }
 }
 
 /** The cases among `caseIds` whose tasks are closed with them (one query per 500 ids). */
-export async function closedTaskCases(tx: UnitOfWork, organizationId: string, caseIds: Iterable<string>): Promise<Set<string>> {
+export async function closedTaskCases(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, caseIds: Iterable<string>): Promise<Set<string>> {
   const ids = [...new Set(caseIds)];
   const closed = new Set<string>();
-  const lifecycle = await lifecycleOf(tx, organizationId, "case");
+  const lifecycleOfType = caseLifecycleResolver(deps, tx, organizationId);
   for (let start = 0; start < ids.length; start += 500) {
-    for (const found of await tx.cases.findMany(organizationId, ids.slice(start, start + 500))) if (closesItsTasks(lifecycle, found.statusValue)) closed.add(found.id);
+    for (const found of await tx.cases.findMany(organizationId, ids.slice(start, start + 500))) if (closesItsTasks(await lifecycleOfType(found.typeValue), found.statusValue)) closed.add(found.id);
   }
   return closed;
 }

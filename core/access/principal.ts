@@ -32,6 +32,11 @@ export interface Principal {
   scopes: ReadonlySet<Scope>;
   tlpClearance: number;
   origin?: RequestOrigin;
+  /**
+   * Set only on principals casekit builds for its own work (retention, rules acting on their
+   * own): the audit events they write name a `system` or `automation` actor (core/audit/actor.ts).
+   */
+  actorType?: "system" | "automation";
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {

@@ -21,6 +21,7 @@ export const adminScopes = [
   "webhooks:read",
   "webhooks:write",
   "audit:read",
+  "audit:manage",
   "org:admin",
 ] as const;
 

@@ -10,6 +10,8 @@ import { toPublicUser } from "../users/service.js";
 import { parse } from "../validation.js";
 import { afterFailure, afterSuccess, readSignInCounters, signInRefusal, signInSubjects } from "./sign-in-throttle.js";
 import type { Session } from "./types.js";
+import { recordAuditEvent } from "../audit/record-event.js";
+import type { RefusalLog } from "../audit/refusals.js";
 
 export const signInSchema = z
   .strictObject({ email: emailSchema, password: boundedString(1024, 1) })
@@ -43,11 +45,31 @@ export interface SignedIn {
  * a session. Passwords are scrypt hashes; guessing is slowed per (email, address) and per email
  * without locking the rightful user out (sign-in-throttle.ts); failures of known users are audited.
  */
-export function createAccountService(deps: CaseKitDeps) {
+export function createAccountService(deps: CaseKitDeps, refusals: RefusalLog) {
   const { storage, clock, ids } = deps;
   // Compared against when the email is unknown, so a miss costs what a hit does.
   let decoy: Promise<string> | undefined;
   const decoyHash = () => (decoy ??= deps.passwords.hash(newToken()));
+
+  /**
+   * A failed sign-in for an email no user has: audited (aggregated) when the deployment holds one
+   * organization; with several, the email names none of them, so none is told.
+   */
+  async function noteUnknownAccount(origin: RequestOrigin | undefined): Promise<void> {
+    const organizations = await storage.read((tx) => tx.organizations.idsAfter("", 2));
+    if (organizations.length !== 1) return;
+    await refusals.note({
+      organizationId: organizations[0]!,
+      actor: { type: "user", id: null },
+      ...(origin ? { origin } : {}),
+      action: "user.sign_in_failed",
+      // The email is not kept: it names nobody here, and the address tells the attempts apart.
+      target: { type: "user", id: "unknown" },
+      reason: "invalid_credentials",
+      // As a known account's failed sign-in says.
+      outcome: "failure",
+    });
+  }
 
   return {
     async signIn(input: unknown, origin?: RequestOrigin): Promise<SignedIn> {
@@ -65,23 +87,20 @@ export function createAccountService(deps: CaseKitDeps) {
         await storage.transaction(async (tx) => {
           for (const counter of afterFailure(counters, subjects, now)) await tx.signInThrottles.put(counter);
           if (user) {
-            await tx.audit.append({
-              id: ids.next("aud"),
-              bulkRequestId: null,
+            // Nobody proved who they are: the actor is unknown, the target the account tried.
+            await recordAuditEvent(deps, tx, {
               organizationId: user.organizationId,
-              actorUserId: null,
-              actorKeyId: null,
+              actor: { type: "user", id: null },
+              ...(origin ? { origin } : {}),
               action: "user.sign_in_failed",
-              resourceType: "user",
-              resourceId: user.id,
-              changes: null,
-              requestId: origin?.requestId ?? null,
-              ip: origin?.ip ?? null,
-              userAgent: origin?.userAgent ?? null,
-              at: now.toISOString(),
+              target: { type: "user", id: user.id },
+              outcome: "failure",
+              now,
             });
           }
         });
+        // An unknown email names no organization; in a deployment of one, it is that one's attack.
+        if (!user) await noteUnknownAccount(origin);
         throw new CaseKitError("invalid_credentials");
       }
 
@@ -99,20 +118,14 @@ export function createAccountService(deps: CaseKitDeps) {
       await storage.transaction(async (tx) => {
         await afterSuccess(tx, subjects, now);
         await tx.sessions.insert(session);
-        await tx.audit.append({
-          id: ids.next("aud"),
-          bulkRequestId: null,
+        await recordAuditEvent(deps, tx, {
           organizationId: user.organizationId,
-          actorUserId: user.id,
-          actorKeyId: null,
+          actor: { type: "user", id: user.id },
+          ...(origin ? { origin } : {}),
           action: "user.signed_in",
-          resourceType: "user",
-          resourceId: user.id,
-          changes: null,
-          requestId: origin?.requestId ?? null,
-          ip: origin?.ip ?? null,
-          userAgent: origin?.userAgent ?? null,
-          at: now.toISOString(),
+          target: { type: "user", id: user.id },
+          outcome: "success",
+          now,
         });
       });
       return { user: toPublicUser(user), token, csrfToken, expiresAt: session.expiresAt };
@@ -130,7 +143,17 @@ export function createAccountService(deps: CaseKitDeps) {
       if (options.requireCsrf) {
         const csrfToken = typeof options.csrfToken === "string" ? options.csrfToken : "";
         const given = Buffer.from(sha256(csrfToken));
-        if (!csrfToken || !timingSafeEqual(given, Buffer.from(found.session.csrfHash))) throw new CaseKitError("csrf_rejected");
+        if (!csrfToken || !timingSafeEqual(given, Buffer.from(found.session.csrfHash))) {
+          await refusals.note({
+            organizationId: found.owner.organizationId,
+            actor: { type: "user", id: found.owner.id },
+            ...(options.origin ? { origin: options.origin } : {}),
+            action: "session.csrf_rejected",
+            target: { type: "session", id: found.session.id },
+            reason: "csrf_rejected",
+          });
+          throw new CaseKitError("csrf_rejected");
+        }
       }
       const principal = resolvePrincipal(found.owner, { authenticatedBy: "session", ...(options.origin ? { origin: options.origin } : {}) });
       return { ...principal, sessionId: found.session.id };
@@ -152,8 +175,13 @@ export function createAccountService(deps: CaseKitDeps) {
       return { user: toPublicUser(found.owner), csrfToken, expiresAt: found.session.expiresAt };
     },
 
+    /** Ends the session; audited as `user.signed_out`, as its start was `user.signed_in`. */
     async signOut(principal: Principal & { sessionId: string }): Promise<void> {
-      await storage.transaction((tx) => tx.sessions.delete(principal.organizationId, principal.sessionId));
+      const now = clock.now();
+      await storage.transaction(async (tx) => {
+        await tx.sessions.delete(principal.organizationId, principal.sessionId);
+        await recordAuditEvent(deps, tx, { organizationId: principal.organizationId, actor: principal, action: "user.signed_out", target: { type: "user", id: principal.userId }, outcome: "success", now });
+      });
     },
 
     async me(principal: Principal): Promise<User> {

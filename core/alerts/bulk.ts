@@ -48,15 +48,15 @@ export function createAlertBulk(deps: CaseKitDeps) {
           tlpAction: "edit",
           async prepare(tx) {
             await checkAssignee(tx, principal, assigneeId);
-            if (selection.kind === "all") await checkStatusFilter(tx, organizationId, "alert", selection.filters.statusValue, "options.filters.statusValue");
+            if (selection.kind === "all") await checkStatusFilter(deps, tx, organizationId, "alert", selection.filters.statusValue, "options.filters.statusValue");
             const entries = Object.entries(customFields ?? {}).map(([key, value]): [string, unknown, string] => [key, value, `options.filters.customFields.${key}`]);
-            filter.customField = await checkedMatches(tx, principal, "alert", entries, "unknown_reference");
+            filter.customField = await checkedMatches(deps, tx, principal, "alert", entries, "unknown_reference");
           },
           async load(tx, ids) {
-            return (await tx.alerts.findMany(organizationId, ids)).map(candidate(await lifecycleOf(tx, organizationId, "alert")));
+            return (await tx.alerts.findMany(organizationId, ids)).map(candidate(await lifecycleOf(deps, tx, organizationId, "alert")));
           },
           async select(tx, page) {
-            return (await tx.alerts.list(organizationId, filter, page)).map(candidate(await lifecycleOf(tx, organizationId, "alert")));
+            return (await tx.alerts.list(organizationId, filter, page)).map(candidate(await lifecycleOf(deps, tx, organizationId, "alert")));
           },
           apply: (alert, at) => ({ ...alert, assigneeId, updatedAt: at }),
           async save(tx, records) {

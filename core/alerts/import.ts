@@ -1,6 +1,7 @@
 import type { Principal } from "../access/principal.js";
 import { checkOpen } from "../access/closed-records.js";
 import { lifecycleOf } from "../lifecycles/current.js";
+import { caseLifecycleOf } from "../lifecycles/case-lifecycle.js";
 import { requireScope } from "../access/principal.js";
 import { recordEdit } from "../audit/record-edit.js";
 import { shapePromotedCase } from "../case-types/case-fields.js";
@@ -10,6 +11,7 @@ import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import type { CopyObservablesResult } from "../observables/copy.js";
 import { copyObservablesToCase } from "../observables/copy.js";
+import type { Observable } from "../observables/types.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
 import { parse } from "../validation.js";
@@ -35,11 +37,11 @@ function requireImportScopes(principal: Principal): void {
 }
 
 /** The alert, reachable for editing and still waiting for triage (new or acknowledged). */
-async function importable(tx: UnitOfWork, principal: Principal, id: string): Promise<Alert> {
+async function importable(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, id: string): Promise<Alert> {
   const alert = await loadAlert(tx, principal, id, "edit");
   if (alert.statusValue === importedAlertStatus) throw new CaseKitError("conflict", `Alert ${id} was already imported into case ${alert.caseId}`);
   // Promote and merge take the lifecycle's transitions into `imported` (roles and gates aside: they are the system's move).
-  const lifecycle = await lifecycleOf(tx, principal.organizationId, "alert");
+  const lifecycle = await lifecycleOf(deps, tx, principal.organizationId, "alert");
   if (!lifecycle.transitions.some((t) => t.to === importedAlertStatus && t.from.includes(alert.statusValue))) {
     throw new CaseKitError("invalid_transition", `A ${alert.statusValue} alert cannot be imported; reopen it first`);
   }
@@ -51,10 +53,12 @@ async function finishImport(deps: CaseKitDeps, tx: UnitOfWork, principal: Princi
   const observables = await copyObservablesToCase(deps, tx, principal, before.id, target.id, now);
   const after: Alert = { ...before, statusValue: importedAlertStatus, caseId: target.id, updatedAt: now.toISOString() };
   await tx.alerts.update(after);
-  await recordStatusMoves(deps, tx, principal, await lifecycleOf(tx, principal.organizationId, "alert"), [{ recordId: before.id, from: before.statusValue, to: after.statusValue }], now, `${verb} into case ${target.id}`);
+  await recordStatusMoves(deps, tx, principal, await lifecycleOf(deps, tx, principal.organizationId, "alert"), [{ recordId: before.id, from: before.statusValue, to: after.statusValue }], now, `${verb} into case ${target.id}`);
   await recordEdit(deps, tx, principal, { name: `alert.${verb}`, resourceType: "alert", before, after, now });
-  const [shownCase, shownAlert] = await visibleRecords(tx, principal, [target, after] as (Case | Alert)[]);
-  return { case: shownCase as Case, alert: shownAlert as Alert, observables };
+  const [shownCase, shownAlert] = await visibleRecords(deps, tx, principal, [target, after] as (Case | Alert)[]);
+  const shown = async (records: Observable[]) => visibleRecords(deps, tx, principal, records);
+  const { created, merged, unchanged, skipped } = observables;
+  return { case: shownCase as Case, alert: shownAlert as Alert, observables: { created: await shown(created), merged: await shown(merged), unchanged: await shown(unchanged), skipped } };
 }
 
 /**
@@ -71,13 +75,14 @@ export async function promoteAlert(deps: CaseKitDeps, principal: Principal, id: 
   const at = now.toISOString();
   return withTlpDenialAudit(deps, principal, () =>
     deps.storage.transaction(async (tx) => {
-      const alert = await importable(tx, principal, id);
+      const alert = await importable(deps, tx, principal, id);
       await checkAssignee(tx, principal, body.assigneeId);
       // The alert's own assignee carries over only while still an active user.
       const carried = alert.assigneeId ? await tx.users.findById(principal.organizationId, alert.assigneeId) : null;
-      const caseLifecycle = await lifecycleOf(tx, principal.organizationId, "case");
+      const shaped = await shapePromotedCase(deps, tx, principal, alert);
+      // The case follows its type's lifecycle from its first status on.
+      const caseLifecycle = await caseLifecycleOf(deps, tx, principal.organizationId, shaped.typeValue);
       const statusValue = body.statusValue === undefined ? firstNewStatus(caseLifecycle) : requireInitial(caseLifecycle, body.statusValue, "statusValue").key;
-      const shaped = await shapePromotedCase(tx, principal, alert);
       const record: Case = {
         id: deps.ids.next("case"),
         organizationId: principal.organizationId,
@@ -124,7 +129,7 @@ export async function mergeAlert(deps: CaseKitDeps, principal: Principal, id: st
   const now = deps.clock.now();
   return withTlpDenialAudit(deps, principal, () =>
     deps.storage.transaction(async (tx) => {
-      const alert = await importable(tx, principal, id);
+      const alert = await importable(deps, tx, principal, id);
       const target = await tx.cases.findById(principal.organizationId, caseId);
       if (!target) {
         if (await tx.cases.findSharedWith(principal.organizationId, caseId)) {
@@ -133,7 +138,7 @@ export async function mergeAlert(deps: CaseKitDeps, principal: Principal, id: st
         throw new CaseKitError("not_found", `No case ${caseId}`);
       }
       guardTlp(principal, target, "case", "edit");
-      checkOpen(await lifecycleOf(tx, principal.organizationId, "case"), target);
+      checkOpen(await caseLifecycleOf(deps, tx, principal.organizationId, target.typeValue), target);
       const tags = unitedTags(target.tags, alert.tags);
       let merged = target;
       if (JSON.stringify(tags) !== JSON.stringify(target.tags)) {

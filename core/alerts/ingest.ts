@@ -66,9 +66,9 @@ export async function ingestAlert(deps: CaseKitDeps, principal: Principal, input
         alert = await foldRepeat(deps, tx, principal, existing, body, now);
         deduplicated = true;
       } else {
-        const lifecycle = await lifecycleOf(tx, principal.organizationId, "alert");
+        const lifecycle = await lifecycleOf(deps, tx, principal.organizationId, "alert");
         const record = newAlert(deps, principal, body, at, firstNewStatus(lifecycle));
-        record.customFields = await prepareCustomFields(tx, principal, { scope: "alert", input: body.customFields, previous: {}, creating: true });
+        record.customFields = await prepareCustomFields(deps, tx, principal, { scope: "alert", input: body.customFields, previous: {}, creating: true });
         try {
           await tx.alerts.insert(record);
           await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: record.id, from: null, to: record.statusValue }], now);
@@ -99,6 +99,7 @@ export async function ingestAlert(deps: CaseKitDeps, principal: Principal, input
           sighted: o.sighted,
           tags: o.tags,
           message: o.message ?? null,
+          customFields: await prepareCustomFields(deps, tx, principal, { scope: "observable", input: o.customFields, previous: {}, creating: true }),
           createdAt: at,
           updatedAt: at,
           createdBy: principal.userId,
@@ -118,7 +119,7 @@ export async function ingestAlert(deps: CaseKitDeps, principal: Principal, input
           await appendTlpAudit(deps, tx, principal, error.attempt, now);
         }
       }
-      return { alert: (await visibleRecords(tx, principal, [alert!]))[0]!, deduplicated, observables: saved };
+      return { alert: (await visibleRecords(deps, tx, principal, [alert!]))[0]!, deduplicated, observables: await visibleRecords(deps, tx, principal, saved) };
     }),
   );
 }
@@ -161,13 +162,13 @@ function newAlert(deps: CaseKitDeps, principal: Principal, body: Body, at: strin
  */
 async function foldRepeat(deps: CaseKitDeps, tx: UnitOfWork, principal: Principal, before: Alert, body: Body, now: Date): Promise<Alert> {
   guardTlp(principal, before, "alert", "edit");
-  const customFields = await prepareCustomFields(tx, principal, { scope: "alert", input: { ...before.customFields, ...body.customFields }, previous: before.customFields, creating: false });
+  const customFields = await prepareCustomFields(deps, tx, principal, { scope: "alert", input: { ...before.customFields, ...body.customFields }, previous: before.customFields, creating: false });
   if (!fitsFreeFormSize(customFields)) {
     const message = "merged with the alert's own, must serialise to at most 64 KiB";
     throw new CaseKitError("payload_too_large", `customFields: ${message}`, [{ path: "customFields", message }]);
   }
   const at = now.toISOString();
-  const lifecycle = await lifecycleOf(tx, principal.organizationId, "alert");
+  const lifecycle = await lifecycleOf(deps, tx, principal.organizationId, "alert");
   const reopens = before.statusValue !== importedAlertStatus && isFinal(lifecycle, before.statusValue);
   const after: Alert = {
     ...before,

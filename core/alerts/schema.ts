@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { customFieldKeySchema } from "../custom-fields/schema.js";
+import { customFieldFilterValuesSchema } from "../custom-fields/schema.js";
 import { bulkRequestSchema, bulkResultSchema } from "../bulk/schema.js";
 import { caseSchema, caseTagSchema, customFieldsSchema, recordListFilterShape } from "../cases/schema.js";
 import { statusKeySchema } from "../lifecycles/schema.js";
 import { observableCreateSchema, observableSchema } from "../observables/schema.js";
-import { finiteNumber, anyOf, boundedString, changeSchema, idSchema, jsonInt, listResponseSchema, pageQueryShape, papSchema, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
+import { anyOf, boundedString, changeSchema, idSchema, jsonInt, listResponseSchema, pageQueryShape, papSchema, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
 import type { IntReader } from "../schema/common.js";
 
 /** Most observables one create body may carry. */
@@ -111,10 +111,7 @@ export const alertListQuerySchema = z.strictObject({
 /** The list filters a bulk selectAll takes (JSON): the list's, without paging and includeDeleted. */
 export const alertFiltersSchema = z.strictObject({
   ...alertFilterShape(jsonInt),
-  customFields: z
-    .record(customFieldKeySchema, z.union([boundedString(200, 1), finiteNumber(), z.boolean()]))
-    .optional()
-    .meta({ description: "Custom field values every alert must hold, as the list's `cf.<key>=<value>` (at most three, filterable fields only)" }),
+  customFields: customFieldFilterValuesSchema("alert"),
 });
 
 export const alertListSchema = listResponseSchema(alertSchema).meta({ id: "AlertList" });

@@ -13,7 +13,7 @@ import { guardTlp, withTlpDenialAudit } from "../tlp/audit-log.js";
 import { auditListed, auditView } from "../tlp/audit-view.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
-import { gatingDefinitions, prepareCustomFields, visibleRecords } from "../custom-fields/apply.js";
+import { moveFields, prepareCustomFields, visibleRecords } from "../custom-fields/apply.js";
 import { customFieldMatches, withoutCustomFieldFilters } from "../custom-fields/list-filter.js";
 import { checkAssignee, loadAlert } from "./access.js";
 import { createAlertBulk } from "./bulk.js";
@@ -69,7 +69,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
         storage.transaction(async (tx) => {
           const found = await loadAlert(tx, principal, id, "view");
           await auditView(deps, tx, principal, "alert", found, now);
-          return (await visibleRecords(tx, principal, [found]))[0]!;
+          return (await visibleRecords(deps, tx, principal, [found]))[0]!;
         }),
       );
     },
@@ -81,9 +81,9 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
       if (includeDeleted) requireScope(principal, "org:admin");
       const beforeId = decodeCursor(cursor);
       const rows = await storage.read(async (tx) => {
-        await checkStatusFilter(tx, principal.organizationId, "alert", filters.statusValue, "statusValue");
-        const customField = await customFieldMatches(tx, principal, "alert", query);
-        return visibleRecords(tx, principal, await tx.alerts.list(principal.organizationId, { ...filters, customField, includeDeleted: includeDeleted ?? false, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }));
+        await checkStatusFilter(deps, tx, principal.organizationId, "alert", filters.statusValue, "statusValue");
+        const customField = await customFieldMatches(deps, tx, principal, "alert", query);
+        return visibleRecords(deps, tx, principal, await tx.alerts.list(principal.organizationId, { ...filters, customField, includeDeleted: includeDeleted ?? false, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }));
       });
       const page = toPage(rows, limit);
       await auditListed(deps, principal, "alert", page.data);
@@ -103,7 +103,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
           const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
           const before = await loadAlert(tx, principal, id, action, patch.tlp);
           await checkAssignee(tx, principal, patch.assigneeId);
-          const lifecycle = await lifecycleOf(tx, principal.organizationId, "alert");
+          const lifecycle = await lifecycleOf(deps, tx, principal.organizationId, "alert");
           if (patch.statusValue !== undefined) requireStatus(lifecycle, patch.statusValue, "statusValue");
           const status = patch.statusValue ?? before.statusValue;
           if (status !== before.statusValue && status === importedAlertStatus) throw new CaseKitError("invalid_transition", "An alert becomes imported only by promote or merge");
@@ -113,7 +113,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
             eventDate: patch.eventDate === undefined ? before.eventDate : patch.eventDate === null ? null : new Date(patch.eventDate).toISOString(),
             updatedAt: now.toISOString(),
           };
-          if (patch.customFields !== undefined) after.customFields = await prepareCustomFields(tx, principal, { scope: "alert", input: patch.customFields, previous: before.customFields, creating: false });
+          if (patch.customFields !== undefined) after.customFields = await prepareCustomFields(deps, tx, principal, { scope: "alert", input: patch.customFields, previous: before.customFields, creating: false });
           // The move and its roles, then: a closed or imported alert takes only its lifecycle's
           // moves (core/access/closed-records.ts), then the move's gates.
           await checkMove(lifecycle, before.statusValue, status, after, {
@@ -122,12 +122,12 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
             reason,
             hasOpenMandatoryTasks: () => Promise.resolve(false),
             beforeGates: () => checkClosedChange(lifecycle, before, after),
-            fields: await gatingDefinitions(tx, principal.organizationId, "alert"),
+            ...(await moveFields(deps, tx, principal, "alert")),
           });
           await tx.alerts.update(after);
           await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.statusValue, to: status }], now, reason);
           await recordEdit(deps, tx, principal, { name: "alert.updated", resourceType: "alert", before, after, now });
-          return (await visibleRecords(tx, principal, [after]))[0]!;
+          return (await visibleRecords(deps, tx, principal, [after]))[0]!;
         }),
       );
     },
@@ -142,7 +142,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
           const after: Alert = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.alerts.update(after);
           await recordEdit(deps, tx, principal, { name: "alert.deleted", resourceType: "alert", before, after, now, tlpAction: "delete" });
-          return (await visibleRecords(tx, principal, [after]))[0]!;
+          return (await visibleRecords(deps, tx, principal, [after]))[0]!;
         }),
       );
     },
@@ -168,7 +168,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
             throw error;
           }
           await recordEdit(deps, tx, principal, { name: "alert.restored", resourceType: "alert", before, after, now });
-          return (await visibleRecords(tx, principal, [after]))[0]!;
+          return (await visibleRecords(deps, tx, principal, [after]))[0]!;
         }),
       );
     },
@@ -180,7 +180,7 @@ export function createAlertService(deps: CaseKitDeps): AlertService {
       requireScope(principal, "alerts:read");
       const { from, to, statusValue } = parse(alertSourceMetricQuerySchema, query);
       const data = await storage.read(async (tx) => {
-        await checkStatusFilter(tx, principal.organizationId, "alert", statusValue, "statusValue");
+        await checkStatusFilter(deps, tx, principal.organizationId, "alert", statusValue, "statusValue");
         return tx.alerts.countBySource(principal.organizationId, { maxTlp: visibleUpTo(principal.tlpClearance), statusValue, from, to });
       });
       return { data };

@@ -29,7 +29,7 @@ export interface Edit<T extends { id: string; tlp: number }> {
  * forget to say so.
  */
 export async function recordEdit<T extends { id: string; tlp: number }>(
-  deps: Pick<CaseKitDeps, "ids">,
+  deps: Pick<CaseKitDeps, "ids" | "definitions">,
   tx: UnitOfWork,
   actor: Principal,
   edit: Edit<T>,
@@ -41,7 +41,7 @@ export async function recordEdit<T extends { id: string; tlp: number }>(
   const tlpBefore = before === null ? null : effectiveTlp(before.tlp, [inherited]);
   const tlpAfter = effectiveTlp(after.tlp, [inherited]);
   // Custom field values above the event's TLP stay out of the event and the audit entry.
-  const [shownAfter, shownBefore] = await eventViews(tx, tlpAfter, before === null ? [after] : [after, before]);
+  const [shownAfter, shownBefore] = await eventViews(deps, tx, tlpAfter, before === null ? [after] : [after, before]);
   await recordChange(deps, tx, actor, { ...change, before: shownBefore ?? null, after: shownAfter!, tlp: tlpAfter });
   const action = tlpAction ?? (before !== null && after.tlp !== before.tlp ? "change" : "edit");
   await appendTlpAudit(deps, tx, actor, { resourceType, resourceId: after.id, action, tlpBefore, tlpAfter, outcome: "allowed" }, now);

@@ -109,10 +109,10 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     if (updates.length > 0) await plan.save(tx, updates.map((u) => u.after));
     // Events and TLP audit entries carry the effective TLP: a task's marking or its case's, whichever is higher.
     // Custom field values above an event's TLP stay out of it (core/custom-fields/event-view.ts).
-    const definitions = updates.some((u) => "customFields" in u.after) ? await definitionsOf(tx, principal.organizationId) : [];
+    const definitions = updates.some((u) => "customFields" in u.after) ? await definitionsOf(deps, tx, principal.organizationId) : [];
     for (const { before, after, inherited } of updates) {
       const tlp = effectiveTlp(after.tlp, [inherited]);
-      const items = bulkItemsOf(eventView(before, definitions, tlp), eventView(after, definitions, tlp), tlp);
+      const items = bulkItemsOf(eventView(before, definitions, tlp), eventView(after, definitions, tlp), tlp, plan.resourceType);
       auditItems.push(items.audit);
       eventItems.push(items.event);
     }

@@ -1,10 +1,14 @@
 import { z } from "zod";
 import { boundedString, changeSchema, listResponseSchema, pageQueryShape, papSchema, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
 import { customFieldKeySchema } from "../custom-fields/schema.js";
+import { lifecycleKeySchema } from "../lifecycles/schema.js";
 
 const keySchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,99}$/, "must be 1 to 100 lower-case letters, digits, _ or -, starting with a letter or digit");
 const fieldKeysSchema = z.array(customFieldKeySchema).max(200).refine((k) => new Set(k).size === k.length, "lists a field twice").meta({ uniqueItems: true, description: "Keys of case custom fields that apply to cases of this type; empty: every case field" });
-const lifecycleSchema = boundedString(100, 1).meta({ description: "The lifecycle its cases follow (a lifecycle key)" });
+const lifecycleSchema = lifecycleKeySchema.meta({
+  description: "The case lifecycle its cases follow: `default` or a named case lifecycle's key (GET /lifecycles/case/named); absent or null: the default one",
+});
+const severitySchema = z.int().min(1).max(4).meta({ description: "The severity a new case of this type gets when its body gives none" });
 
 export const caseTypeCreateSchema = z
   .strictObject({
@@ -13,6 +17,7 @@ export const caseTypeCreateSchema = z
     description: boundedString(2000).optional(),
     defaultTlp: tlpSchema.optional(),
     defaultPap: papSchema.optional(),
+    defaultSeverity: severitySchema.optional(),
     customFields: fieldKeysSchema.default([]),
     lifecycle: lifecycleSchema.optional(),
   })
@@ -23,6 +28,7 @@ export const caseTypeUpdateSchema = changeSchema({
   description: boundedString(2000).nullable(),
   defaultTlp: tlpSchema.nullable(),
   defaultPap: papSchema.nullable(),
+  defaultSeverity: severitySchema.nullable(),
   customFields: fieldKeysSchema,
   lifecycle: lifecycleSchema.nullable(),
   archived: z.boolean().meta({ description: "true archives the type (no new cases of it), false restores it" }),
@@ -36,6 +42,7 @@ export const caseTypeSchema = z
     description: z.string().nullable(),
     defaultTlp: z.int().nullable(),
     defaultPap: z.int().nullable(),
+    defaultSeverity: z.int().nullable(),
     customFields: z.array(z.string()),
     lifecycle: z.string().nullable(),
     archivedAt: timestampSchema.nullable(),

@@ -11,6 +11,7 @@ import { parse } from "../validation.js";
 import { caseTypeCreateSchema, caseTypeListQuerySchema, caseTypeUpdateSchema } from "./schema.js";
 import type { CaseType } from "./types.js";
 import { definitionsOf } from "../custom-fields/definitions.js";
+import { lifecycleSwitchProblems, requireCaseLifecycle, statusNotInLifecycle } from "./lifecycle-rules.js";
 
 /** A new case type from a parsed create body: the route and the configuration import build it alike. */
 export function newCaseType(principal: Principal, id: string, body: z.output<typeof caseTypeCreateSchema>, now: Date): CaseType {
@@ -23,6 +24,7 @@ export function newCaseType(principal: Principal, id: string, body: z.output<typ
     description: body.description ?? null,
     defaultTlp: body.defaultTlp ?? null,
     defaultPap: body.defaultPap ?? null,
+    defaultSeverity: body.defaultSeverity ?? null,
     customFields: body.customFields,
     lifecycle: body.lifecycle ?? null,
     archivedAt: null,
@@ -46,7 +48,7 @@ export function createCaseTypeService(deps: CaseKitDeps) {
   /** The listed fields must be case custom fields of the organization. */
   async function checkFields(tx: UnitOfWork, principal: Principal, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
-    const caseFields = new Set((await definitionsOf(tx, principal.organizationId)).filter((d) => d.scopes.includes("case")).map((d) => d.key));
+    const caseFields = new Set((await definitionsOf(deps, tx, principal.organizationId)).filter((d) => d.scopes.includes("case")).map((d) => d.key));
     const errors = keys.flatMap((key, index) => (caseFields.has(key) ? [] : [{ path: `customFields.${index}`, message: `${JSON.stringify(key)} is not a case custom field of your organization` }]));
     if (errors.length > 0) throw new CaseKitError("unknown_reference", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
   }
@@ -59,6 +61,7 @@ export function createCaseTypeService(deps: CaseKitDeps) {
       const type = newCaseType(principal, ids.next("ctype"), body, now);
       return storage.transaction(async (tx) => {
         await checkFields(tx, principal, type.customFields);
+        await requireCaseLifecycle(deps, tx, principal.organizationId, type.lifecycle, "lifecycle");
         await tx.caseTypes.insert(type);
         await recordChange(deps, tx, principal, { name: "case_type.created", resourceType: "case_type", before: null, after: type, tlp: null, now });
         return type;
@@ -73,6 +76,11 @@ export function createCaseTypeService(deps: CaseKitDeps) {
         const before = await load(tx, principal, id);
         if (patch.customFields) await checkFields(tx, principal, patch.customFields);
         const after = changedCaseType(before, patch, archived, now);
+        if (after.lifecycle !== before.lifecycle) {
+          const to = await requireCaseLifecycle(deps, tx, principal.organizationId, after.lifecycle, "lifecycle");
+          const problems = await lifecycleSwitchProblems(deps, tx, principal.organizationId, before.key, await requireCaseLifecycle(deps, tx, principal.organizationId, before.lifecycle, "lifecycle"), to, "lifecycle");
+          if (problems.length > 0) throw statusNotInLifecycle(problems);
+        }
         await tx.caseTypes.update(after);
         await recordChange(deps, tx, principal, { name: "case_type.updated", resourceType: "case_type", before, after, tlp: null, now });
         return after;
@@ -88,7 +96,7 @@ export function createCaseTypeService(deps: CaseKitDeps) {
         const used = await tx.cases.list(principal.organizationId, { maxTlp: 4, typeValue: [before.key] }, { limit: 1 });
         if (used.length > 0) throw new CaseKitError("conflict", `Cases of type ${before.key} exist: archive the type instead`);
         await tx.caseTypes.delete(principal.organizationId, id);
-        await recordChange(deps, tx, principal, { name: "case_type.deleted", resourceType: "case_type", before, after: before, tlp: null, now });
+        await recordChange(deps, tx, principal, { name: "case_type.deleted", resourceType: "case_type", before, after: before, tlp: null, now, gone: true });
         return before;
       });
     },

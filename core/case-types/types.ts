@@ -6,12 +6,17 @@ export interface CaseType {
   key: string;
   label: string;
   description: string | null;
-  /** Applied at create when the body omits them; null keeps the API's own defaults (severity has none: the body always gives it). */
+  /** Applied at create when the body omits them; null keeps the API's own defaults. */
   defaultTlp: number | null;
   defaultPap: number | null;
+  /** Applied at create when the body omits severity; null: the body must give it (the API has no default severity). */
+  defaultSeverity: number | null;
   /** Keys of the case custom fields that apply to cases of this type; empty: every case field. */
   customFields: string[];
-  /** The lifecycle its cases follow, kept as an opaque key until lifecycles are configurable. */
+  /**
+   * The key of the named case lifecycle its cases follow (core/lifecycles/case-lifecycle.ts); null:
+   * the organization's default case lifecycle.
+   */
   lifecycle: string | null;
   /** Archived types take no new cases; their cases keep them. */
   archivedAt: string | null;

@@ -22,7 +22,12 @@ export const customFieldsSchema = freeFormObjectSchema("Free-form values");
 export const caseCreateSchema = z
   .strictObject({
     title: boundedString(500, 1),
-    severity: z.int().min(1).max(4),
+    severity: z
+      .int()
+      .min(1)
+      .max(4)
+      .optional()
+      .meta({ description: "1 (low) to 4 (critical). Required unless `typeValue` names a case type with a `defaultSeverity`, which then applies" }),
     description: optionalText(100_000).optional(),
     tlp: tlpSchema.default(2),
     pap: papSchema.default(2),

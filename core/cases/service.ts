@@ -16,8 +16,10 @@ import { recordStatusMoves } from "../history/record.js";
 import { lifecycleOf } from "../lifecycles/current.js";
 import { checkMove, firstNewStatus, isCategory, requireInitial, requireStatus } from "../lifecycles/engine.js";
 import { openKeys } from "../lifecycles/tables.js";
-import { gatingDefinitions } from "../custom-fields/apply.js";
-import { shapeCaseChange, shapeNewCase } from "../case-types/case-fields.js";
+import { moveFields } from "../custom-fields/apply.js";
+import { severityRequired, shapeCaseChange, shapeNewCase } from "../case-types/case-fields.js";
+import { caseLifecycleOf } from "../lifecycles/case-lifecycle.js";
+import { checkReentry } from "./lifecycle-switch.js";
 import { visibleRecords } from "../custom-fields/apply.js";
 import { customFieldMatches, omittedMarkings, withoutCustomFieldFilters } from "../custom-fields/list-filter.js";
 import { caseCreateSchema, caseListQuerySchema, caseUpdateSchema } from "./schema.js";
@@ -92,19 +94,25 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
     async create(principal, input) {
       requireScope(principal, "cases:write");
       const parsed = parse(caseCreateSchema, input);
+      // Without a type no default severity can apply: refused before any read, as the schema did.
+      if (parsed.severity === undefined && parsed.typeValue === undefined) throw severityRequired();
       // Nobody may create what they could not read back.
       requireClearance(principal, parsed.tlp);
       const now = clock.now();
       return storage.transaction(async (tx) => {
-        const body = { ...parsed, ...(await shapeNewCase(tx, principal, { ...parsed, typeValue: parsed.typeValue ?? null }, omittedMarkings(input))) };
+        // The number first: taking it holds the organization row, which brings the definitions
+        // version the cached definitions below are checked against (no statement of its own),
+        // and keeps definitions changes from committing until this unit ends.
+        const number = await tx.organizations.nextCaseNumber(principal.organizationId);
+        const body = { ...parsed, ...(await shapeNewCase(deps, tx, principal, { ...parsed, typeValue: parsed.typeValue ?? null }, omittedMarkings(input))) };
         await checkReferences(tx, principal, body);
-        const lifecycle = await lifecycleOf(tx, principal.organizationId, "case");
+        const lifecycle = await caseLifecycleOf(deps, tx, principal.organizationId, body.typeValue);
         const statusValue = body.statusValue === undefined ? firstNewStatus(lifecycle) : requireInitial(lifecycle, body.statusValue, "statusValue").key;
         const at = now.toISOString();
         const record: Case = {
           id: ids.next("case"),
           organizationId: principal.organizationId,
-          number: await tx.organizations.nextCaseNumber(principal.organizationId),
+          number,
           title: body.title,
           severity: body.severity,
           description: body.description ?? null,
@@ -128,7 +136,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
         await tx.cases.insert(record);
         await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: record.id, from: null, to: record.statusValue }], now);
         await recordEdit(deps, tx, principal, { name: "case.created", resourceType: "case", before: null, after: record, now });
-        return (await visibleRecords(tx, principal, [record]))[0]!;
+        return (await visibleRecords(deps, tx, principal, [record]))[0]!;
       });
     },
 
@@ -139,7 +147,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
         return storage.transaction(async (tx) => {
           const found = await loadVisible(tx, principal, id, "view");
           await auditView(deps, tx, principal, "case", found, now);
-          return (await visibleRecords(tx, principal, [found]))[0]!;
+          return (await visibleRecords(deps, tx, principal, [found]))[0]!;
         });
       });
     },
@@ -149,9 +157,9 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
       const { limit, cursor, ...filters } = parse(caseListQuerySchema, withoutCustomFieldFilters(query));
       const beforeId = decodeCursor(cursor);
       const rows = await storage.read(async (tx) => {
-        await checkStatusFilter(tx, principal.organizationId, "case", filters.statusValue, "statusValue");
-        const customField = await customFieldMatches(tx, principal, "case", query);
-        return visibleRecords(tx, principal, await tx.cases.list(principal.organizationId, { ...filters, customField, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }));
+        await checkStatusFilter(deps, tx, principal.organizationId, "case", filters.statusValue, "statusValue");
+        const customField = await customFieldMatches(deps, tx, principal, "case", query);
+        return visibleRecords(deps, tx, principal, await tx.cases.list(principal.organizationId, { ...filters, customField, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }));
       });
       const page = toPage(rows, limit);
       await auditListed(deps, principal, "case", page.data);
@@ -175,30 +183,40 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           }
           guardTlp(principal, before, "case", action, patch.tlp ?? before.tlp);
           await checkReferences(tx, principal, patch);
-          const lifecycle = await lifecycleOf(tx, principal.organizationId, "case");
-          if (patch.statusValue !== undefined) requireStatus(lifecycle, patch.statusValue, "statusValue");
-          const status = patch.statusValue ?? before.statusValue;
-          const after: Case = await shapeCaseChange(tx, principal, before, {
+          // The type decides the lifecycle (core/lifecycles/case-lifecycle.ts): checked first.
+          const shaped = await shapeCaseChange(deps, tx, principal, before, {
             ...before,
             ...patch,
             organizations: patch.organizations ? [...new Set(patch.organizations)] : before.organizations,
-            closedAt: isCategory(lifecycle, status, "closed") ? (before.closedAt ?? now.toISOString()) : null,
             updatedAt: now.toISOString(),
           }, patch.customFields !== undefined);
-          // The move, its roles and gates (closing needs the mandatory tasks done), and between
-          // them: a closed case takes only its lifecycle's moves (core/access/closed-records.ts).
-          await checkMove(lifecycle, before.statusValue, status, after, {
-            principal,
-            stored: before,
-            reason,
-            hasOpenMandatoryTasks: async () => tx.tasks.hasOpenMandatory(principal.organizationId, id, openKeys(await lifecycleOf(tx, principal.organizationId, "task"))),
-            beforeGates: () => checkClosedChange(lifecycle, before, after),
-            fields: await gatingDefinitions(tx, principal.organizationId, "case", after.typeValue),
-          });
+          const from = await caseLifecycleOf(deps, tx, principal.organizationId, before.typeValue);
+          const lifecycle = shaped.typeValue === before.typeValue ? from : await caseLifecycleOf(deps, tx, principal.organizationId, shaped.typeValue);
+          if (patch.statusValue !== undefined) requireStatus(lifecycle, patch.statusValue, "statusValue");
+          const status = patch.statusValue ?? before.statusValue;
+          const after: Case = { ...shaped, closedAt: isCategory(lifecycle, status, "closed") ? (before.closedAt ?? now.toISOString()) : null };
+          const { fields, hidden } = await moveFields(deps, tx, principal, "case", after.typeValue);
+          // A closed case changes nothing but by its lifecycle's moves (core/access/closed-records.ts).
+          const closedCheck = () => checkClosedChange(from, before, after, lifecycle);
+          if (from.key !== lifecycle.key) closedCheck();
+          // A new type's lifecycle without the case's status: the case enters it where the request says (lifecycle-switch.ts).
+          if (!checkReentry(from, lifecycle, before, after, patch.statusValue !== undefined, fields, hidden)) {
+            // The move, its roles and gates (closing needs the mandatory tasks done), and between
+            // them: a closed case takes only its lifecycle's moves.
+            await checkMove(lifecycle, before.statusValue, status, after, {
+              principal,
+              stored: before,
+              reason,
+              hasOpenMandatoryTasks: async () => tx.tasks.hasOpenMandatory(principal.organizationId, id, openKeys(await lifecycleOf(deps, tx, principal.organizationId, "task"))),
+              beforeGates: closedCheck,
+              fields,
+              hidden,
+            });
+          }
           await tx.cases.update(after);
-          await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.statusValue, to: status }], now, reason);
+          await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.statusValue, to: status, fromLifecycle: from }], now, reason);
           await recordEdit(deps, tx, principal, { name: "case.updated", resourceType: "case", before, after, now });
-          return (await visibleRecords(tx, principal, [after]))[0]!;
+          return (await visibleRecords(deps, tx, principal, [after]))[0]!;
         }),
       );
     },

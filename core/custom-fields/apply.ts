@@ -1,16 +1,19 @@
+import type { CaseKitDeps } from "../context.js";
 import type { Principal } from "../access/principal.js";
 import { CaseKitError } from "../errors.js";
 import type { FieldError } from "../errors.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { hiddenKeys, keepHidden, redactCustomFields } from "./redact.js";
+import { hiddenKeys } from "./floor.js";
+import { keepHidden, redactCustomFields } from "./redact.js";
 import { unmetFieldRequirements } from "./requirements.js";
 import type { CustomFieldDefinition, CustomFieldScope } from "./types.js";
 import { checkValues, definitionsFor, withDefaults } from "./values.js";
 import { definitionsOf } from "./definitions.js";
+import { caseTypeOf } from "../case-types/apply.js";
 
 /** The scope's definitions that apply to one record: all, or a case type's list when it names some. */
-export async function applicableDefinitions(tx: UnitOfWork, organizationId: string, scope: CustomFieldScope, typeFields?: readonly string[]): Promise<CustomFieldDefinition[]> {
-  const all = definitionsFor(await definitionsOf(tx, organizationId), scope);
+export async function applicableDefinitions(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, scope: CustomFieldScope, typeFields?: readonly string[]): Promise<CustomFieldDefinition[]> {
+  const all = definitionsFor(await definitionsOf(deps, tx, organizationId), scope);
   return typeFields && typeFields.length > 0 ? all.filter((d) => typeFields.includes(d.key)) : all;
 }
 
@@ -31,10 +34,10 @@ export interface FieldWrite {
  * above the caller's clearance (which keep their stored value), and at create the defaults and
  * required-on-create fields.
  */
-export async function prepareCustomFields(tx: UnitOfWork, principal: Principal, write: FieldWrite): Promise<Record<string, unknown>> {
-  const scoped = definitionsFor(await definitionsOf(tx, principal.organizationId), write.scope);
+export async function prepareCustomFields(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, write: FieldWrite): Promise<Record<string, unknown>> {
+  const scoped = definitionsFor(await definitionsOf(deps, tx, principal.organizationId), write.scope);
   if (scoped.length === 0) return write.input; // no definitions for the scope: free-form, as before
-  const definitions = await applicableDefinitions(tx, principal.organizationId, write.scope, write.typeFields);
+  const definitions = await applicableDefinitions(deps, tx, principal.organizationId, write.scope, write.typeFields);
   const hidden = hiddenKeys(definitions, principal.tlpClearance);
   const errors: FieldError[] = [];
   const visibleInput: Record<string, unknown> = {};
@@ -65,15 +68,27 @@ export async function prepareCustomFields(tx: UnitOfWork, principal: Principal, 
  * The definitions whose requirements gate a status move of a case, alert or task: its scope's,
  * narrowed to a case's type's list when the type names some (core/lifecycles/engine.ts).
  */
-export async function gatingDefinitions(tx: UnitOfWork, organizationId: string, scope: "case" | "alert" | "task", typeValue: string | null = null): Promise<CustomFieldDefinition[]> {
-  const type = scope === "case" && typeValue !== null ? await tx.caseTypes.findByKey(organizationId, typeValue) : null;
-  return applicableDefinitions(tx, organizationId, scope, type?.customFields);
+export async function gatingDefinitions(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, scope: "case" | "alert" | "task", typeValue: string | null = null): Promise<CustomFieldDefinition[]> {
+  const type = scope === "case" && typeValue !== null ? await caseTypeOf(deps, tx, organizationId, typeValue) : null;
+  return applicableDefinitions(deps, tx, organizationId, scope, type?.customFields);
+}
+
+/**
+ * What a status move of one record is gated by, for `principal`: the definitions whose requirements
+ * gate it (gatingDefinitions) and the keys of the organization's fields above the caller's
+ * clearance, whose gates are named as floor.ts says.
+ */
+export async function moveFields(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, scope: "case" | "alert" | "task", typeValue: string | null = null): Promise<{ fields: CustomFieldDefinition[]; hidden: Set<string> }> {
+  return {
+    fields: await gatingDefinitions(deps, tx, principal.organizationId, scope, typeValue),
+    hidden: hiddenKeys(await definitionsOf(deps, tx, principal.organizationId), principal.tlpClearance),
+  };
 }
 
 /** Records as the caller may see them (every read and list path), the organization's definitions read once. */
-export async function visibleRecords<T extends { organizationId: string; customFields: Record<string, unknown> }>(tx: UnitOfWork, principal: Principal, records: T[]): Promise<T[]> {
+export async function visibleRecords<T extends { organizationId: string; customFields: Record<string, unknown> }>(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, records: T[]): Promise<T[]> {
   // A shared case carries its own organization's fields: its definitions say what is hidden.
   const byOrganization = new Map<string, CustomFieldDefinition[]>();
-  for (const id of new Set(records.map((r) => r.organizationId))) byOrganization.set(id, await definitionsOf(tx, id));
+  for (const id of new Set(records.map((r) => r.organizationId))) byOrganization.set(id, await definitionsOf(deps, tx, id));
   return records.map((r) => redactCustomFields(r, byOrganization.get(r.organizationId)!, principal.tlpClearance));
 }

@@ -1,3 +1,4 @@
+import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { redactCustomFields } from "./redact.js";
 import type { CustomFieldDefinition } from "./types.js";
@@ -14,10 +15,10 @@ function hasCustomFields(record: unknown): record is WithFields {
  * TLP and no more, so custom field values whose floor is above it are left out. Records without
  * custom fields pass unchanged, without a read.
  */
-export async function eventViews<T>(tx: UnitOfWork, tlp: number | null, records: readonly T[]): Promise<T[]> {
+export async function eventViews<T>(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, tlp: number | null, records: readonly T[]): Promise<T[]> {
   const first = records.find(hasCustomFields) as WithFields | undefined;
   if (!first) return [...records];
-  const definitions = await definitionsOf(tx, first.organizationId);
+  const definitions = await definitionsOf(deps, tx, first.organizationId);
   return records.map((r) => eventView(r, definitions, tlp));
 }
 

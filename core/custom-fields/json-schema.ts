@@ -1,4 +1,4 @@
-import { hiddenKeys } from "./redact.js";
+import { hiddenKeys } from "./floor.js";
 import type { CustomFieldDefinition, CustomFieldScope } from "./types.js";
 import { definitionsFor } from "./values.js";
 

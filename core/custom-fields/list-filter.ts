@@ -1,4 +1,5 @@
-import { withinClearance } from "../access/clearance.js";
+import type { CaseKitDeps } from "../context.js";
+import { belowFloor } from "./floor.js";
 import type { Principal } from "../access/principal.js";
 import type { CustomFieldMatch } from "../cases/types.js";
 import { maxCustomFieldFilters } from "../cases/types.js";
@@ -24,9 +25,9 @@ export function withoutCustomFieldFilters(query: unknown): unknown {
  * (filtering on a hidden value would tell it), one value each, at most three. Values are matched
  * as stored text: a number as JSON writes it, true / false, one option id of a multi_enum.
  */
-export async function customFieldMatches(tx: UnitOfWork, principal: Principal, scope: CustomFieldScope, query: unknown): Promise<CustomFieldMatch[] | undefined> {
+export async function customFieldMatches(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, scope: CustomFieldScope, query: unknown): Promise<CustomFieldMatch[] | undefined> {
   const raw = typeof query === "object" && query !== null ? Object.entries(query).filter(([name]) => name.startsWith(prefix)) : [];
-  return checkedMatches(tx, principal, scope, raw.map(([name, value]) => [name.slice(prefix.length), value, name]));
+  return checkedMatches(deps, tx, principal, scope, raw.map(([name, value]) => [name.slice(prefix.length), value, name]));
 }
 
 /**
@@ -35,16 +36,16 @@ export async function customFieldMatches(tx: UnitOfWork, principal: Principal, s
  * a body's `customFields` filter is, and naming a field that is not there or not filterable is
  * 422 unknown_reference.
  */
-export async function checkedMatches(tx: UnitOfWork, principal: Principal, scope: CustomFieldScope, entries: [key: string, value: unknown, path: string][], code: "validation_failed" | "unknown_reference" = "validation_failed"): Promise<CustomFieldMatch[] | undefined> {
+export async function checkedMatches(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, scope: CustomFieldScope, entries: [key: string, value: unknown, path: string][], code: "validation_failed" | "unknown_reference" = "validation_failed"): Promise<CustomFieldMatch[] | undefined> {
   if (entries.length === 0) return undefined;
-  const definitions = new Map(definitionsFor(await definitionsOf(tx, principal.organizationId), scope).map((d) => [d.key, d]));
+  const definitions = new Map(definitionsFor(await definitionsOf(deps, tx, principal.organizationId), scope).map((d) => [d.key, d]));
   const errors: FieldError[] = [];
   const matches: CustomFieldMatch[] = [];
   if (entries.length > maxCustomFieldFilters) errors.push({ path: entries[maxCustomFieldFilters]![2], message: `at most ${maxCustomFieldFilters} custom field filters` });
   for (const [key, value, path] of entries.slice(0, maxCustomFieldFilters)) {
     const definition = definitions.get(key);
     if (!definition || !definition.filterable) errors.push({ path, message: "is not a filterable custom field" });
-    else if (definition.tlpFloor !== null && !withinClearance(definition.tlpFloor, principal.tlpClearance)) errors.push({ path, message: "is above your TLP clearance" });
+    else if (belowFloor(definition, principal.tlpClearance)) errors.push({ path, message: "is above your TLP clearance" });
     else {
       const text = typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : null;
       if (text === null || text.length === 0 || text.length > 200) errors.push({ path, message: "must be one value of 1 to 200 characters" });

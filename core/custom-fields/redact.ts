@@ -1,21 +1,17 @@
-import { withinClearance } from "../access/clearance.js";
+import { hiddenKeys } from "./floor.js";
 import type { CustomFieldDefinition } from "./types.js";
 
 /**
  * The record as a caller cleared to `clearance` may see it: every custom field whose TLP floor is
  * above the clearance is left out of `customFields`. Every path a record leaves by applies it
- * (reads, lists, bulk results, event payloads), so a value never travels further than its floor.
+ * (reads, lists, bulk results, event payloads), so a value never travels further than its floor
+ * (the rule: floor.ts).
  */
 export function redactCustomFields<T extends { customFields: Record<string, unknown> }>(record: T, definitions: readonly CustomFieldDefinition[], clearance: number): T {
   const hidden = hiddenKeys(definitions, clearance);
   if (hidden.size === 0 || !Object.keys(record.customFields).some((key) => hidden.has(key))) return record;
   const customFields = Object.fromEntries(Object.entries(record.customFields).filter(([key]) => !hidden.has(key)));
   return { ...record, customFields };
-}
-
-/** Keys of the fields above the clearance. */
-export function hiddenKeys(definitions: readonly CustomFieldDefinition[], clearance: number): Set<string> {
-  return new Set(definitions.filter((d) => d.tlpFloor !== null && !withinClearance(d.tlpFloor, clearance)).map((d) => d.key));
 }
 
 /**

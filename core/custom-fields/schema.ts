@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { freeFormObjectSchema } from "../schema/free-form.js";
 import { boundedString, changeSchema, finiteNumber, listResponseSchema, pageQueryShape, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
+import type { CustomFieldScope } from "./types.js";
 import { customFieldScopes, customFieldTypes } from "./types.js";
 
 /** Keys and option ids: lower-case snake case, so they read the same in JSON, query strings and SQL. */
@@ -108,3 +110,14 @@ export const customFieldSchemaQuerySchema = z.strictObject({ scope: z.enum(custo
 
 /** The JSON Schema document `GET /custom-fields/schema` answers: described generically. */
 export const customFieldJsonSchemaSchema = z.record(z.string(), z.unknown()).meta({ id: "CustomFieldJsonSchema", description: "A JSON Schema (draft 2020-12) of the organization's `customFields` for the scope" });
+
+/** A record's `customFields` in a body: checked against the scope's definitions by the service (free-form while there are none). */
+export const recordCustomFieldsSchema = (scope: CustomFieldScope) =>
+  freeFormObjectSchema(`Values of the organization's ${scope} custom fields (GET /custom-fields/schema?scope=${scope} describes them); free-form while it defines none for ${scope}s`);
+
+/** A bulk selectAll's `filters.customFields`: the list's `cf.<key>=<value>` as JSON. */
+export const customFieldFilterValuesSchema = (noun: string) =>
+  z
+    .record(customFieldKeySchema, z.union([boundedString(200, 1), finiteNumber(), z.boolean()]))
+    .optional()
+    .meta({ description: `Custom field values every ${noun} must hold, as the list's \`cf.<key>=<value>\` (at most three, filterable fields only)` });

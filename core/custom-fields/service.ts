@@ -1,3 +1,4 @@
+import { definitionsOf } from "./definitions.js";
 import type { z } from "zod";
 import { archivedAtAfter } from "../definitions/archiving.js";
 import { definitionReads } from "../definitions/reads.js";
@@ -10,10 +11,11 @@ import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
 import { definitionProblems } from "./definition-rules.js";
 import { enteringProblems } from "./entering-rules.js";
-import { lifecycleOf } from "../lifecycles/current.js";
+import { allLifecyclesOf } from "../lifecycles/current.js";
 import { lifecycleEntities } from "../lifecycles/types.js";
 import { customFieldsJsonSchema } from "./json-schema.js";
 import { redactCustomFields } from "./redact.js";
+import { changesBelowFloor, definitionAsSeen, definitionEventTlp } from "./floor.js";
 import { customFieldCreateSchema, customFieldListQuerySchema, customFieldSchemaQuerySchema, customFieldUpdateSchema } from "./schema.js";
 import type { CustomFieldDefinition } from "./types.js";
 
@@ -53,13 +55,15 @@ export function changedDefinition(before: CustomFieldDefinition, patch: Omit<z.o
 export function createCustomFieldService(deps: CaseKitDeps) {
   const { storage, clock, ids } = deps;
 
-  const reads = definitionReads(storage, "custom field", (tx) => tx.customFields, customFieldListQuerySchema);
+  const asSeen = (definition: CustomFieldDefinition, principal: Principal) => definitionAsSeen(definition, principal.tlpClearance);
+  const reads = definitionReads(storage, "custom field", (tx) => tx.customFields, customFieldListQuerySchema, asSeen);
   const load = reads.load;
 
   /** A field required on entering statuses names statuses of its scopes' lifecycles (entering-rules.ts). */
   async function checkEntering(tx: UnitOfWork, definition: CustomFieldDefinition): Promise<void> {
     if ((definition.required.onEnter ?? []).length === 0) return;
-    const lifecycles = await Promise.all(lifecycleEntities.map((entity) => lifecycleOf(tx, definition.organizationId, entity)));
+    // Every lifecycle of every entity: the default ones and the named case lifecycles.
+    const lifecycles = (await Promise.all(lifecycleEntities.map((entity) => allLifecyclesOf(deps, tx, definition.organizationId, entity)))).flat();
     const errors = enteringProblems(definition, lifecycles);
     if (errors.length > 0) throw new CaseKitError("invalid_field_definition", `${errors[0]!.path}: ${errors[0]!.message}`, errors);
   }
@@ -78,13 +82,13 @@ export function createCustomFieldService(deps: CaseKitDeps) {
       const definition = newDefinition(principal, ids.next("cfd"), body, now);
       check(definition, null);
       return storage.transaction(async (tx) => {
-        if ((await tx.customFields.listAll(principal.organizationId)).length >= maxDefinitions) {
+        if ((await definitionsOf(deps, tx, principal.organizationId)).length >= maxDefinitions) {
           throw new CaseKitError("conflict", `An organization defines at most ${maxDefinitions} custom fields`);
         }
         await checkEntering(tx, definition);
         await tx.customFields.insert(definition);
-        await recordChange(deps, tx, principal, { name: "custom_field.created", resourceType: "custom_field", before: null, after: definition, tlp: null, now });
-        return definition;
+        await recordChange(deps, tx, principal, { name: "custom_field.created", resourceType: "custom_field", before: null, after: definition, tlp: definitionEventTlp(null, definition), now });
+        return asSeen(definition, principal);
       });
     },
 
@@ -95,11 +99,13 @@ export function createCustomFieldService(deps: CaseKitDeps) {
       return storage.transaction(async (tx) => {
         const before = await load(tx, principal, id);
         const after = changedDefinition(before, patch, archived, now);
+        const hidden = changesBelowFloor(before, after, principal.tlpClearance);
+        if (hidden.length > 0) throw new CaseKitError("validation_failed", `${hidden[0]!.path}: ${hidden[0]!.message}`, hidden);
         check(after, before);
         await checkEntering(tx, after);
         await tx.customFields.update(after);
-        await recordChange(deps, tx, principal, { name: "custom_field.updated", resourceType: "custom_field", before, after, tlp: null, now });
-        return after;
+        await recordChange(deps, tx, principal, { name: "custom_field.updated", resourceType: "custom_field", before, after, tlp: definitionEventTlp(before, after), now });
+        return asSeen(after, principal);
       });
     },
 
@@ -110,7 +116,7 @@ export function createCustomFieldService(deps: CaseKitDeps) {
     async schema(principal: Principal, query: unknown): Promise<Record<string, unknown>> {
       requireScope(principal, "cases:read");
       const { scope } = parse(customFieldSchemaQuerySchema, query);
-      const definitions = await storage.read((tx) => tx.customFields.listAll(principal.organizationId));
+      const definitions = await storage.read((tx) => definitionsOf(deps, tx, principal.organizationId));
       return customFieldsJsonSchema(definitions, scope, principal.tlpClearance);
     },
 

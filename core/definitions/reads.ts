@@ -15,13 +15,16 @@ interface DefinitionRepository<T, F> {
 /**
  * Reading an organization's definitions, the same for each kind: one by id (404 naming the kind
  * otherwise) and pages of them, both with `cases:read` (whoever works on cases may see how the
- * organization shapes them). `query` parses a page query plus the kind's own filter members.
+ * organization shapes them). `query` parses a page query plus the kind's own filter members;
+ * `asSeen` gives each definition as the caller may read it (a custom field's default value is
+ * withheld below its floor: core/custom-fields/floor.ts).
  */
 export function definitionReads<T extends { id: string }, F, Q extends z.ZodType<{ limit: number; cursor?: string | undefined } & F>>(
   storage: Storage,
   noun: string,
   repository: (tx: UnitOfWork) => DefinitionRepository<T, F>,
   query: Q,
+  asSeen: (definition: T, principal: Principal) => T = (definition) => definition,
 ) {
   async function load(tx: UnitOfWork, principal: Principal, id: string): Promise<T> {
     const found = await repository(tx).findById(principal.organizationId, id);
@@ -32,13 +35,14 @@ export function definitionReads<T extends { id: string }, F, Q extends z.ZodType
     load,
     async get(principal: Principal, id: string): Promise<T> {
       requireScope(principal, "cases:read");
-      return storage.read((tx) => load(tx, principal, id));
+      return asSeen(await storage.read((tx) => load(tx, principal, id)), principal);
     },
     async list(principal: Principal, input: unknown): Promise<{ data: T[]; nextCursor: string | null }> {
       requireScope(principal, "cases:read");
       const { limit, cursor, ...filter } = parse(query, input);
       const rows = await storage.read((tx) => repository(tx).list(principal.organizationId, filter as F, { limit: limit + 1, beforeId: decodeCursor(cursor) }));
-      return toPage(rows, limit);
+      const page = toPage(rows, limit);
+      return { data: page.data.map((definition) => asSeen(definition, principal)), nextCursor: page.nextCursor };
     },
   };
 }

@@ -14,6 +14,8 @@ export interface StatusMove {
   /** null for a record just created. */
   from: string | null;
   to: string;
+  /** The lifecycle `from` belonged to, when the move also changed lifecycles (a case's new type); the move's own otherwise. */
+  fromLifecycle?: Lifecycle;
 }
 
 /** The history entry of one move, with the categories `lifecycle` gives its statuses now. */
@@ -25,7 +27,7 @@ export function statusChangeOf(deps: Pick<CaseKitDeps, "ids">, actor: Principal,
     recordId: move.recordId,
     from: move.from,
     to: move.to,
-    fromCategory: move.from === null ? null : (statusOf(lifecycle, move.from)?.category ?? null),
+    fromCategory: move.from === null ? null : (statusOf(move.fromLifecycle ?? lifecycle, move.from)?.category ?? null),
     toCategory: statusOf(lifecycle, move.to)?.category ?? null,
     actorUserId: actor.userId,
     actorKeyId: actor.keyId,

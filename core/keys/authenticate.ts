@@ -7,6 +7,7 @@ import { CaseKitError } from "../errors.js";
 import type { KeyAccess } from "../ports/storage.js";
 import { parse } from "../validation.js";
 import { hashKeySecret, isWellFormedKeySecret } from "./secret.js";
+import type { RefusalLog } from "../audit/refusals.js";
 
 /** lastUsedAt is refreshed at most this often, so a busy key does not write on every request. */
 const lastUsedResolutionMs = 60_000;
@@ -18,7 +19,7 @@ const lastUsedResolutionMs = 60_000;
  * revoked, an owner disabled or a clearance lowered stops (or narrows) the key on the very next
  * request, on every host. Expiry is checked against the clock on every call.
  */
-export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache) {
+export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache, refusals: RefusalLog) {
   const { storage, clock, config } = deps;
   /** The principal an entry resolves to (without origin), built once per cached entry. */
   const principals = new WeakMap<KeyAccess, Principal>();
@@ -32,13 +33,32 @@ export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache) {
     if (!found) throw new CaseKitError("invalid_key");
     const { key } = found;
     const now = clock.now().getTime();
-    if (key.status === "revoked") throw new CaseKitError("key_revoked");
-    if (key.status === "suspended") throw new CaseKitError("key_suspended");
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) throw new CaseKitError("key_expired");
+    // A key that exists names its organization: its refusals go to that organization's audit log
+    // (aggregated, core/audit/refusals.ts). A secret matching no key names nobody: not audited.
+    const refuse = async (code: "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive", detail?: string): Promise<never> => {
+      await refusals.note({
+        organizationId: key.organizationId,
+        actor: { type: "apiKey", id: key.id, onBehalfOf: key.userId },
+        // An origin the schema refuses is left out: the refusal's own code must still answer.
+        ...(origin ? { origin: originClaimSchema.safeParse({ origin }).data?.origin ?? {} } : {}),
+        action: "key.authentication_failed",
+        target: { type: "key", id: key.id },
+        reason: code,
+      });
+      throw new CaseKitError(code, detail);
+    };
+    if (key.status === "revoked") return refuse("key_revoked");
+    if (key.status === "suspended") return refuse("key_suspended");
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return refuse("key_expired");
     let base = principals.get(found);
     if (base === undefined) {
       // Throws (owner_inactive, validation_failed) on every call for such an entry: only successes are kept.
-      base = resolvePrincipal(found.owner, { authenticatedBy: "key", keyId: key.id, tier: key.tier, scopes: key.scopes, tlpClearance: key.tlpClearance });
+      try {
+        base = resolvePrincipal(found.owner, { authenticatedBy: "key", keyId: key.id, tier: key.tier, scopes: key.scopes, tlpClearance: key.tlpClearance });
+      } catch (error) {
+        if (error instanceof CaseKitError && error.code === "owner_inactive") return refuse("owner_inactive", error.message);
+        throw error;
+      }
       principals.set(found, base);
     }
     // A fresh object per request: it carries the request's origin, and the limiter finds the

@@ -178,7 +178,7 @@ export function createKeyService(deps: CaseKitDeps) {
         requireMayChange(principal, stored);
         const key = toPublicKey(stored);
         await tx.apiKeys.delete(principal.organizationId, id);
-        await recordChange(deps, tx, principal, { name: "key.deleted", resourceType: "key", before: null, after: key, tlp: null, now });
+        await recordChange(deps, tx, principal, { name: "key.deleted", resourceType: "key", before: null, after: key, tlp: null, now, gone: true });
         return key;
       });
     },

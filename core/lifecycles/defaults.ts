@@ -11,11 +11,13 @@
  * - Tasks wait, are worked on, end `completed` or `cancelled` and may be picked up again.
  */
 import type { Lifecycle, LifecycleEntity, TransitionRole } from "./types.js";
+import { defaultLifecycleKey } from "./types.js";
 
 const reopeners: TransitionRole[] = ["admin", "assignee"];
 
 const caseLifecycle: Lifecycle = {
   entity: "case",
+  key: defaultLifecycleKey,
   version: 0,
   statuses: [
     { key: "new", label: "New", category: "new", final: false, color: null },
@@ -36,6 +38,7 @@ const caseLifecycle: Lifecycle = {
 
 const alertLifecycle: Lifecycle = {
   entity: "alert",
+  key: defaultLifecycleKey,
   version: 0,
   statuses: [
     { key: "new", label: "New", category: "new", final: false, color: null },
@@ -55,6 +58,7 @@ const alertLifecycle: Lifecycle = {
 
 const taskLifecycle: Lifecycle = {
   entity: "task",
+  key: defaultLifecycleKey,
   version: 0,
   statuses: [
     { key: "waiting", label: "Waiting", category: "new", final: false, color: null },

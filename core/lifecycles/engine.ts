@@ -7,6 +7,7 @@ import type { Principal } from "../access/principal.js";
 import { CaseKitError } from "../errors.js";
 import type { CustomFieldDefinition } from "../custom-fields/types.js";
 import { fieldsRequiredToEnter } from "../custom-fields/requirements.js";
+import { concealGates, hiddenFieldGate } from "../custom-fields/floor.js";
 import type { GateInput } from "./gates.js";
 import { customFieldGate, mandatoryTasksGate, unmetGates, unmetGatesNow } from "./gates.js";
 import type { Lifecycle, LifecycleStatus, LifecycleTransition } from "./types.js";
@@ -73,6 +74,8 @@ export interface MoveContext extends Omit<GateInput, "record"> {
   stored: { assigneeId: string | null };
   /** The custom field definitions that apply to the record: their requirements are gates too. */
   fields: readonly CustomFieldDefinition[];
+  /** Keys of the fields above the caller's clearance: their gates are named as floor.ts says. */
+  hidden: ReadonlySet<string>;
 }
 
 /**
@@ -103,7 +106,7 @@ export async function transitionOptions(lifecycle: Lifecycle, from: string, reco
   for (const to of targets) {
     const unmet = await bestUnmet(lifecycle, from, to, record, context);
     const status = statusOf(lifecycle, to);
-    if (unmet && status) options.push({ to, label: status.label, category: status.category, final: status.final, unmet });
+    if (unmet && status) options.push({ to, label: status.label, category: status.category, final: status.final, unmet: concealGates(unmet, context.hidden) });
   }
   return options;
 }
@@ -124,15 +127,21 @@ export async function checkMove(lifecycle: Lifecycle, from: string, to: string, 
   context.beforeGates?.();
   if (from === to) return;
   const unmet = (await bestUnmet(lifecycle, from, to, after, context)) ?? [];
-  if (unmet.length > 0) throw blocked(lifecycle, from, to, unmet, context.fields);
+  if (unmet.length > 0) throw blocked(lifecycle, from, to, unmet, context.fields, context.hidden);
 }
 
 /**
  * The refusal for gates that do not hold: mandatory_tasks_open when that gate alone,
  * required_fields_unset (each field by path) when only fields the definitions require are unset,
- * transition_blocked otherwise; all three carry `unmet`, the list GET …/transitions gives.
+ * transition_blocked otherwise; all three carry `unmet`, the list GET …/transitions gives. A gate
+ * on a field in `hidden` (above the caller's clearance) is named as floor.ts says, never by its
+ * key or path: such a refusal is transition_blocked.
  */
-export function blocked(lifecycle: Lifecycle, from: string, to: string, unmet: string[], fields: readonly CustomFieldDefinition[]): CaseKitError {
+export function blocked(lifecycle: Lifecycle, from: string, to: string, unmet: string[], fields: readonly CustomFieldDefinition[], hidden: ReadonlySet<string>): CaseKitError {
+  const shown = concealGates(unmet, hidden);
+  if (shown.includes(hiddenFieldGate)) {
+    return new CaseKitError("transition_blocked", `Moving the ${lifecycle.entity} to ${to} needs: ${shown.join(", ")}`, undefined, { unmet: shown });
+  }
   if (unmet.length === 1 && unmet[0] === mandatoryTasksGate) {
     return new CaseKitError("mandatory_tasks_open", "Complete or cancel the case's mandatory tasks before closing it", undefined, { unmet });
   }

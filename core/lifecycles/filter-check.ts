@@ -1,15 +1,19 @@
+import type { CaseKitDeps } from "../context.js";
+import { CaseKitError } from "../errors.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { lifecycleOf } from "./current.js";
-import { statusOf, unknownStatus } from "./engine.js";
+import { allLifecyclesOf } from "./current.js";
 import type { LifecycleEntity } from "./types.js";
 
 /**
- * A list or selectAll filter on status names statuses of the organization's lifecycle: a status
- * it does not have is a mistake (400 unknown_status at `path`), not an empty page.
+ * A list or selectAll filter on status names statuses of the organization's lifecycles of the
+ * entity (for cases: the default one and every named one): a status none has is a mistake (400
+ * unknown_status at `path`), not an empty page.
  */
-export async function checkStatusFilter(tx: UnitOfWork, organizationId: string, entity: LifecycleEntity, values: readonly string[] | undefined, path: string): Promise<void> {
+export async function checkStatusFilter(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, entity: LifecycleEntity, values: readonly string[] | undefined, path: string): Promise<void> {
   if (values === undefined || values.length === 0) return;
-  const lifecycle = await lifecycleOf(tx, organizationId, entity);
-  const unknown = values.find((value) => !statusOf(lifecycle, value));
-  if (unknown !== undefined) throw unknownStatus(lifecycle, unknown, path);
+  const keys = new Set((await allLifecyclesOf(deps, tx, organizationId, entity)).flatMap((lifecycle) => lifecycle.statuses.map((status) => status.key)));
+  const unknown = values.find((value) => !keys.has(value));
+  if (unknown === undefined) return;
+  const message = `${unknown} is not a status of the organization's ${entity} lifecycles (${[...keys].join(", ")})`;
+  throw new CaseKitError("unknown_status", `${path}: ${message}`, [{ path, message }]);
 }

@@ -18,8 +18,9 @@ import { loadVisibleTask } from "../tasks/access.js";
 import type { TaskService } from "../tasks/service.js";
 import { withTlpDenialAudit } from "../tlp/audit-log.js";
 import { parse } from "../validation.js";
-import { gatingDefinitions } from "../custom-fields/apply.js";
+import { moveFields } from "../custom-fields/apply.js";
 import { lifecycleOf } from "./current.js";
+import { caseLifecycleOf } from "./case-lifecycle.js";
 import type { TransitionOption } from "./engine.js";
 import { transitionOptions } from "./engine.js";
 import { statusHistoryQuerySchema } from "./schema.js";
@@ -61,13 +62,15 @@ export function createRecordTransitions(deps: CaseKitDeps, services: { cases: Ca
           const { record, status } = await reach(tx, principal, entity, id);
           // A record shared with the caller's organization is read-only: no move is theirs to make.
           if (record.organizationId !== principal.organizationId) return { recordId: record.id, from: status, data: [] };
-          const lifecycle = await lifecycleOf(tx, principal.organizationId, entity);
+          const typeValue = "typeValue" in record && typeof record.typeValue === "string" ? record.typeValue : null;
+          // A case follows its type's lifecycle (case-lifecycle.ts).
+          const lifecycle = entity === "case" ? await caseLifecycleOf(deps, tx, principal.organizationId, typeValue) : await lifecycleOf(deps, tx, principal.organizationId, entity);
           const data = await transitionOptions(lifecycle, status, record, {
             principal,
             stored: record,
             reason: undefined,
-            hasOpenMandatoryTasks: async () => entity === "case" && tx.tasks.hasOpenMandatory(principal.organizationId, id, openKeys(await lifecycleOf(tx, principal.organizationId, "task"))),
-            fields: await gatingDefinitions(tx, principal.organizationId, entity, "typeValue" in record && typeof record.typeValue === "string" ? record.typeValue : null),
+            hasOpenMandatoryTasks: async () => entity === "case" && tx.tasks.hasOpenMandatory(principal.organizationId, id, openKeys(await lifecycleOf(deps, tx, principal.organizationId, "task"))),
+            ...(await moveFields(deps, tx, principal, entity, typeValue)),
           });
           return { recordId: record.id, from: status, data };
         }),

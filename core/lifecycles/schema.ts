@@ -46,11 +46,21 @@ export const lifecyclePublishSchema = z
 
 export const lifecycleEntitySchema = z.enum(lifecycleEntities);
 
+/** The shape of a lifecycle's key (the path of /lifecycles/case/named/{key} is checked against it too). */
+export const lifecycleKeyPattern = /^[a-z0-9][a-z0-9_-]{0,99}$/;
+
+/** A lifecycle's key: `default`, or a named case lifecycle's (what a case type's `lifecycle` names). */
+export const lifecycleKeySchema = z
+  .string()
+  .regex(lifecycleKeyPattern, "must be 1 to 100 lower-case letters, digits, _ or -, starting with a letter or digit")
+  .meta({ description: "`default` (the lifecycle /lifecycles/{entity} reads), or a named case lifecycle's key" });
+
 export const lifecycleSchema = z
   .object({
     id: z.string().nullable().meta({ description: "The published version's id; null for the built-in default" }),
     entity: lifecycleEntitySchema,
-    version: z.int().meta({ description: "0 for the built-in default, then 1, 2, … per publication" }),
+    key: z.string().meta({ description: "`default`, or the key of a named case lifecycle (GET /lifecycles/case/named/{key})" }),
+    version: z.int().meta({ description: "0 for the built-in default, then 1, 2, … per publication of this key" }),
     statuses: z.array(lifecycleStatusSchema),
     transitions: z.array(lifecycleTransitionSchema),
     mapping: z.record(z.string(), z.string()).meta({ description: "How the version before's statuses map onto this one's" }),
@@ -60,6 +70,13 @@ export const lifecycleSchema = z
   .meta({ id: "Lifecycle" });
 
 export const lifecycleVersionListSchema = listResponseSchema(lifecycleSchema).meta({ id: "LifecycleVersionList" });
+
+export const caseLifecycleListSchema = z
+  .object({
+    data: z.array(lifecycleSchema).meta({ description: "The default lifecycle first, then the named ones by key (at most 50: one page)" }),
+    nextCursor: z.null().meta({ description: "Always null: the list is one page" }),
+  })
+  .meta({ id: "CaseLifecycleList" });
 
 export const lifecycleVersionQuerySchema = z.strictObject({ ...pageQueryShape });
 

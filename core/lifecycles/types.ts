@@ -46,9 +46,18 @@ export interface LifecycleDefinition {
   transitions: LifecycleTransition[];
 }
 
-/** The lifecycle an organization's records of one entity follow now. */
+/**
+ * The key of the lifecycle every record of an entity follows unless told otherwise: the one
+ * `/lifecycles/{entity}` reads and publishes. An organization may publish further named case
+ * lifecycles (`/lifecycles/case/named/{key}`) that case types point their cases at.
+ */
+export const defaultLifecycleKey = "default";
+
+/** A lifecycle an organization's records of one entity follow now. */
 export interface Lifecycle extends LifecycleDefinition {
   entity: LifecycleEntity;
+  /** `default`, or the key of a named case lifecycle. */
+  key: string;
   /** 0 for the built-in default (no stored version), then 1, 2, … per publication. */
   version: number;
 }

@@ -11,7 +11,6 @@
  * no single statement writes megabytes (the event loop gets its turn between two) and an update
  * of the group's row (the dispatcher's claim of a group event) never rewrites its items.
  */
-import type { AuditEntry, AuditItem } from "../audit/types.js";
 import type { DomainEvent } from "../events/types.js";
 import type { StoredEventItems } from "./compact-items.js";
 import { eventItemsOf } from "./compact-items.js";
@@ -49,13 +48,6 @@ export function splitItemId(id: string): { groupId: string; position: number } |
   if (dot < 0) return undefined;
   const position = Number(id.slice(dot + 1));
   return Number.isSafeInteger(position) && position >= 0 ? { groupId: id.slice(0, dot), position } : undefined;
-}
-
-/** The audit entries a stored row stands for, in item order (just itself when it is no group). */
-export function expandAudit(row: AuditEntry & { items?: readonly AuditItem[] | null }): AuditEntry[] {
-  const { items, ...entry } = row;
-  if (!items) return [entry];
-  return items.map((item, position) => ({ ...entry, id: itemId(entry.id, position), resourceId: item.resourceId, changes: item.changes }));
 }
 
 /** The events a stored row stands for, in item order (its items by column or one by one: compact-items.ts). */

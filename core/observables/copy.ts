@@ -34,7 +34,7 @@ export interface CopyObservablesResult {
  * and change the case (scopes, tenant, TLP) and that both belong to `principal.organizationId`.
  */
 export async function copyObservablesToCase(
-  deps: Pick<CaseKitDeps, "ids">,
+  deps: Pick<CaseKitDeps, "ids" | "definitions">,
   tx: UnitOfWork,
   principal: Principal,
   alertId: string,

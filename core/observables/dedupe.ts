@@ -20,8 +20,9 @@ export function parentOf(record: Pick<Observable, "caseId" | "alertId">): Observ
 /**
  * What a second report of a value the parent already has adds to the first: `ioc` and `sighted`
  * are OR-ed (once an indicator, or seen, always so until someone says otherwise with PATCH), tags
- * are united by name (a colour fills in a missing one), and a message fills in a missing one. The
- * marking (tlp, pap) stays the existing record's: a duplicate never re-marks data silently.
+ * are united by name (a colour fills in a missing one), a message fills in a missing one, and
+ * custom field values fill in fields the first left unset (a value it holds is never replaced).
+ * The marking (tlp, pap) stays the existing record's: a duplicate never re-marks data silently.
  */
 export function mergeDuplicate(existing: Observable, incoming: Observable): Observable {
   const tags: ObservableTag[] = existing.tags.map((tag) => {
@@ -37,11 +38,13 @@ export function mergeDuplicate(existing: Observable, incoming: Observable): Obse
     sighted: existing.sighted || incoming.sighted,
     tags: tags.slice(0, Math.max(maxTags, existing.tags.length)),
     message: existing.message ?? incoming.message,
+    customFields: { ...existing.customFields, ...Object.fromEntries(Object.entries(incoming.customFields).filter(([key]) => !(key in existing.customFields))) },
   };
 }
 
 function sameContent(a: Observable, b: Observable): boolean {
-  return a.ioc === b.ioc && a.sighted === b.sighted && a.message === b.message && JSON.stringify(a.tags) === JSON.stringify(b.tags);
+  const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+  return a.ioc === b.ioc && a.sighted === b.sighted && a.message === b.message && same(a.tags, b.tags) && same(a.customFields, b.customFields);
 }
 
 /**
@@ -54,7 +57,7 @@ function sameContent(a: Observable, b: Observable): boolean {
  * stays usable, ObservableRepository.insert), and it merges into the winner's record instead.
  */
 export async function saveDeduplicated(
-  deps: Pick<CaseKitDeps, "ids">,
+  deps: Pick<CaseKitDeps, "ids" | "definitions">,
   tx: UnitOfWork,
   principal: Principal,
   candidate: Observable,

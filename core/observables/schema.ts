@@ -2,6 +2,7 @@ import { z } from "zod";
 import { caseTagSchema } from "../cases/schema.js";
 import { anyOf, boundedString, changeSchema, idSchema, listResponseSchema, pageQueryShape, papSchema, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
 import { dataFormatConditions } from "./data-formats.js";
+import { recordCustomFieldsSchema } from "../custom-fields/schema.js";
 import { builtInDataTypes, dataTypePattern, maxDataLength } from "./data-types.js";
 
 const dataTypeSchema = z
@@ -17,6 +18,7 @@ const dataSchema = trimmedText(maxDataLength).meta({
     "The value. Trimmed; checked and normalised for ip (canonical IPv4 / RFC 5952 IPv6), domain and fqdn (lower-case A-labels, no trailing dot), hash (lower-case hex of MD5/SHA-1/SHA-256/SHA-512), mail (lower-case); url is checked (http, https, ftp) but kept as sent.",
 });
 const messageSchema = boundedString(4096);
+const customFieldsSchema = recordCustomFieldsSchema("observable");
 
 /** Create body. The parent comes from the path; `tlp` defaults to the parent's. */
 export const observableCreateSchema = z
@@ -29,6 +31,7 @@ export const observableCreateSchema = z
     sighted: z.boolean().default(false),
     tags: z.array(caseTagSchema).max(100).default([]),
     message: messageSchema.optional(),
+    customFields: customFieldsSchema.default({}),
   })
   .meta({ id: "ObservableCreate", ...dataFormatConditions });
 
@@ -40,6 +43,7 @@ export const observableUpdateSchema = changeSchema({
   sighted: z.boolean(),
   tags: z.array(caseTagSchema).max(100),
   message: messageSchema.nullable(),
+  customFields: customFieldsSchema.meta({ description: "The observable's whole set of values: fields left out are cleared (fields above your TLP clearance keep theirs)" }),
 }).meta({ id: "ObservableUpdate" });
 
 export const observableSchema = z
@@ -55,6 +59,7 @@ export const observableSchema = z
     sighted: z.boolean(),
     tags: z.array(caseTagSchema),
     message: z.string().nullable(),
+    customFields: z.record(z.string(), z.unknown()).meta({ description: "Values of the organization's observable custom fields; those above your TLP clearance are left out" }),
     deletedAt: z.string().nullable().meta({ format: "date-time" }),
     deletedBy: z.string().nullable(),
   })

@@ -13,6 +13,8 @@ import type { Reached } from "../tlp/reach.js";
 import { reachRecord } from "../tlp/reach.js";
 import type { TlpAction } from "../tlp/types.js";
 import { parse } from "../validation.js";
+import { prepareCustomFields, visibleRecords } from "../custom-fields/apply.js";
+import { customFieldMatches, withoutCustomFieldFilters } from "../custom-fields/list-filter.js";
 import { normalizeData, searchSpellings } from "./data-types.js";
 import { saveDeduplicated } from "./dedupe.js";
 import { loadParent } from "./parent.js";
@@ -68,6 +70,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const visible = await loadParent(tx, principal, parent, "edit");
+          const customFields = await prepareCustomFields(deps, tx, principal, { scope: "observable", input: body.customFields, previous: {}, creating: true });
           const at = now.toISOString();
           const candidate: Observable = {
             id: ids.next("obs"),
@@ -82,6 +85,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
             sighted: body.sighted,
             tags: body.tags,
             message: body.message ?? null,
+            customFields,
             createdAt: at,
             updatedAt: at,
             createdBy: principal.userId,
@@ -89,14 +93,14 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
             deletedBy: null,
           };
           const { record, outcome } = await saveDeduplicated(deps, tx, principal, candidate, now);
-          return { ...record, deduplicated: outcome !== "created" };
+          return { ...(await visibleRecords(deps, tx, principal, [record]))[0]!, deduplicated: outcome !== "created" };
         }),
       );
     },
 
     async listOf(principal, parent, query) {
       requireScope(principal, "observables:read");
-      const { limit, cursor, ...filters } = parse(observableParentListQuerySchema, query);
+      const { limit, cursor, ...filters } = parse(observableParentListQuerySchema, withoutCustomFieldFilters(query));
       const beforeId = decodeCursor(cursor);
       const filter = toFilter(principal, filters);
       if (parent.kind === "case") filter.caseId = [parent.id];
@@ -104,7 +108,8 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
       const { visible, rows } = await withTlpDenialAudit(deps, principal, () =>
         storage.read(async (tx) => {
           const visible = await loadParent(tx, principal, parent, "view");
-          return { visible, rows: await tx.observables.list(principal.organizationId, filter, { limit: limit + 1, beforeId }) };
+          const customField = await customFieldMatches(deps, tx, principal, "observable", query);
+          return { visible, rows: await visibleRecords(deps, tx, principal, await tx.observables.list(principal.organizationId, { ...filter, customField }, { limit: limit + 1, beforeId })) };
         }),
       );
       return showListed(deps, principal, "observable", toPage(rows, limit), visible.tlp);
@@ -112,11 +117,13 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
 
     async list(principal, query) {
       requireScope(principal, "observables:read");
-      const { limit, cursor, ...filters } = parse(observableListQuerySchema, query);
+      const { limit, cursor, ...filters } = parse(observableListQuerySchema, withoutCustomFieldFilters(query));
       const beforeId = decodeCursor(cursor);
       const filter = toFilter(principal, filters);
       const { page, inherited } = await storage.read(async (tx) => {
-        const page = toPage(await tx.observables.list(principal.organizationId, filter, { limit: limit + 1, beforeId }), limit);
+        const customField = await customFieldMatches(deps, tx, principal, "observable", query);
+        const rows = await tx.observables.list(principal.organizationId, { ...filter, customField }, { limit: limit + 1, beforeId });
+        const page = toPage(await visibleRecords(deps, tx, principal, rows), limit);
         return { page, inherited: await inheritedTlpOfMany(tx, principal.organizationId, "observable", page.data) };
       });
       return showListed(deps, principal, "observable", page, inherited);
@@ -129,7 +136,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
         storage.transaction(async (tx) => {
           const { record, tlp } = await loadVisible(tx, principal, id, "view");
           await auditView(deps, tx, principal, "observable", { id: record.id, tlp }, now);
-          return record;
+          return (await visibleRecords(deps, tx, principal, [record]))[0]!;
         }),
       );
     },
@@ -143,9 +150,10 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
           const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
           const { record: before } = await loadVisible(tx, principal, id, action, patch.tlp);
           const after: Observable = { ...before, ...patch, updatedAt: now.toISOString() };
+          if (patch.customFields !== undefined) after.customFields = await prepareCustomFields(deps, tx, principal, { scope: "observable", input: patch.customFields, previous: before.customFields, creating: false });
           await tx.observables.update(after);
           await recordEdit(deps, tx, principal, { name: "observable.updated", resourceType: "observable", before, after, now });
-          return after;
+          return (await visibleRecords(deps, tx, principal, [after]))[0]!;
         }),
       );
     },
@@ -160,7 +168,7 @@ export function createObservableService(deps: CaseKitDeps): ObservableService {
           const after: Observable = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.observables.update(after);
           await recordEdit(deps, tx, principal, { name: "observable.deleted", resourceType: "observable", before, after, now, tlpAction: "delete" });
-          return after;
+          return (await visibleRecords(deps, tx, principal, [after]))[0]!;
         }),
       );
     },

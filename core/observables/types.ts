@@ -1,4 +1,4 @@
-import type { CaseTag } from "../cases/types.js";
+import type { CaseTag, CustomFieldMatch } from "../cases/types.js";
 
 /** An observable's tag: the same `{ name, color? }` shape as a case's. */
 export type ObservableTag = CaseTag;
@@ -22,6 +22,8 @@ export interface Observable {
   sighted: boolean;
   tags: ObservableTag[];
   message: string | null;
+  /** Values of the organization's observable custom fields (free-form while it defines none). */
+  customFields: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
   createdBy: string | null;
@@ -48,4 +50,6 @@ export interface ObservableFilter {
   tlp?: number[];
   createdAfter?: string;
   createdBefore?: string;
+  /** `cf.<key>=<value>` filters, all of which must hold (at most maxCustomFieldFilters). */
+  customField?: CustomFieldMatch[];
 }

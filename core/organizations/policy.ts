@@ -19,6 +19,15 @@ export const organizationPolicySchema = z
     allowCaseSharing: z
       .boolean()
       .meta({ description: "Cases may be shared with, and received from, other organizations (both sides must allow it)" }),
+    auditRetentionDays: z
+      .int()
+      .min(1)
+      .max(36_500)
+      .nullable()
+      .meta({
+        description:
+          "Audit events older than this many days are pruned behind a signed checkpoint (README \"Audit events\"); null: the deployment's CASEKIT_AUDIT_RETENTION_DAYS",
+      }),
   })
   .meta({ id: "OrganizationPolicy" });
 
@@ -33,6 +42,7 @@ export const defaultOrganizationPolicy: OrganizationPolicy = {
   allowedTiers: keyTiers.filter((tier) => tier !== "unlimited"),
   rateLimits: {},
   allowCaseSharing: false,
+  auditRetentionDays: null,
 };
 
 export const organizationPolicyUpdateSchema = changeSchema(organizationPolicySchema.shape, "give at least one setting to change").meta({

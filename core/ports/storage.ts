@@ -1,4 +1,5 @@
-import type { AuditEntry, AuditGroupEntry } from "../audit/types.js";
+import type { AuditCheckpoint, AuditEvent, AuditEventFilter, ChainedAuditRow, NewAuditEvent } from "../audit/types.js";
+import type { ChainHead } from "../log/chain.js";
 import type { Case, CaseFilter } from "../cases/types.js";
 import type { DomainEvent, GroupEvent } from "../events/types.js";
 import type { StoredApiKey } from "../keys/types.js";
@@ -8,6 +9,7 @@ import type { KeyStatus, KeyTier } from "../keys/types.js";
 import type { Team, TeamFilter } from "../teams/types.js";
 import type { StoredTlpAuditEntry, TlpAuditEntry, TlpAuditFilter } from "../tlp/types.js";
 import type { Session, SignInThrottle } from "../account/types.js";
+import type { StoredAuditSink } from "../audit-sinks/types.js";
 import type { Delivery, DeliveryAttempt, DeliveryFilter, StoredWebhook } from "../webhooks/types.js";
 import type { Observable, ObservableFilter, ObservableParent } from "../observables/types.js";
 import type { Task, TaskFilter, TaskWithCase } from "../tasks/types.js";
@@ -94,6 +96,7 @@ export interface UnitOfWork {
   lifecycles: LifecycleRepository;
   statusHistory: StatusHistoryRepository;
   webhooks: WebhookRepository;
+  auditSinks: AuditSinkRepository;
   deliveries: DeliveryRepository;
   observables: ObservableRepository;
   tasks: TaskRepository;
@@ -112,6 +115,8 @@ export interface OrganizationRepository {
   update(org: Organization): Promise<boolean>;
   /** Existing ids among `ids` (used to check references to other organizations). */
   existingIds(ids: readonly string[]): Promise<string[]>;
+  /** Every organization's id after `afterId` ("" for the first), in id order, at most `limit` (jobs that visit each organization). */
+  idsAfter(afterId: string, limit: number): Promise<string[]>;
   /** Atomically increments and returns the organization's case counter (1, 2, 3 …). */
   nextCaseNumber(organizationId: string): Promise<number>;
   /**
@@ -122,6 +127,19 @@ export interface OrganizationRepository {
    * bookkeeping (the case counter, the TLP chain head).
    */
   accessVersion(organizationId: string): Promise<number | null>;
+  /**
+   * The organization's definitions version as this unit sees it now, or null when there is no
+   * such organization. Adapters give it a value never seen before, in the same transaction, on
+   * every insert, update or delete of the organization's lifecycles, custom field definitions and
+   * case types (a rolled-back value never comes back); nothing else moves it. The in-memory
+   * definitions cache (core/definitions/cache.ts) reuses what it read at an equal version.
+   *
+   * A unit that holds the organization row (its counters: nextCaseNumber, the TLP chain head)
+   * gets it with no statement, and no other unit commits a definitions write until it ends;
+   * asking never takes that hold. After the unit writes a definition itself, each ask answers
+   * the version its own writes left.
+   */
+  definitionsVersion(organizationId: string): Promise<number | null>;
 }
 
 /** What authenticating a key needs, read in one statement (one snapshot): see ApiKeyRepository.findAccessByHash. */
@@ -175,10 +193,56 @@ export interface CaseRepository extends RecordRepository<Case, CaseFilter>, Batc
   findSharedWith(viewerOrganizationId: string, id: string): Promise<Case | null>;
 }
 
-/** Appends single entries and group entries (one row for many records: core/log/groups.ts). */
-export interface AuditRepository extends AppendOnlyLog<AuditEntry | AuditGroupEntry> {
-  /** Newest first, each group entry expanded into one entry per record (core/log/groups.ts). */
-  list(organizationId: string, page: PageRequest): Promise<AuditEntry[]>;
+/**
+ * The audit events (core/audit): hash-chained per organization, append-only (both adapters'
+ * triggers refuse UPDATE, and DELETE of anything not behind the organization's latest signed
+ * checkpoint). A writing unit holds the chain's head (beside the TLP log's, on the organization
+ * row) from its first append until it ends, so two writers never fork the chain.
+ */
+export interface AuditRepository {
+  /**
+   * Chains `event` after the organization's head (core/audit/chain.ts: its seq, prevHash and hash;
+   * a group, `items`, takes one position per item) and appends it. Throws conflict when its id is taken.
+   */
+  append(event: NewAuditEvent): Promise<void>;
+  /** `append` for several events in order, all or none. */
+  appendMany(events: readonly NewAuditEvent[]): Promise<void>;
+  /** The chain's head: the last position written and its row's hash ({ seq: 0, hash: "" } when empty). */
+  head(organizationId: string): Promise<ChainHead>;
+  /**
+   * Newest first (descending seq), events before `page.beforeSeq`, those `filter` keeps, at most
+   * `page.limit`; a group is read as one event per record (core/audit/expand.ts).
+   */
+  list(organizationId: string, page: AuditPageRequest, filter?: AuditEventFilter): Promise<AuditEvent[]>;
+  /**
+   * Oldest first (ascending seq): events after `afterSeq` that `filter` keeps, at most `limit`. One
+   * range of audit_log_organization_id_last_seq_unique, so a reader that follows the log (an
+   * export, a stream) resumes from the last seq it saw at the cost of the first page.
+   */
+  pageAfter(organizationId: string, afterSeq: number, limit: number, filter?: AuditEventFilter): Promise<AuditEvent[]>;
+  /** The stored rows after position `afterSeq`, in chain order, at most `limit` (verification). */
+  chain(organizationId: string, afterSeq: number, limit: number): Promise<ChainedAuditRow[]>;
+  /**
+   * Where verification starts: the organization's latest checkpoint (null: none), and the last
+   * position written before audit events were chained (rows up to it are legacy, unhashed: 0 when none).
+   */
+  chainStart(organizationId: string): Promise<{ checkpoint: AuditCheckpoint | null; legacySeq: number }>;
+  /** The last stored row written before `at` (retention's cut), or null. */
+  lastRowBefore(organizationId: string, at: string): Promise<ChainedAuditRow | null>;
+  /** Retention: stores a signed checkpoint (core/audit/checkpoint.ts) of a row ending exactly at its seq. */
+  addCheckpoint(checkpoint: AuditCheckpoint): Promise<void>;
+  /**
+   * Retention: deletes rows (and their chunk rows) at or behind the organization's latest
+   * checkpoint, at most `limit` rows; returns how many (call again until 0). The triggers refuse
+   * any other delete.
+   */
+  prune(organizationId: string, limit: number): Promise<number>;
+}
+
+export interface AuditPageRequest {
+  limit: number;
+  /** Keyset position: only events whose seq is below it. */
+  beforeSeq?: number;
 }
 
 /** Teams; `insert` throws conflict when the organization already has a team of that name; a list's `name` matches exactly. */
@@ -293,7 +357,8 @@ export interface TaskRepository extends RecordRepository<Task, TaskFilter> {
   updateMany(records: readonly Task[]): Promise<number>;
   /**
    * Sets the same fields on the live tasks among `ids` (a bulk page, at most 1 000) in one
-   * statement; returns how many were written.
+   * statement; returns how many were written. Never customFields: values are indexed per task,
+   * so they are written with update or updateMany.
    */
   patchMany(organizationId: string, ids: readonly string[], patch: Partial<Pick<Task, "title" | "description" | "status" | "assigneeId" | "dueDate" | "mandatory" | "tlp" | "updatedAt" | "deletedAt" | "deletedBy">>): Promise<number>;
   /** The highest `order` among the case's live tasks, or null when it has none. */
@@ -351,6 +416,31 @@ export interface WebhookRepository extends Omit<RecordRepository<StoredWebhook, 
   list(organizationId: string, page: PageRequest): Promise<StoredWebhook[]>;
   /** The organization's active subscriptions (fan-out reads them once per batch of events). */
   active(organizationId: string): Promise<StoredWebhook[]>;
+  /** The ids of the organizations with an active subscription, ascending (fan-out moves their audit events: core/webhooks/audit-outbox.ts). */
+  activeOrganizations(): Promise<string[]>;
+}
+
+/** Organizations' syslog sinks (core/audit-sinks) and how far each delivered. */
+export interface AuditSinkRepository extends Omit<RecordRepository<StoredAuditSink, never>, "list"> {
+  /** Removes it with its cursor; false if none. */
+  delete(organizationId: string, id: string): Promise<boolean>;
+  /** Newest first. */
+  list(organizationId: string, page: PageRequest): Promise<StoredAuditSink[]>;
+  /**
+   * Every organization's active sinks, by id, at most `limit` after `afterId` (the delivery host
+   * loads them all, page by page: it serves every tenant, and each sink carries its organization).
+   */
+  activeAfter(afterId: string | null, limit: number): Promise<StoredAuditSink[]>;
+  /** The seq last delivered by the sink (0 when it has no cursor). */
+  cursor(organizationId: string, sinkId: string): Promise<number>;
+  /**
+   * `cursor`, in a writing unit, holding the cursor's row until the unit ends: a second unit moving
+   * the same cursor waits, then reads the value the first committed (a reader that writes what
+   * follows the cursor, and moves it, in one unit never writes anything twice).
+   */
+  heldCursor(organizationId: string, sinkId: string): Promise<number>;
+  /** Stores the sink's cursor, created or moved. */
+  setCursor(organizationId: string, sinkId: string, seq: number, at: string): Promise<void>;
 }
 
 /**
@@ -402,12 +492,14 @@ export interface DeliveryBacklog {
 
 /** Published lifecycle versions (core/lifecycles): append-only, one row per version. */
 export interface LifecycleRepository {
-  /** Throws conflict when the (organization, entity, version) is taken: someone published meanwhile. */
+  /** Throws conflict when the (organization, entity, key, version) is taken: someone published meanwhile. */
   insert(record: StoredLifecycle): Promise<void>;
-  /** The newest version of the organization's lifecycle of `entity`, or null (the default applies). */
-  current(organizationId: string, entity: LifecycleEntity): Promise<StoredLifecycle | null>;
-  /** Versions newest first. */
-  versions(organizationId: string, entity: LifecycleEntity, page: PageRequest): Promise<StoredLifecycle[]>;
+  /** The newest version of the organization's lifecycle `key` of `entity`, or null (none published: the built-in default for `default`). */
+  current(organizationId: string, entity: LifecycleEntity, key: string): Promise<StoredLifecycle | null>;
+  /** The versions of one lifecycle, newest first. */
+  versions(organizationId: string, entity: LifecycleEntity, key: string, page: PageRequest): Promise<StoredLifecycle[]>;
+  /** The newest version of every lifecycle of `entity` the organization published (default and named), by key. */
+  currentAll(organizationId: string, entity: LifecycleEntity): Promise<StoredLifecycle[]>;
 }
 
 /** Status changes of records (core/history): append-only, one row per change of one record. */

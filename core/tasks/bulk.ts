@@ -16,35 +16,45 @@ import { recordStatusMoves } from "../history/record.js";
 import { lifecycleOf } from "../lifecycles/current.js";
 import { bulkMoveRefusal, requireStatus } from "../lifecycles/engine.js";
 import type { Lifecycle } from "../lifecycles/types.js";
-import { gatingDefinitions } from "../custom-fields/apply.js";
+import { gatingDefinitions, prepareCustomFields } from "../custom-fields/apply.js";
+import { checkedMatches } from "../custom-fields/list-filter.js";
+import { mergedValues } from "../custom-fields/merge.js";
 import type { CustomFieldDefinition } from "../custom-fields/types.js";
 import type { TaskBulkFilters } from "./schema.js";
 import { taskBulkDeleteSchema, taskBulkUpdateSchema } from "./schema.js";
 import type { Task } from "./types.js";
 
-type TaskPlan<V extends string> = Pick<BulkPlan<Task, V>, "load" | "select">;
+type TaskPlan<V extends string> = Pick<BulkPlan<Task, V>, "load" | "select"> & { prepare(tx: UnitOfWork): Promise<void> };
 
 /**
  * How the bulk mechanism finds and writes tasks for one caller: ids through one query per 500
  * (each with its case's marking, so a task of a RED case is tlp_restricted), selectAll through the
  * `GET /tasks` list itself (same filters, same clearance rule, keyset pages) and then the page's
  * case markings (one query per 500, for the effective TLP of events and audit entries), and
- * which of their cases are closed (a task of a closed case is skipped as record_closed). Each
- * operation writes a page with one statement (patchPage).
+ * which of their cases are closed (a task of a closed case is skipped as record_closed). `prepare`
+ * checks the selectAll filters that read storage (statuses, custom fields). Each operation writes
+ * a page with one statement (patchPage), or one prepared update per task when values differ.
  */
-function taskAccess<V extends string>(principal: Principal, filters: TaskBulkFilters | undefined): TaskPlan<V> {
+function taskAccess<V extends string>(deps: Pick<CaseKitDeps, "definitions">, principal: Principal, filters: TaskBulkFilters | undefined): TaskPlan<V> {
   const organizationId = principal.organizationId;
-  const filter = toTaskFilter(principal, filters ?? {});
+  const { customFields, ...listFilters } = filters ?? {};
+  const filter = toTaskFilter(principal, listFilters);
   return {
+    /** The selectAll filters' `customFields`, checked as the list's `cf.` parameters are. */
+    async prepare(tx) {
+      if (filters?.status !== undefined) await checkStatusFilter(deps, tx, organizationId, "task", filters.status, "options.filters.status");
+      const entries = Object.entries(customFields ?? {}).map(([key, value]): [string, unknown, string] => [key, value, `options.filters.customFields.${key}`]);
+      filter.customField = await checkedMatches(deps, tx, principal, "task", entries, "unknown_reference");
+    },
     async load(tx: UnitOfWork, ids: readonly string[]): Promise<BulkCandidate<Task>[]> {
       const found = await tx.tasks.findMany(organizationId, ids);
-      const closed = await closedTaskCases(tx, organizationId, found.map(({ task }) => task.caseId));
+      const closed = await closedTaskCases(deps, tx, organizationId, found.map(({ task }) => task.caseId));
       return found.map(({ task, caseTlp }) => ({ record: task, inherited: caseTlp, closed: closed.has(task.caseId) }));
     },
     async select(tx, page) {
       const tasks = await tx.tasks.list(organizationId, filter, page);
       const inherited = await inheritedTlpOfMany(tx, organizationId, "task", tasks);
-      const closed = await closedTaskCases(tx, organizationId, tasks.map((task) => task.caseId));
+      const closed = await closedTaskCases(deps, tx, organizationId, tasks.map((task) => task.caseId));
       return tasks.map((task) => ({ record: task, inherited: inherited.get(task.id) ?? highestTlp, closed: closed.has(task.caseId) }));
     },
   };
@@ -64,9 +74,12 @@ export function createTaskBulk(deps: CaseKitDeps) {
       // Nobody may mark records above their own clearance: the whole request fails, nothing changes.
       if (fields.tlp !== undefined) requireClearance(principal, fields.tlp);
       const selection = selectionOf(body, {});
+      const access = taskAccess<"updated">(deps, principal, selection.kind === "all" ? selection.filters : undefined);
       // The task lifecycle, read once in prepare; each record's status before the page is saved.
       let lifecycle: Lifecycle | undefined;
       let fieldDefinitions: CustomFieldDefinition[] = [];
+      // fields.customFields as checked once in prepare: the values to set, and the keys to clear.
+      let customFields: { set: Record<string, unknown>; cleared: string[] } | undefined;
       const movedFrom = new Map<string, string>();
       return runBulk(
         deps,
@@ -77,16 +90,23 @@ export function createTaskBulk(deps: CaseKitDeps) {
           verb: "updated",
           event: "task.updated",
           tlpAction: "edit",
-          ...taskAccess(principal, selection.kind === "all" ? selection.filters : undefined),
+          load: access.load,
+          select: access.select,
           async prepare(tx) {
             await checkAssignee(tx, principal, fields.assigneeId, "fields.assigneeId");
-            if (selection.kind === "all") await checkStatusFilter(tx, principal.organizationId, "task", selection.filters.status, "options.filters.status");
-            lifecycle = await lifecycleOf(tx, principal.organizationId, "task");
+            await access.prepare(tx);
+            lifecycle = await lifecycleOf(deps, tx, principal.organizationId, "task");
             if (fields.status !== undefined) requireStatus(lifecycle, fields.status, "fields.status");
-            fieldDefinitions = await gatingDefinitions(tx, principal.organizationId, "task");
+            fieldDefinitions = await gatingDefinitions(deps, tx, principal.organizationId, "task");
+            if (fields.customFields !== undefined) {
+              // Checked once as values no task holds yet: a bulk chooses no deprecated option and sets no archived field.
+              const set = await prepareCustomFields(deps, tx, principal, { scope: "task", input: fields.customFields, previous: {}, creating: false });
+              customFields = { set, cleared: Object.keys(fields.customFields).filter((key) => fields.customFields![key] === null) };
+            }
           },
           apply(task, at) {
             const after = { ...task, ...fields, updatedAt: at };
+            if (customFields) after.customFields = mergedValues(task.customFields, customFields.set, customFields.cleared);
             if (fields.status !== undefined && lifecycle) {
               const refusal = bulkMoveRefusal(lifecycle, task.status, fields.status, after, principal, task, fieldDefinitions);
               if (refusal) return { skip: refusal };
@@ -97,7 +117,9 @@ export function createTaskBulk(deps: CaseKitDeps) {
           // Every task changed gets the same fields: one statement per page; the page's status
           // history in one multi-row insert.
           async save(tx, records) {
-            await patchPage(tx, principal, records, { ...fields, updatedAt: records[0]!.updatedAt });
+            // Each task's values are its own once merged: one update per task, in one prepared statement.
+            if (customFields) await tx.tasks.updateMany(records);
+            else await patchPage(tx, principal, records, { ...fields, updatedAt: records[0]!.updatedAt });
             if (fields.status === undefined || !lifecycle) return;
             const moves = records.map((task) => ({ recordId: task.id, from: movedFrom.get(task.id) ?? task.status, to: task.status }));
             await recordStatusMoves(deps, tx, principal, lifecycle, moves, new Date(records[0]!.updatedAt));
@@ -120,10 +142,7 @@ export function createTaskBulk(deps: CaseKitDeps) {
           verb: "deleted",
           event: "task.deleted",
           tlpAction: "delete",
-          prepare: async (tx) => {
-            if (selection.kind === "all") await checkStatusFilter(tx, principal.organizationId, "task", selection.filters.status, "options.filters.status");
-          },
-          ...taskAccess(principal, selection.kind === "all" ? selection.filters : undefined),
+          ...taskAccess(deps, principal, selection.kind === "all" ? selection.filters : undefined),
           apply: (task, at) => ({ ...task, updatedAt: at, deletedAt: at, deletedBy: principal.userId }),
           save: (tx, records) => patchPage(tx, principal, records, { updatedAt: records[0]!.updatedAt, deletedAt: records[0]!.updatedAt, deletedBy: principal.userId }),
         },

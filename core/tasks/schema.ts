@@ -3,12 +3,14 @@ import { bulkRequestSchema, bulkResultSchema } from "../bulk/schema.js";
 import { anyOf, boundedString, changeSchema, idSchema, jsonInt, listResponseSchema, pageQueryShape, queryInt, resourceMetaShape, timestampSchema, tlpSchema, trimmedText } from "../schema/common.js";
 import type { IntReader } from "../schema/common.js";
 import { statusKeySchema } from "../lifecycles/schema.js";
+import { customFieldFilterValuesSchema, recordCustomFieldsSchema } from "../custom-fields/schema.js";
 
 const titleSchema = trimmedText(500);
 const descriptionSchema = boundedString(100_000);
 const orderSchema = z.int().min(0).max(1_000_000_000).meta({ description: "Position among the case's tasks (ascending), for display" });
 /** Stored and answered in canonical UTC form, so the answer equals what a later read returns. */
 const dueDateSchema = timestampSchema.transform((value) => new Date(value).toISOString()).meta({ description: "ISO 8601 date-time; answered in UTC" });
+const customFieldsSchema = recordCustomFieldsSchema("task");
 const statusNote = `A status of the organization's task lifecycle (GET /lifecycles/task). Built-in: waiting → in_progress → completed | cancelled; waiting ↔ in_progress; completed → in_progress and cancelled → waiting reopen. A case cannot close while a mandatory task is in a status that is not final.`;
 
 /** Create body (spec §2.3 task fields plus `order`). The case comes from the path. */
@@ -22,6 +24,7 @@ export const taskCreateSchema = z
     mandatory: z.boolean().default(false).meta({ description: "A case cannot be closed while a mandatory task is open" }),
     tlp: tlpSchema.optional().meta({ description: "Defaults to the case's TLP; never above the caller's clearance" }),
     order: orderSchema.optional().meta({ description: "Defaults to after the case's last task" }),
+    customFields: customFieldsSchema.default({}),
   })
   .meta({ id: "TaskCreate", examples: [{ title: "Reset the affected accounts' passwords", mandatory: true, dueDate: "2026-03-02T09:00:00Z" }] });
 
@@ -37,10 +40,18 @@ const changeShape = {
 };
 
 /** Only the fields to change. */
-export const taskUpdateSchema = changeSchema({ ...changeShape, order: orderSchema }).meta({ id: "TaskUpdate" });
+export const taskUpdateSchema = changeSchema({ ...changeShape, order: orderSchema, customFields: customFieldsSchema.meta({ description: "The task's whole set of values: fields left out are cleared (fields above your TLP clearance keep theirs)" }) }).meta({
+  id: "TaskUpdate",
+});
 
-/** `fields` of `POST /bulk/tasks`: spec §2.3's members; `order` is per task, so not in bulk. */
-export const taskBulkFieldsSchema = changeSchema(changeShape);
+/**
+ * `fields` of `POST /bulk/tasks`: spec §2.3's members; `order` is per task, so not in bulk.
+ * `customFields` names only the fields to set (null clears one): each task keeps its others.
+ */
+export const taskBulkFieldsSchema = changeSchema({
+  ...changeShape,
+  customFields: customFieldsSchema.meta({ description: "The fields to set on every task (null clears one); each task keeps the fields left out" }),
+});
 
 export const taskSchema = z
   .object({
@@ -54,6 +65,7 @@ export const taskSchema = z
     mandatory: z.boolean(),
     tlp: z.int(),
     order: z.int(),
+    customFields: z.record(z.string(), z.unknown()).meta({ description: "Values of the organization's task custom fields; those above your TLP clearance are left out" }),
     deletedAt: z.string().nullable().meta({ format: "date-time" }),
     deletedBy: z.string().nullable(),
   })
@@ -81,7 +93,7 @@ export const taskCaseListQuerySchema = z.strictObject({ ...pageQueryShape, ...fi
 /** `GET /tasks`: across the organization's cases. */
 export const taskListQuerySchema = z.strictObject({ ...pageQueryShape, ...acrossCasesShape(queryInt) });
 /** `options.filters` of the bulk task operations (JSON): `GET /tasks`'s filters. */
-export const taskBulkFiltersSchema = z.strictObject(acrossCasesShape(jsonInt));
+export const taskBulkFiltersSchema = z.strictObject({ ...acrossCasesShape(jsonInt), customFields: customFieldFilterValuesSchema("task") });
 
 export const taskListSchema = listResponseSchema(taskSchema).meta({ id: "TaskList" });
 

@@ -1,4 +1,5 @@
-import { gatingDefinitions } from "../custom-fields/apply.js";
+import { moveFields, prepareCustomFields, visibleRecords } from "../custom-fields/apply.js";
+import { customFieldMatches, withoutCustomFieldFilters } from "../custom-fields/list-filter.js";
 import type { Principal } from "../access/principal.js";
 import { checkStatusFilter } from "../lifecycles/filter-check.js";
 import { checkTaskCaseOpen } from "../access/closed-records.js";
@@ -44,9 +45,9 @@ export interface TaskService {
 }
 
 /** A task of a closed case takes no change (core/access/closed-records.ts). */
-async function requireOpenTaskCase(tx: UnitOfWork, principal: Principal, task: Task): Promise<void> {
+async function requireOpenTaskCase(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, task: Task): Promise<void> {
   const parent = await tx.cases.findById(principal.organizationId, task.caseId);
-  if (parent) await checkTaskCaseOpen(tx, parent);
+  if (parent) await checkTaskCaseOpen(deps, tx, parent);
 }
 
 export function createTaskService(deps: CaseKitDeps): TaskService {
@@ -63,10 +64,11 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const parent = await loadTaskCase(tx, principal, caseId, "edit");
-          await checkTaskCaseOpen(tx, parent);
+          await checkTaskCaseOpen(deps, tx, parent);
           await checkAssignee(tx, principal, body.assigneeId);
-          const lifecycle = await lifecycleOf(tx, principal.organizationId, "task");
+          const lifecycle = await lifecycleOf(deps, tx, principal.organizationId, "task");
           const status = body.status === undefined ? firstNewStatus(lifecycle) : requireInitial(lifecycle, body.status, "status").key;
+          const customFields = await prepareCustomFields(deps, tx, principal, { scope: "task", input: body.customFields, previous: {}, creating: true });
           const at = now.toISOString();
           const record: Task = {
             id: ids.next("task"),
@@ -80,6 +82,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
             mandatory: body.mandatory,
             tlp: body.tlp ?? parent.tlp,
             order: body.order ?? ((await tx.tasks.maxOrder(principal.organizationId, parent.id)) ?? 0) + 1,
+            customFields,
             createdAt: at,
             updatedAt: at,
             createdBy: principal.userId,
@@ -89,21 +92,22 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
           await tx.tasks.insert(record);
           await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: record.id, from: null, to: status }], now);
           await recordEdit(deps, tx, principal, { name: "task.created", resourceType: "task", before: null, after: record, now });
-          return record;
+          return (await visibleRecords(deps, tx, principal, [record]))[0]!;
         }),
       );
     },
 
     async listOf(principal, caseId, query) {
       requireScope(principal, "tasks:read");
-      const { limit, cursor, ...filters } = parse(taskCaseListQuerySchema, query);
+      const { limit, cursor, ...filters } = parse(taskCaseListQuerySchema, withoutCustomFieldFilters(query));
       const beforeId = decodeCursor(cursor);
       const filter = { ...toTaskFilter(principal, filters), caseId: [caseId] };
       const { parent, rows } = await withTlpDenialAudit(deps, principal, () =>
         storage.read(async (tx) => {
           const parent = await loadTaskCase(tx, principal, caseId, "view");
-          await checkStatusFilter(tx, principal.organizationId, "task", filters.status, "status");
-          return { parent, rows: await tx.tasks.list(principal.organizationId, filter, { limit: limit + 1, beforeId }) };
+          await checkStatusFilter(deps, tx, principal.organizationId, "task", filters.status, "status");
+          const customField = await customFieldMatches(deps, tx, principal, "task", query);
+          return { parent, rows: await visibleRecords(deps, tx, principal, await tx.tasks.list(principal.organizationId, { ...filter, customField }, { limit: limit + 1, beforeId })) };
         }),
       );
       return showListed(deps, principal, "task", toPage(rows, limit), parent.tlp);
@@ -111,11 +115,13 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
 
     async list(principal, query) {
       requireScope(principal, "tasks:read");
-      const { limit, cursor, ...filters } = parse(taskListQuerySchema, query);
+      const { limit, cursor, ...filters } = parse(taskListQuerySchema, withoutCustomFieldFilters(query));
       const beforeId = decodeCursor(cursor);
       const { page, inherited } = await storage.read(async (tx) => {
-        await checkStatusFilter(tx, principal.organizationId, "task", filters.status, "status");
-        const page = toPage(await tx.tasks.list(principal.organizationId, toTaskFilter(principal, filters), { limit: limit + 1, beforeId }), limit);
+        await checkStatusFilter(deps, tx, principal.organizationId, "task", filters.status, "status");
+        const customField = await customFieldMatches(deps, tx, principal, "task", query);
+        const rows = await tx.tasks.list(principal.organizationId, { ...toTaskFilter(principal, filters), customField }, { limit: limit + 1, beforeId });
+        const page = toPage(await visibleRecords(deps, tx, principal, rows), limit);
         return { page, inherited: await inheritedTlpOfMany(tx, principal.organizationId, "task", page.data) };
       });
       return showListed(deps, principal, "task", page, inherited);
@@ -128,7 +134,7 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
         storage.transaction(async (tx) => {
           const { record, tlp } = await loadVisibleTask(tx, principal, id, "view");
           await auditView(deps, tx, principal, "task", { id: record.id, tlp }, now);
-          return record;
+          return (await visibleRecords(deps, tx, principal, [record]))[0]!;
         }),
       );
     },
@@ -145,22 +151,23 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
         storage.transaction(async (tx) => {
           const action: TlpAction = patch.tlp !== undefined ? "change" : "edit";
           const { record: before } = await loadVisibleTask(tx, principal, id, action, patch.tlp);
-          await requireOpenTaskCase(tx, principal, before);
+          await requireOpenTaskCase(deps, tx, principal, before);
           await checkAssignee(tx, principal, patch.assigneeId);
-          const lifecycle = await lifecycleOf(tx, principal.organizationId, "task");
+          const lifecycle = await lifecycleOf(deps, tx, principal.organizationId, "task");
           if (patch.status !== undefined) requireStatus(lifecycle, patch.status, "status");
           const after: Task = { ...before, ...patch, updatedAt: now.toISOString() };
+          if (patch.customFields !== undefined) after.customFields = await prepareCustomFields(deps, tx, principal, { scope: "task", input: patch.customFields, previous: before.customFields, creating: false });
           await checkMove(lifecycle, before.status, after.status, after, {
             principal,
             stored: before,
             reason,
             hasOpenMandatoryTasks: () => Promise.resolve(false),
-            fields: await gatingDefinitions(tx, principal.organizationId, "task"),
+            ...(await moveFields(deps, tx, principal, "task")),
           });
           await tx.tasks.update(after);
           await recordStatusMoves(deps, tx, principal, lifecycle, [{ recordId: id, from: before.status, to: after.status }], now, reason);
           await recordEdit(deps, tx, principal, { name: "task.updated", resourceType: "task", before, after, now });
-          return after;
+          return (await visibleRecords(deps, tx, principal, [after]))[0]!;
         }),
       );
     },
@@ -171,12 +178,12 @@ export function createTaskService(deps: CaseKitDeps): TaskService {
       return withTlpDenialAudit(deps, principal, () =>
         storage.transaction(async (tx) => {
           const { record: before } = await loadVisibleTask(tx, principal, id, "delete");
-          await requireOpenTaskCase(tx, principal, before);
+          await requireOpenTaskCase(deps, tx, principal, before);
           const at = now.toISOString();
           const after: Task = { ...before, updatedAt: at, deletedAt: at, deletedBy: principal.userId };
           await tx.tasks.update(after);
           await recordEdit(deps, tx, principal, { name: "task.deleted", resourceType: "task", before, after, now, tlpAction: "delete" });
-          return after;
+          return (await visibleRecords(deps, tx, principal, [after]))[0]!;
         }),
       );
     },

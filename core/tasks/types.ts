@@ -1,3 +1,4 @@
+import type { CustomFieldMatch } from "../cases/types.js";
 import type { TaskStatus } from "./lifecycle.js";
 
 /**
@@ -17,6 +18,8 @@ export interface Task {
   mandatory: boolean;
   tlp: number;
   order: number;
+  /** Values of the organization's task custom fields (free-form while it defines none). */
+  customFields: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
   createdBy: string | null;
@@ -43,4 +46,6 @@ export interface TaskFilter {
   /** Due at or after (inclusive) / before (exclusive); tasks without a due date never match a bound. */
   dueAfter?: string;
   dueBefore?: string;
+  /** `cf.<key>=<value>` filters, all of which must hold (at most maxCustomFieldFilters). */
+  customField?: CustomFieldMatch[];
 }

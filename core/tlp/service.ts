@@ -7,9 +7,10 @@ import { decodeCursor, toPage } from "../pagination.js";
 import { anyOf, boundedString, listResponseSchema, pageQueryShape, timestampSchema } from "../schema/common.js";
 import { parse } from "../validation.js";
 import type { ChainVerdict } from "./chain.js";
-import { verifyTlpChain } from "./chain.js";
+import { hashTlpEntry } from "./chain.js";
+import { walkChain } from "../log/chain.js";
 import { papLevels, tlpLevels } from "./levels.js";
-import type { TlpAuditEntry } from "./types.js";
+import type { StoredTlpAuditEntry, TlpAuditEntry } from "./types.js";
 import { tlpActions, tlpResourceTypes } from "./types.js";
 
 export const tlpAuditQuerySchema = z.strictObject({
@@ -54,9 +55,6 @@ export const tlpConstantsSchema = z
   })
   .meta({ id: "TlpConstants" });
 
-/** Chain verification reads the log in pages of this size. */
-const verifyPageSize = 1000;
-
 export function createTlpService(deps: CaseKitDeps) {
   const { storage } = deps;
 
@@ -75,26 +73,16 @@ export function createTlpService(deps: CaseKitDeps) {
       return toPage(rows, limit);
     },
 
-    /** Recomputes the organization's whole chain and names the first entry that does not match. */
+    /** Recomputes the organization's whole chain and names the first entry that does not match (core/log/chain.ts walkChain). */
     async verify(principal: Principal): Promise<ChainVerdict> {
       requireScope(principal, "audit:read");
-      let previous = { seq: 0, hash: "" };
-      let checked = 0;
-      for (;;) {
-        const page = await storage.read((tx) => tx.tlpAudit.chain(principal.organizationId, previous.seq, verifyPageSize));
-        const verdict = verifyTlpChain(page, previous);
-        checked += verdict.checked;
-        if (!verdict.ok) return { ...verdict, checked };
-        const last = page[page.length - 1];
-        if (last) previous = { seq: last.seq, hash: last.hash };
-        if (page.length < verifyPageSize) break;
-      }
-      // Rows cut from the end leave a valid but shorter chain: compare with the recorded head.
       const head = await storage.read((tx) => tx.tlpAudit.head(principal.organizationId));
-      if (head.seq !== previous.seq || head.hash !== previous.hash) {
-        return { ok: false, checked, firstBad: { id: null, seq: previous.seq + 1, reason: "missing" } };
-      }
-      return { ok: true, checked };
+      return walkChain<StoredTlpAuditEntry>({
+        start: { seq: 0, hash: "" },
+        head,
+        page: (afterSeq, limit) => storage.read((tx) => tx.tlpAudit.chain(principal.organizationId, afterSeq, limit)),
+        hashOf: ({ hash: _hash, ...entry }) => hashTlpEntry(entry),
+      });
     },
   };
 }

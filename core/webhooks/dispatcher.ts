@@ -6,6 +6,7 @@ import type { OutboundResponse, OutboundTransport } from "../ports/outbound.js";
 import { OutboundError } from "../ports/outbound.js";
 import { storableText } from "../schema/well-formed.js";
 import type { AttemptResult, RetryWrite } from "./attempt-records.js";
+import { pullAuditEvents } from "./audit-outbox.js";
 import { createAttemptRecorder } from "./attempt-records.js";
 import { runBounded } from "./bounded-pool.js";
 import { deliveryBody, eventData } from "./event-view.js";
@@ -14,7 +15,7 @@ import type { GrantBlock, GrantHolders } from "./grant.js";
 import { deliveryPrincipal, isBlocked } from "./grant.js";
 import { nextStep } from "./schedule.js";
 import type { AttemptOutcome } from "./schedule.js";
-import { subscribedTo } from "./schema.js";
+import { subscribedTo, takesAuditKinds } from "./schema.js";
 import type { SendContext, SubscriptionContext, Unseal } from "./send-context.js";
 import { createContextReader, holdersOf } from "./send-context.js";
 import { signedHeaders } from "./signature.js";
@@ -122,6 +123,13 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
         }
         return active;
       };
+      // Audit events become outbox events (audit.<action>) where a subscription names an audit
+      // kind, in this unit: the claim below fans them out with everything else.
+      for (const organizationId of await tx.webhooks.activeOrganizations()) {
+        // The subscriptions alone (not their grants): most rounds move nothing.
+        const subscribed = (await tx.webhooks.active(organizationId)).some((webhook) => takesAuditKinds(webhook.events));
+        await pullAuditEvents(tx, ids, organizationId, subscribed, batchSize, now.toISOString());
+      }
       // A group event (a bulk) is expanded only where some subscription takes its name.
       const subscribed = async (organizationId: string, name: string) => (await activeIn(organizationId)).some((s) => subscribedTo(s.webhook.events, name));
       const events = await tx.deliveries.claimEvents(batchSize, now.toISOString(), subscribed);
@@ -219,7 +227,7 @@ export function createDispatcher(deps: CaseKitDeps, options: DispatcherOptions) 
     const previous = previousSigns ? signing?.previous : null;
     // Secrets sealed under another key-hash secret cannot sign: retrying cannot help.
     if (!signing || (previous && "broken" in previous)) return settled();
-    const body = JSON.stringify(deliveryBody(event, principal));
+    const body = JSON.stringify(deliveryBody(event, principal, context.hiddenFieldsFor(principal.tlpClearance)));
     const secrets = previous ? [signing.secret, previous.clear] : [signing.secret];
     const headers: Record<string, string> = {
       ...webhook.headers,

@@ -1,7 +1,10 @@
 import { withinClearance } from "../access/clearance.js";
 import type { Principal } from "../access/principal.js";
 import type { Scope } from "../access/scopes.js";
+import { redactAuditEvent } from "../audit/redact.js";
+import type { AuditEvent } from "../audit/types.js";
 import type { DomainEvent } from "../events/types.js";
+import { auditEventResourceType } from "./audit-outbox.js";
 
 const testEvent = "webhook.test";
 
@@ -17,6 +20,7 @@ const readScopes: Readonly<Record<string, Scope | null>> = {
   webhook: "webhooks:read",
   webhook_delivery: "webhooks:read",
   organization: null,
+  [auditEventResourceType]: "audit:read",
 };
 
 /** A comment is read with its parent's scope. */
@@ -36,6 +40,8 @@ function readScopeOf(event: DomainEvent): Scope | null {
 export function mayRead(event: DomainEvent, principal: Principal): boolean {
   if (event.name === testEvent) return true;
   const scope = readScopeOf(event);
+  // An audit event is read as the audit API reads it: with audit:read, its values redacted above the clearance (auditView).
+  if (event.resourceType === auditEventResourceType) return principal.scopes.has(scope!);
   return (event.tlp === null || withinClearance(event.tlp, principal.tlpClearance)) && (scope === null || principal.scopes.has(scope));
 }
 
@@ -44,18 +50,33 @@ export function mayRead(event: DomainEvent, principal: Principal): boolean {
  * it: the whole payload, or only its id, kind and TLP. Filters match against this view too, so a
  * filter on a field the subscription may not read never tells whether it matched.
  */
-export function eventData(event: DomainEvent, principal: Principal | null): Record<string, unknown> {
-  if (principal && mayRead(event, principal)) return event.payload;
+export function eventData(event: DomainEvent, principal: Principal | null, hiddenFields: ReadonlySet<string> = noHiddenFields): Record<string, unknown> {
+  if (principal && mayRead(event, principal)) return event.resourceType === auditEventResourceType ? auditView(event, principal, hiddenFields) : event.payload;
   return { id: event.resourceId, resourceType: event.resourceType, tlp: event.tlp, redacted: true };
 }
 
-/** The delivered body (Standard Webhooks' `{ type, timestamp, data }`). */
-export function deliveryBody(event: DomainEvent, principal: Principal): Record<string, unknown> {
+const noHiddenFields: ReadonlySet<string> = new Set();
+
+/**
+ * An audit event as `principal` may see it (core/audit/redact.ts, the audit API's rule): the
+ * changes of a record above its clearance, and of custom fields whose TLP floor is above it
+ * (`hiddenFields`), keep their paths but not their values. Fan-out matches filters without the
+ * custom fields (it passes none hidden): a filter cannot reach into `changes` (a list never matches).
+ */
+function auditView(event: DomainEvent, principal: Principal, hiddenFields: ReadonlySet<string>): Record<string, unknown> {
+  return redactAuditEvent(event.payload as unknown as AuditEvent, principal.tlpClearance, hiddenFields) as unknown as Record<string, unknown>;
+}
+
+/**
+ * The delivered body (Standard Webhooks' `{ type, timestamp, data }`). `hiddenFields`: the custom
+ * fields whose values `principal` may not read (an audit event's view needs them).
+ */
+export function deliveryBody(event: DomainEvent, principal: Principal, hiddenFields: ReadonlySet<string>): Record<string, unknown> {
   return {
     type: event.name,
     timestamp: event.occurredAt,
     eventId: event.id,
     ...(event.bulkRequestId ? { bulkRequestId: event.bulkRequestId } : {}),
-    data: eventData(event, principal),
+    data: eventData(event, principal, hiddenFields),
   };
 }

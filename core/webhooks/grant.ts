@@ -31,7 +31,7 @@ export function grantOf(principal: Principal): WebhookGrant {
  * tlp_restricted). Turning it off and deleting it only stop data, so they need no more. The grant
  * itself never changes.
  */
-export function requireHoldsGrant(principal: Principal, webhook: StoredWebhook): void {
+export function requireHoldsGrant(principal: Principal, webhook: Pick<StoredWebhook, "grant">): void {
   requireHolds(principal, { scopes: webhook.grant.scopes, tlpClearance: webhook.grant.tlpClearance }, "change a subscription that holds");
 }
 
@@ -53,7 +53,7 @@ export interface GrantHolders {
  * scopes, capped by its key's current ones and then by the owner (resolvePrincipal: an active
  * owner, scopes within their role, clearance within theirs).
  */
-export function deliveryPrincipal(webhook: StoredWebhook, holders: GrantHolders, now: Date): Principal | GrantBlock {
+export function deliveryPrincipal(webhook: Pick<StoredWebhook, "grant">, holders: GrantHolders, now: Date): Principal | GrantBlock {
   const { grant } = webhook;
   const { owner, key } = holders;
   if (grant.keyId !== null) {

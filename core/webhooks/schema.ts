@@ -52,7 +52,15 @@ const webhookUrlSchema = z
   .regex(/^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/, "must be an http or https URL without credentials")
   .meta({ format: "uri" });
 
-export const webhookEventPattern = /^(\*|[a-z][a-z_]*\.(\*|[a-z][a-z_]*))$/;
+/**
+ * An event name, a resource wildcard or `*`; or an audit kind: `audit.<action>` (the audit event's
+ * action, e.g. `audit.key.created`) or `audit.*`. Audit kinds are only ever taken by name: `*`
+ * means every record event, not the audit trail too.
+ */
+export const webhookEventPattern = /^(\*|audit\.(\*|[a-z][a-z_]*\.[a-z][a-z_]*)|(?!audit\.)[a-z][a-z_]*\.(\*|[a-z][a-z_]*))$/;
+
+/** The prefix of the outbox events that carry audit events (core/webhooks/audit-outbox.ts). */
+export const auditKindPrefix = "audit.";
 
 const baseShape = {
   name: boundedString(200, 1),
@@ -61,9 +69,13 @@ const baseShape = {
       "http(s) target, no credentials. Refused (400 on url) unless the deployment's allowlist names it: a host that is an address outside the unicast ranges (loopback, private, link-local and metadata, unique local, CGNAT, documentation, Teredo, NAT64 local use …) or a local name (localhost, *.local, *.internal, *.home.arpa)",
   }),
   events: z
-    .array(boundedString(100).regex(webhookEventPattern, "must be an event name like case.created, a resource wildcard like alert.*, or *"))
+    .array(boundedString(100).regex(webhookEventPattern, "must be an event name like case.created, a resource wildcard like alert.*, *, or an audit kind like audit.key.created or audit.*"))
     .min(1)
-    .max(100),
+    .max(100)
+    .meta({
+      description:
+        "Event names (case.created), resource wildcards (alert.*) or *; and audit kinds: audit.<action> (audit.key.created) or audit.*, the audit event as the subscription's grant may read it (audit:read, values above its clearance redacted). * does not include audit kinds",
+    }),
   description: boundedString(2000),
   method: z.enum(webhookMethods),
   authType: z.enum(webhookAuthTypes),
@@ -173,11 +185,17 @@ export const webhookCreatedSchema = webhookSchema
 
 export const webhookListSchema = listResponseSchema(webhookSchema).meta({ id: "WebhookList" });
 
+/** Whether a subscription names any audit kind. */
+export function takesAuditKinds(events: readonly string[]): boolean {
+  return events.some((e) => e.startsWith(auditKindPrefix));
+}
+
 export type WebhookCreateInput = z.output<typeof webhookCreateSchema>;
 export type WebhookUpdateInput = z.output<typeof webhookUpdateSchema>;
 
-/** `case.created` matches `case.created`, `case.*` and `*`. */
+/** `case.created` matches `case.created`, `case.*` and `*`; `audit.key.created` only itself and `audit.*`. */
 export function subscribedTo(events: readonly string[], name: string): boolean {
+  if (name.startsWith(auditKindPrefix)) return events.some((e) => e === name || e === `${auditKindPrefix}*`);
   const resource = name.slice(0, name.indexOf("."));
   return events.some((e) => e === "*" || e === name || e === `${resource}.*`);
 }

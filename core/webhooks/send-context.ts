@@ -1,5 +1,8 @@
 import type { CaseKitDeps } from "../context.js";
+import { hiddenKeys } from "../custom-fields/floor.js";
+import type { CustomFieldDefinition } from "../custom-fields/types.js";
 import type { DomainEvent } from "../events/types.js";
+import { auditEventResourceType } from "./audit-outbox.js";
 import { splitItemId } from "../log/groups.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { effectiveTlp } from "../tlp/effective.js";
@@ -40,6 +43,8 @@ export interface SendContext {
    * a key revoked, an owner disabled or lowered, a policy changed since moves it.
    */
   accessVersion: number | null;
+  /** The custom fields whose values a reader cleared to `clearance` may not see (an audit event's view redacts them). */
+  hiddenFieldsFor(clearance: number): ReadonlySet<string>;
 }
 
 /** The owner and the key a subscription's grant names, as they are now. */
@@ -98,6 +103,9 @@ export function createContextReader(deps: CaseKitDeps, unseal: Unseal) {
       const subscriptions = new Map<string, SubscriptionContext>();
       const events = new Map<string, DomainEvent | null>();
       const contexts = new Map<string, SendContext>();
+      // Only an audit event's view needs the organization's custom fields: read once per organization then.
+      const definitions = new Map<string, readonly CustomFieldDefinition[]>();
+      const noDefinitions: readonly CustomFieldDefinition[] = [];
       for (const delivery of deliveries) {
         const subscriptionKey = `${delivery.organizationId}/${delivery.webhookId}`;
         let subscription = subscriptions.get(subscriptionKey);
@@ -105,7 +113,13 @@ export function createContextReader(deps: CaseKitDeps, unseal: Unseal) {
         const eventKey = `${delivery.organizationId}/${delivery.eventId}`;
         let event = events.get(eventKey);
         if (event === undefined) events.set(eventKey, (event = await eventOf(tx, delivery)));
-        contexts.set(delivery.id, { subscription, event, readAt, accessVersion: versions.get(delivery.organizationId) ?? null });
+        let fields = noDefinitions;
+        if (event?.resourceType === auditEventResourceType) {
+          fields = definitions.get(delivery.organizationId) ?? (await tx.customFields.listAll(delivery.organizationId));
+          definitions.set(delivery.organizationId, fields);
+        }
+        const hiddenFieldsFor = (clearance: number) => hiddenKeys(fields, clearance);
+        contexts.set(delivery.id, { subscription, event, readAt, accessVersion: versions.get(delivery.organizationId) ?? null, hiddenFieldsFor });
       }
       return contexts;
     });

@@ -77,7 +77,7 @@ export function createWebhookService(deps: CaseKitDeps): WebhookService {
     if (webhook.status !== "active") throw new CaseKitError("conflict", "The webhook is disabled: enable it (PATCH status \"active\") first");
   }
 
-  async function change(tx: UnitOfWork, principal: Principal, name: string, before: StoredWebhook | null, after: StoredWebhook, now: Date): Promise<void> {
+  async function change(tx: UnitOfWork, principal: Principal, name: string, before: StoredWebhook | null, after: StoredWebhook, now: Date, gone = false): Promise<void> {
     await recordChange(deps, tx, principal, {
       name,
       resourceType: "webhook",
@@ -85,6 +85,7 @@ export function createWebhookService(deps: CaseKitDeps): WebhookService {
       after: toPublicWebhook(after),
       tlp: null,
       now,
+      gone,
     });
   }
 
@@ -183,7 +184,7 @@ export function createWebhookService(deps: CaseKitDeps): WebhookService {
       return storage.transaction(async (tx) => {
         const webhook = await load(tx, principal, id);
         await tx.webhooks.delete(principal.organizationId, id);
-        await change(tx, principal, "webhook.deleted", null, webhook, now);
+        await change(tx, principal, "webhook.deleted", null, webhook, now, true);
         return toPublicWebhook(webhook);
       });
     },

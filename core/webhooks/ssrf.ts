@@ -122,17 +122,25 @@ export function checkWebhookUrl(text: string, allowlist: WebhookAllowlist): UrlV
   if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, reason: "must use http or https" };
   if (url.username || url.password) return { ok: false, reason: "must not carry credentials (use authType)" };
   const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (allowsHost(allowlist, host, port)) return { ok: true, url, port };
+  const refused = checkTargetHost(url.hostname.replace(/^\[|\]$/g, ""), port, allowlist);
+  return refused ? { ok: false, reason: refused } : { ok: true, url, port };
+}
+
+/**
+ * The host part of the rule, for any outbound target (a webhook URL's host, a syslog receiver):
+ * why `host` (a name or a literal address, IPv6 without brackets) may not be connected to on
+ * `port`, or null when it may. Names pass unless local; their addresses are checked when connecting.
+ */
+export function checkTargetHost(host: string, port: number, allowlist: WebhookAllowlist): string | null {
+  if (allowsHost(allowlist, host, port)) return null;
   const address = parseIp(host);
   if (address) {
-    if (allowsAddress(allowlist, address, port)) return { ok: true, url, port };
+    if (allowsAddress(allowlist, address, port)) return null;
     const reason = forbiddenReason(address);
-    if (reason) return { ok: false, reason: `points at a ${reason} address (${formatIp(address)})` };
-    return { ok: true, url, port };
+    return reason ? `points at a ${reason} address (${formatIp(address)})` : null;
   }
-  if (isLocalName(canonicalHost(host))) return { ok: false, reason: `names a local host (${host})` };
-  return { ok: true, url, port };
+  if (isLocalName(canonicalHost(host))) return `names a local host (${host})`;
+  return null;
 }
 
 /**

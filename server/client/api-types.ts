@@ -241,7 +241,7 @@ export interface paths {
         };
         /**
          * List a case's tasks
-         * @description Newest first, keyset-paged with `limit` and `cursor`; filters as on `GET /tasks`. Tasks above the caller's TLP clearance are left out, and so are deleted ones. The task's case must be one of the caller's organization (else 404, as for an id that never existed); the task and its case must both be within the caller's TLP clearance (else 403 `tlp_restricted`).
+         * @description Newest first, keyset-paged with `limit` and `cursor`; filters as on `GET /tasks`, `cf.<key>` too. Tasks above the caller's TLP clearance are left out, and so are deleted ones. The task's case must be one of the caller's organization (else 404, as for an id that never existed); the task and its case must both be within the caller's TLP clearance (else 403 `tlp_restricted`).
          *
          *     Requires the scope `tasks:read`.
          */
@@ -249,7 +249,7 @@ export interface paths {
         put?: never;
         /**
          * Add a task to a case
-         * @description `tlp` defaults to the case's (nobody creates a task above their own clearance), `order` to after the case's last task, `status` to `waiting`. The task's case must be one of the caller's organization (else 404, as for an id that never existed); the task and its case must both be within the caller's TLP clearance (else 403 `tlp_restricted`).
+         * @description `tlp` defaults to the case's (nobody creates a task above their own clearance), `order` to after the case's last task, `status` to `waiting`. Custom fields required on create must be given (a default counts). `customFields` holds the organization's task custom fields (`GET /custom-fields/schema?scope=task`): once it defines any, only defined keys, each value checked (400 `validation_failed` at `customFields.<key>`); values above the caller's clearance are left out of every answer. The task's case must be one of the caller's organization (else 404, as for an id that never existed); the task and its case must both be within the caller's TLP clearance (else 403 `tlp_restricted`).
          *
          *     Requires the scope `tasks:write`.
          */
@@ -269,7 +269,7 @@ export interface paths {
         };
         /**
          * List tasks across the organization's cases
-         * @description Newest first, keyset-paged with `limit` and `cursor`. A repeated filter parameter means any of its values; `dueAfter` is inclusive and `dueBefore` exclusive (tasks without a due date match neither). Tasks above the caller's TLP clearance, or whose case is, are left out, and so are deleted ones.
+         * @description Newest first, keyset-paged with `limit` and `cursor`. A repeated filter parameter means any of its values; `dueAfter` is inclusive and `dueBefore` exclusive (tasks without a due date match neither). `cf.<key>=<value>` (up to three) keeps the tasks whose filterable custom field holds the value. Tasks above the caller's TLP clearance, or whose case is, are left out, and so are deleted ones.
          *
          *     Requires the scope `tasks:read`.
          */
@@ -309,7 +309,7 @@ export interface paths {
         head?: never;
         /**
          * Change a task
-         * @description Send only the fields to change; `null` clears an optional field. Status: waiting ⇄ in_progress, either → completed or cancelled; completed → in_progress and cancelled → waiting reopen. A change the lifecycle does not allow is 409 `invalid_transition`. A case cannot be closed while one of its mandatory tasks is waiting or in_progress (409 `mandatory_tasks_open` on the case).
+         * @description Send only the fields to change; `null` clears an optional field. Status: waiting ⇄ in_progress, either → completed or cancelled; completed → in_progress and cancelled → waiting reopen. A change the lifecycle does not allow is 409 `invalid_transition`. A case cannot be closed while one of its mandatory tasks is waiting or in_progress (409 `mandatory_tasks_open` on the case). `customFields` replaces the task's values; moving into a final status (or one a field's `required.onEnter` names) while a required field is unset is 409 `required_fields_unset`. `customFields` holds the organization's task custom fields (`GET /custom-fields/schema?scope=task`): once it defines any, only defined keys, each value checked (400 `validation_failed` at `customFields.<key>`); values above the caller's clearance are left out of every answer.
          *
          *     Requires the scope `tasks:write`.
          */
@@ -327,14 +327,14 @@ export interface paths {
         put?: never;
         /**
          * Change many tasks at once
-         * @description Sets the same `fields` (spec §2.3: title, description, status, assigneeId, dueDate, mandatory, tlp) on every task named. A new `tlp` above the caller's clearance or an `assigneeId` that is not an active user of the organization fails the whole request; a task whose status may not change as asked is skipped as `invalid_transition`. Name the tasks by `ids` (1 to 1 000) or by `options.selectAll: true` with `options.filters` (the filters of `GET /tasks`, as JSON); both at once, or neither, is 400. One transaction: a fault halfway changes nothing. Each changed task gets its own audit entry and event carrying the answer's `bulkRequestId`; unknown, deleted and other organizations' ids are skipped as `not_found`, tasks above the caller's clearance (or whose case is) as `tlp_restricted`.
+         * @description Sets the same `fields` (spec §2.3: title, description, status, assigneeId, dueDate, mandatory, tlp, and `customFields`, which sets only the fields it names and keeps each task's others) on every task named; `options.filters.customFields` selects by custom field value as `cf.<key>` does. A new `tlp` above the caller's clearance or an `assigneeId` that is not an active user of the organization fails the whole request; a task whose status may not change as asked is skipped as `invalid_transition`. Name the tasks by `ids` (1 to 1 000) or by `options.selectAll: true` with `options.filters` (the filters of `GET /tasks`, as JSON); both at once, or neither, is 400. One transaction: a fault halfway changes nothing. Each changed task gets its own audit entry and event carrying the answer's `bulkRequestId`; unknown, deleted and other organizations' ids are skipped as `not_found`, tasks above the caller's clearance (or whose case is) as `tlp_restricted`.
          *
          *     Requires the scope `tasks:write`.
          */
         post: operations["bulkUpdateTasks"];
         /**
          * Delete many tasks at once
-         * @description Soft-deletes every task named (as `DELETE /tasks/{id}` does, event `task.deleted`). The selection travels as a JSON body on this DELETE. Name the tasks by `ids` (1 to 1 000) or by `options.selectAll: true` with `options.filters` (the filters of `GET /tasks`, as JSON); both at once, or neither, is 400. One transaction: a fault halfway changes nothing. Each changed task gets its own audit entry and event carrying the answer's `bulkRequestId`; unknown, deleted and other organizations' ids are skipped as `not_found`, tasks above the caller's clearance (or whose case is) as `tlp_restricted`.
+         * @description Soft-deletes every task named (as `DELETE /tasks/{id}` does, event `task.deleted`). The selection travels as a JSON body on this DELETE; `options.filters.customFields` selects by custom field value as `cf.<key>` does (a field that is not there, not filterable or above the caller's clearance: 422 `unknown_reference`). Name the tasks by `ids` (1 to 1 000) or by `options.selectAll: true` with `options.filters` (the filters of `GET /tasks`, as JSON); both at once, or neither, is 400. One transaction: a fault halfway changes nothing. Each changed task gets its own audit entry and event carrying the answer's `bulkRequestId`; unknown, deleted and other organizations' ids are skipped as `not_found`, tasks above the caller's clearance (or whose case is) as `tlp_restricted`.
          *
          *     Requires the scope `tasks:write`.
          */
@@ -353,7 +353,7 @@ export interface paths {
         };
         /**
          * List a case's observables
-         * @description Newest first, keyset-paged; filters as on `GET /observables`. Observables above the caller's TLP clearance are left out.
+         * @description Newest first, keyset-paged; filters as on `GET /observables`, `cf.<key>` too. Observables above the caller's TLP clearance are left out.
          *
          *     Requires the scope `observables:read`.
          */
@@ -361,7 +361,7 @@ export interface paths {
         put?: never;
         /**
          * Add an observable to a case
-         * @description A value the case already has (same dataType and normalised data) answers 200 with that record and `deduplicated: true`: `ioc` and `sighted` are OR-ed, tags added, a missing message filled in; tlp and pap stay as they were. `tlp` defaults to the case's; nobody creates one above their own clearance.
+         * @description A value the case already has (same dataType and normalised data) answers 200 with that record and `deduplicated: true`: `ioc` and `sighted` are OR-ed, tags added, a missing message and unset custom fields filled in; tlp and pap stay as they were. `tlp` defaults to the case's; nobody creates one above their own clearance. `customFields` holds the organization's observable custom fields (`GET /custom-fields/schema?scope=observable`): once it defines any, only defined keys, each value checked (400 `validation_failed` at `customFields.<key>`); values above the caller's clearance are left out of every answer.
          *
          *     Requires the scope `observables:write`.
          */
@@ -381,7 +381,7 @@ export interface paths {
         };
         /**
          * List an alert's observables
-         * @description Newest first, keyset-paged; filters as on `GET /observables`. Observables above the caller's TLP clearance are left out; a deleted alert is 404.
+         * @description Newest first, keyset-paged; filters as on `GET /observables`, `cf.<key>` too. Observables above the caller's TLP clearance are left out; a deleted alert is 404.
          *
          *     Requires the scope `observables:read`.
          */
@@ -389,7 +389,7 @@ export interface paths {
         put?: never;
         /**
          * Add an observable to an alert
-         * @description A value the alert already has (same dataType and normalised data) answers 200 with that record and `deduplicated: true`: `ioc` and `sighted` are OR-ed, tags added, a missing message filled in; tlp and pap stay as they were. `tlp` defaults to the alert's; nobody creates one above their own clearance. A deleted alert is 404.
+         * @description A value the alert already has (same dataType and normalised data) answers 200 with that record and `deduplicated: true`: `ioc` and `sighted` are OR-ed, tags added, a missing message and unset custom fields filled in; tlp and pap stay as they were. `tlp` defaults to the alert's; nobody creates one above their own clearance. A deleted alert is 404. `customFields` holds the organization's observable custom fields (`GET /custom-fields/schema?scope=observable`): once it defines any, only defined keys, each value checked (400 `validation_failed` at `customFields.<key>`); values above the caller's clearance are left out of every answer.
          *
          *     Requires the scope `observables:write`.
          */
@@ -409,7 +409,7 @@ export interface paths {
         };
         /**
          * List observables across the organization
-         * @description "Where else have we seen this?": `data` matches the stored value after the same normalisation as on create. Newest first, keyset-paged; a repeated parameter means any of its values. Observables above the caller's clearance, or whose case or alert is, are left out, and so are those of deleted alerts.
+         * @description "Where else have we seen this?": `data` matches the stored value after the same normalisation as on create. Newest first, keyset-paged; a repeated parameter means any of its values. `cf.<key>=<value>` (up to three) keeps the observables whose filterable custom field holds the value. Observables above the caller's clearance, or whose case or alert is, are left out, and so are those of deleted alerts.
          *
          *     Requires the scope `observables:read`.
          */
@@ -449,7 +449,7 @@ export interface paths {
         head?: never;
         /**
          * Change an observable
-         * @description Send only the fields to change (tlp, pap, ioc, sighted, tags, message; `message: null` clears it). dataType and data never change: delete and add instead.
+         * @description Send only the fields to change (tlp, pap, ioc, sighted, tags, message, customFields; `message: null` clears it; `customFields` replaces the observable's values). dataType and data never change: delete and add instead. `customFields` holds the organization's observable custom fields (`GET /custom-fields/schema?scope=observable`): once it defines any, only defined keys, each value checked (400 `validation_failed` at `customFields.<key>`); values above the caller's clearance are left out of every answer.
          *
          *     Requires the scope `observables:write`.
          */
@@ -583,7 +583,7 @@ export interface paths {
         };
         /**
          * The organization's case lifecycle
-         * @description The version in force: the newest published one, or the built-in default (version 0) while the organization has published none.
+         * @description The version in force: the newest published one, or the built-in default (version 0) while the organization has published none. Cases whose type names a named lifecycle follow that one instead (GET /lifecycles/case/named).
          *
          *     Requires the scope `cases:read`.
          */
@@ -716,6 +716,78 @@ export interface paths {
          *     Requires the scope `tasks:read`.
          */
         get: operations["listTaskLifecycleVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lifecycles/case/named": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's case lifecycles
+         * @description The default case lifecycle first (key `default`), then every named one in force, by key. One page (`nextCursor` null): an organization has at most 50 named case lifecycles.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["listCaseLifecycles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lifecycles/case/named/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A named case lifecycle
+         * @description Its newest version; 404 `not_found` for a key never published. `default` answers as GET /lifecycles/case.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["getNamedCaseLifecycle"];
+        /**
+         * Publish a version of a named case lifecycle
+         * @description The first version creates the lifecycle (version 1; 409 `conflict` past 50 named case lifecycles); case types may then name it. The rules of PUT /lifecycles/case hold, and `mapping` moves the cases that follow this lifecycle (those of the types naming it) only, each move in their status history. A rule broken is 422 `invalid_lifecycle`; a version published meanwhile is 409 `conflict`.
+         *
+         *     Requires the scope `org:admin`.
+         */
+        put: operations["publishNamedCaseLifecycle"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lifecycles/case/named/{key}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Published versions of a named case lifecycle
+         * @description Newest first, keyset-paged with `limit` and `cursor`; 404 `not_found` for a key never published.
+         *
+         *     Requires the scope `cases:read`.
+         */
+        get: operations["listNamedCaseLifecycleVersions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1536,6 +1608,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit events
+         * @description One event per change of one record (a bulk operation's records each have their own), sign-ins and refusals, newest first by `seq`, keyset-paged. A repeated filter parameter means any of its values; `actorId` matches a user id or a key id; `from` is inclusive, `to` exclusive; `q` is a phrase found in the action or the target. Changes of a record above the reader's TLP clearance, and custom field values above the field's TLP floor, keep their paths and read `[redacted]`; secrets (key hashes, password hashes, session tokens, webhook secrets) are masked when written and never stored.
+         *
+         *     Requires the scope `audit:read`.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export audit events (NDJSON)
+         * @description The organization's events the filters keep (those of GET /audit-events; `from` inclusive, `to` exclusive), oldest first by `seq`, one JSON event per line (`application/x-ndjson`), gzip-compressed when the request accepts it. Read from the database a page at a time and written at the pace the client reads, so an export of any size runs in constant memory; the caller's access is checked again before each page (a key revoked meanwhile cuts the export). A bad filter is 400 before anything is sent; a failure after the first line cuts the connection, so a truncated export never ends like a whole one. Changes of a record above the reader's TLP clearance, and custom field values above the field's TLP floor, keep their paths and read `[redacted]`; secrets (key hashes, password hashes, session tokens, webhook secrets) are masked when written and never stored.
+         *
+         *     Requires the scope `audit:read`.
+         */
+        get: operations["exportAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit-events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow audit events (Server-Sent Events)
+         * @description New audit events as they are written, as Server-Sent Events: `id:` is the event's `seq`, `data:` the event as JSON. A client that names no event starts from now; after a reconnect EventSource sends `Last-Event-ID` and the stream resumes right after it, without loss or duplicate; `?lastEventId=` does the same on a first connection (`0`: from the first event kept); the header wins. A `: heartbeat` comment after 15 s of quiet. The caller's access is checked on every read (about once a second): a key revoked or suspended, or an owner disabled, ends the stream, and the reconnect is answered 401. Changes of a record above the reader's TLP clearance, and custom field values above the field's TLP floor, keep their paths and read `[redacted]`; secrets (key hashes, password hashes, session tokens, webhook secrets) are masked when written and never stored.
+         *
+         *     Requires the scope `audit:read`.
+         */
+        get: operations["streamAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit-events/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the audit events' hash chain
+         * @description Recomputes the organization's hash chain from its start (the latest signed retention checkpoint, or the end of the events written before the chain existed) and names the first event that was changed, removed or reordered, or a checkpoint whose signature does not match.
+         *
+         *     Requires the scope `audit:read`.
+         */
+        get: operations["verifyAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cases/{id}/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A case's audit trail
+         * @description The case's events and those of its tasks, observables and comments, newest first, with the filters of GET /audit-events. 404 for an unknown case; 403 for a case above the caller's TLP clearance. Changes of a record above the reader's TLP clearance, and custom field values above the field's TLP floor, keep their paths and read `[redacted]`; secrets (key hashes, password hashes, session tokens, webhook secrets) are masked when written and never stored.
+         *
+         *     Requires the scope `audit:read`.
+         */
+        get: operations["listCaseAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit-sinks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List syslog sinks
+         * @description The organization's sinks, newest first, keyset-paged with `limit` and `cursor`.
+         *
+         *     Requires the scope `audit:read`.
+         */
+        get: operations["listAuditSinks"];
+        put?: never;
+        /**
+         * Create a syslog sink of the audit events
+         * @description Sends the organization's audit events, each once and in `seq` order, to a syslog receiver as RFC 5424 messages over TCP or TLS (README "Audit delivery"). It starts at the current head: its own `audit_sink.created` event is the first it sends; history is read with GET /audit-events. `config.target` is `tcp://host:port` or `tls://host:port`; a document of the wrong shape is 400 `validation_failed`; one of the right shape that does not hold together is 422 `invalid_sink_config` with every problem by path: a loopback, private, link-local or otherwise reserved address or a local name on `config.target` unless the deployment's CASEKIT_WEBHOOK_ALLOWLIST names it (the webhooks' SSRF rule, checked again on every address DNS returns and on the connected socket). `ca` (PEM certificates only) and `servername` apply to tls only. Needs `audit:manage` and `audit:read`. The sink records the caller's grant (the key, its TLP clearance and scopes) and delivers as it, capped by the key's and the owner's rights at send time: values above that clearance read `[redacted]`, and nothing is sent while the grant lacks `audit:read` or its key or owner is suspended.
+         *
+         *     Requires the scopes `audit:manage` and `audit:read`.
+         */
+        post: operations["createAuditSink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit-sinks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a syslog sink
+         * @description 404 for an unknown id and for another organization's sink alike.
+         *
+         *     Requires the scope `audit:read`.
+         */
+        get: operations["getAuditSink"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a syslog sink
+         * @description Removes the sink with its cursor and answers 200 with the record as it was; its delivery stops. The audit trail keeps it.
+         *
+         *     Requires the scope `audit:manage`.
+         */
+        delete: operations["deleteAuditSink"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a syslog sink
+         * @description Send only the fields to change; `config` replaces the whole document and is checked as at creation (400 `validation_failed` / 422 `invalid_sink_config`). `status` "paused" stops delivery and keeps the cursor; "active" resumes after it, so nothing written meanwhile is skipped. Any change but `{ "status": "paused" }` needs every scope and at least the TLP clearance of the sink's grant (403 `missing_scope` / `tlp_restricted`). The running delivery picks the change up within seconds.
+         *
+         *     Requires the scope `audit:manage`.
+         */
+        patch: operations["updateAuditSink"];
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -1601,7 +1845,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "required_fields_unset" | "unknown_case_type" | "invalid_field_definition" | "case_type_archived" | "record_closed" | "transition_blocked" | "unknown_status" | "invalid_lifecycle" | "invalid_configuration" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
+            code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "malformed_request" | "request_timeout" | "missing_credentials" | "invalid_key" | "invalid_credentials" | "invalid_session" | "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive" | "credentials_in_query" | "legacy_credentials_rejected" | "ambiguous_credentials" | "missing_scope" | "csrf_rejected" | "tlp_restricted" | "organization_restricted" | "tier_restricted" | "not_author" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "mandatory_tasks_open" | "required_fields_unset" | "unknown_case_type" | "severity_required" | "invalid_field_definition" | "invalid_sink_config" | "case_type_archived" | "record_closed" | "transition_blocked" | "unknown_status" | "unknown_lifecycle" | "status_not_in_lifecycle" | "invalid_lifecycle" | "invalid_configuration" | "bulk_too_large" | "unknown_reference" | "invalid_expiry" | "rate_limited" | "unavailable" | "body_already_consumed" | "internal_error";
             /** @description Every invalid field, for validation_failed */
             errors?: {
                 /** @description Dotted path of the offending field; empty for the whole body */
@@ -1721,6 +1965,10 @@ export interface components {
             sighted: boolean;
             tags: components["schemas"]["CaseTag"][];
             message: string | null;
+            /** @description Values of the organization's observable custom fields; those above your TLP clearance are left out */
+            customFields: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             deletedAt: string | null;
             deletedBy: string | null;
@@ -1827,6 +2075,10 @@ export interface components {
             mandatory: boolean;
             tlp: number;
             order: number;
+            /** @description Values of the organization's task custom fields; those above your TLP clearance are left out */
+            customFields: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             deletedAt: string | null;
             deletedBy: string | null;
@@ -1883,6 +2135,10 @@ export interface components {
             sighted: boolean;
             tags: components["schemas"]["CaseTag"][];
             message: string | null;
+            /** @description Values of the organization's observable custom fields; those above your TLP clearance are left out */
+            customFields: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             deletedAt: string | null;
             deletedBy: string | null;
@@ -1931,7 +2187,9 @@ export interface components {
             id: string | null;
             /** @enum {string} */
             entity: "case" | "alert" | "task";
-            /** @description 0 for the built-in default, then 1, 2, … per publication */
+            /** @description `default`, or the key of a named case lifecycle (GET /lifecycles/case/named/{key}) */
+            key: string;
+            /** @description 0 for the built-in default, then 1, 2, … per publication of this key */
             version: number;
             statuses: components["schemas"]["LifecycleStatus"][];
             transitions: components["schemas"]["LifecycleTransition"][];
@@ -1967,6 +2225,12 @@ export interface components {
             data: components["schemas"]["Lifecycle"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
+        };
+        CaseLifecycleList: {
+            /** @description The default lifecycle first, then the named ones by key (at most 50: one page) */
+            data: components["schemas"]["Lifecycle"][];
+            /** @description Always null: the list is one page */
+            nextCursor: null;
         };
         TransitionList: {
             recordId: string;
@@ -2023,7 +2287,7 @@ export interface components {
             description: string | null;
             /** @enum {string} */
             tier: "basic" | "standard" | "professional" | "enterprise" | "unlimited";
-            scopes: ("cases:read" | "cases:write" | "alerts:read" | "alerts:write" | "tasks:read" | "tasks:write" | "observables:read" | "observables:write" | "users:read" | "keys:write" | "users:write" | "teams:write" | "webhooks:read" | "webhooks:write" | "audit:read" | "org:admin")[];
+            scopes: ("cases:read" | "cases:write" | "alerts:read" | "alerts:write" | "tasks:read" | "tasks:write" | "observables:read" | "observables:write" | "users:read" | "keys:write" | "users:write" | "teams:write" | "webhooks:read" | "webhooks:write" | "audit:read" | "audit:manage" | "org:admin")[];
             tlpClearance: number;
             /** @enum {string} */
             status: "active" | "suspended" | "revoked";
@@ -2054,7 +2318,7 @@ export interface components {
             description: string | null;
             /** @enum {string} */
             tier: "basic" | "standard" | "professional" | "enterprise" | "unlimited";
-            scopes: ("cases:read" | "cases:write" | "alerts:read" | "alerts:write" | "tasks:read" | "tasks:write" | "observables:read" | "observables:write" | "users:read" | "keys:write" | "users:write" | "teams:write" | "webhooks:read" | "webhooks:write" | "audit:read" | "org:admin")[];
+            scopes: ("cases:read" | "cases:write" | "alerts:read" | "alerts:write" | "tasks:read" | "tasks:write" | "observables:read" | "observables:write" | "users:read" | "keys:write" | "users:write" | "teams:write" | "webhooks:read" | "webhooks:write" | "audit:read" | "audit:manage" | "org:admin")[];
             tlpClearance: number;
             /** @enum {string} */
             status: "active" | "suspended" | "revoked";
@@ -2190,6 +2454,7 @@ export interface components {
             description: string | null;
             defaultTlp: number | null;
             defaultPap: number | null;
+            defaultSeverity: number | null;
             customFields: string[];
             lifecycle: string | null;
             archivedAt: string | null;
@@ -2283,13 +2548,44 @@ export interface components {
          *           ]
          *         }
          *       },
+         *       "caseLifecycles": [
+         *         {
+         *           "key": "fast_track",
+         *           "statuses": [
+         *             {
+         *               "key": "open",
+         *               "label": "Open",
+         *               "category": "new",
+         *               "final": false,
+         *               "color": null
+         *             },
+         *             {
+         *               "key": "done",
+         *               "label": "Done",
+         *               "category": "closed",
+         *               "final": true,
+         *               "color": null
+         *             }
+         *           ],
+         *           "transitions": [
+         *             {
+         *               "from": [
+         *                 "open"
+         *               ],
+         *               "to": "done"
+         *             }
+         *           ]
+         *         }
+         *       ],
          *       "caseTypes": [
          *         {
          *           "key": "phishing",
          *           "label": "Phishing",
+         *           "defaultSeverity": 2,
          *           "customFields": [
          *             "impact"
          *           ],
+         *           "lifecycle": "fast_track",
          *           "archived": false
          *         }
          *       ],
@@ -2337,6 +2633,12 @@ export interface components {
                     transitions: components["schemas"]["LifecycleTransition"][];
                 };
             };
+            /** @description The named case lifecycles in force, sorted by key */
+            caseLifecycles: {
+                statuses: components["schemas"]["LifecycleStatus"][];
+                transitions: components["schemas"]["LifecycleTransition"][];
+                key: string;
+            }[];
             caseTypes: {
                 key: string;
                 label: string;
@@ -2345,12 +2647,14 @@ export interface components {
                 defaultTlp?: number;
                 /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
                 defaultPap?: number;
+                /** @description The severity a new case of this type gets when its body gives none */
+                defaultSeverity?: number;
                 /**
                  * @description Keys of case custom fields that apply to cases of this type; empty: every case field
                  * @default []
                  */
                 customFields: string[];
-                /** @description The lifecycle its cases follow (a lifecycle key) */
+                /** @description The case lifecycle its cases follow: `default` or a named case lifecycle's key (GET /lifecycles/case/named); absent or null: the default one */
                 lifecycle?: string;
                 /**
                  * @description true: archived (no new records take it)
@@ -2426,6 +2730,11 @@ export interface components {
                 alert: "published" | "unchanged";
                 /** @enum {string} */
                 task: "published" | "unchanged";
+            };
+            /** @description Named case lifecycle keys per outcome */
+            caseLifecycles: {
+                published: string[];
+                unchanged: string[];
             };
             /** @description Keys per outcome */
             caseTypes: {
@@ -2606,6 +2915,8 @@ export interface components {
             };
             /** @description Cases may be shared with, and received from, other organizations (both sides must allow it) */
             allowCaseSharing: boolean;
+            /** @description Audit events older than this many days are pruned behind a signed checkpoint (README "Audit events"); null: the deployment's CASEKIT_AUDIT_RETENTION_DAYS */
+            auditRetentionDays: number | null;
         };
         TlpAuditList: {
             data: components["schemas"]["TlpAuditEntry"][];
@@ -2662,6 +2973,93 @@ export interface components {
                 color: string;
             }[];
         };
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        AuditEvent: {
+            id: string;
+            organizationId: string;
+            /** @description Position in the organization's hash chain: 1, 2, 3 … without gaps */
+            seq: number;
+            at: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "apiKey" | "system" | "automation";
+                id: string | null;
+                /** @description The user an API key acts for */
+                onBehalfOf?: string;
+            };
+            requestId: string | null;
+            ip: string | null;
+            userAgent: string | null;
+            action: string;
+            target: {
+                type: string;
+                id: string;
+                caseId?: string;
+            };
+            /** @enum {string} */
+            outcome: "success" | "denied" | "failure";
+            /** @description Each changed value by dotted path; values above the reader's clearance, or a custom field's TLP floor, read `[redacted]`; secrets always read `[masked]` */
+            changes: {
+                path: string;
+                before: unknown;
+                after: unknown;
+            }[];
+            bulkRequestId: string | null;
+            tlp: number | null;
+        };
+        AuditChainVerdict: {
+            ok: boolean;
+            /** @description How many rows were checked (a bulk operation's row covers one position per record) */
+            checked: number;
+            from: {
+                /** @description The position checking started after */
+                seq: number;
+                /**
+                 * @description The chain's start; the latest signed retention checkpoint; or the end of the events written before the chain existed (unhashed)
+                 * @enum {string}
+                 */
+                kind: "start" | "checkpoint" | "legacy";
+            };
+            /** @description The first row whose content, link or position does not match, or a checkpoint whose signature does not; absent when ok */
+            firstBad?: {
+                /** @description The row, or null when rows are missing from the end */
+                id: string | null;
+                seq: number;
+                /** @enum {string} */
+                reason: "hash" | "link" | "sequence" | "missing" | "checkpoint";
+            };
+        };
+        AuditSink: {
+            id: string;
+            organizationId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Id of the user who created the record */
+            createdBy: string | null;
+            name: string;
+            config: {
+                target: string;
+                ca?: string;
+                servername?: string;
+                facility: number;
+                enterpriseId: string;
+            };
+            /** @enum {string} */
+            status: "active" | "paused";
+            /** @description The clearance it reads under (its creator's when created): values above it are redacted */
+            tlpClearance: number;
+        };
+        AuditSinkList: {
+            data: components["schemas"]["AuditSink"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
         Health: {
             status: string;
             service: string;
@@ -2685,7 +3083,8 @@ export interface components {
         };
         CaseCreate: {
             title: string;
-            severity: number;
+            /** @description 1 (low) to 4 (critical). Required unless `typeValue` names a case type with a `defaultSeverity`, which then applies */
+            severity?: number;
             description?: string;
             /**
              * @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED
@@ -2798,10 +3197,7 @@ export interface components {
              * @description When the reported event happened (the source's time)
              */
             eventDate?: string & unknown;
-            /**
-             * @description Observables of the alert (at most 500), saved with it and deduplicated per (dataType, data); `tlp` defaults to the alert's
-             * @default []
-             */
+            /** @description Observables of the alert (at most 500), saved with it and deduplicated per (dataType, data); `tlp` defaults to the alert's */
             observables?: components["schemas"]["ObservableCreate"][];
         };
         ObservableCreate: {
@@ -2828,6 +3224,10 @@ export interface components {
             /** @default [] */
             tags?: components["schemas"]["CaseTagInput"][];
             message?: string;
+            /** @description Values of the organization's observable custom fields (GET /custom-fields/schema?scope=observable describes them); free-form while it defines none for observables: a JSON object nesting at most 8 levels of objects and arrays (itself included), member names of 1 to 100 characters, at most 64 KiB as UTF-8 JSON */
+            customFields?: {
+                [key: string]: components["schemas"]["FreeFormValue7"];
+            };
         } & (unknown & unknown & unknown & unknown & unknown & unknown);
         AlertUpdate: {
             title?: string;
@@ -2923,6 +3323,10 @@ export interface components {
             tlp?: number;
             /** @description Defaults to after the case's last task */
             order?: number;
+            /** @description Values of the organization's task custom fields (GET /custom-fields/schema?scope=task describes them); free-form while it defines none for tasks: a JSON object nesting at most 8 levels of objects and arrays (itself included), member names of 1 to 100 characters, at most 64 KiB as UTF-8 JSON */
+            customFields?: {
+                [key: string]: components["schemas"]["FreeFormValue7"];
+            };
         };
         TaskUpdate: {
             title?: string & unknown;
@@ -2936,6 +3340,10 @@ export interface components {
             tlp?: number;
             /** @description Position among the case's tasks (ascending), for display */
             order?: number;
+            /** @description The task's whole set of values: fields left out are cleared (fields above your TLP clearance keep theirs) */
+            customFields?: {
+                [key: string]: components["schemas"]["FreeFormValue7"];
+            };
         };
         TaskBulkUpdate: {
             /** @description Ids of the records to act on (1 to 1000); duplicates count once */
@@ -2960,6 +3368,10 @@ export interface components {
                      */
                     dueBefore?: string & unknown;
                     caseId?: (string & unknown) | (string & unknown)[];
+                    /** @description Custom field values every task must hold, as the list's `cf.<key>=<value>` (at most three, filterable fields only) */
+                    customFields?: {
+                        [key: string]: string | number | boolean;
+                    };
                 };
             };
             fields: {
@@ -2972,6 +3384,10 @@ export interface components {
                 mandatory?: boolean;
                 /** @description Traffic Light Protocol 2.0: 0 CLEAR, 1 GREEN, 2 AMBER, 3 AMBER+STRICT, 4 RED */
                 tlp?: number;
+                /** @description The fields to set on every task (null clears one); each task keeps the fields left out */
+                customFields?: {
+                    [key: string]: components["schemas"]["FreeFormValue7"];
+                };
             };
         } & ({
             options?: unknown;
@@ -3004,6 +3420,10 @@ export interface components {
                      */
                     dueBefore?: string & unknown;
                     caseId?: (string & unknown) | (string & unknown)[];
+                    /** @description Custom field values every task must hold, as the list's `cf.<key>=<value>` (at most three, filterable fields only) */
+                    customFields?: {
+                        [key: string]: string | number | boolean;
+                    };
                 };
             };
         } & ({
@@ -3023,6 +3443,10 @@ export interface components {
             sighted?: boolean;
             tags?: components["schemas"]["CaseTagInput"][];
             message?: string | null;
+            /** @description The observable's whole set of values: fields left out are cleared (fields above your TLP clearance keep theirs) */
+            customFields?: {
+                [key: string]: components["schemas"]["FreeFormValue7"];
+            };
         };
         CommentCreate: {
             /** @description The text, 1 to 10000 characters once leading and trailing white space is trimmed (stored trimmed). */
@@ -3132,6 +3556,10 @@ export interface components {
                 tlp?: number;
                 /** @description Position among the case's tasks (ascending), for display */
                 order?: number;
+                /** @description The task's whole set of values: fields left out are cleared (fields above your TLP clearance keep theirs) */
+                customFields?: {
+                    [key: string]: components["schemas"]["FreeFormValue7"];
+                };
             };
         };
         /**
@@ -3152,7 +3580,7 @@ export interface components {
              * @enum {string}
              */
             tier?: "basic" | "standard" | "professional" | "enterprise" | "unlimited";
-            scopes: ("cases:read" | "cases:write" | "alerts:read" | "alerts:write" | "tasks:read" | "tasks:write" | "observables:read" | "observables:write" | "users:read" | "keys:write" | "users:write" | "teams:write" | "webhooks:read" | "webhooks:write" | "audit:read" | "org:admin")[];
+            scopes: ("cases:read" | "cases:write" | "alerts:read" | "alerts:write" | "tasks:read" | "tasks:write" | "observables:read" | "observables:write" | "users:read" | "keys:write" | "users:write" | "teams:write" | "webhooks:read" | "webhooks:write" | "audit:read" | "audit:manage" | "org:admin")[];
             /** @description Defaults to the creator's clearance (capped by the organization's policy) */
             tlpClearance?: number;
             /**
@@ -3309,9 +3737,10 @@ export interface components {
             description?: string | null;
             defaultTlp?: number | null;
             defaultPap?: number | null;
+            defaultSeverity?: number | null;
             /** @description Keys of case custom fields that apply to cases of this type; empty: every case field */
             customFields?: (string & unknown)[];
-            lifecycle?: string | null;
+            lifecycle?: (string & unknown) | null;
             /** @description true archives the type (no new cases of it), false restores it */
             archived?: boolean;
         };
@@ -3399,13 +3828,44 @@ export interface components {
          *           ]
          *         }
          *       },
+         *       "caseLifecycles": [
+         *         {
+         *           "key": "fast_track",
+         *           "statuses": [
+         *             {
+         *               "key": "open",
+         *               "label": "Open",
+         *               "category": "new",
+         *               "final": false,
+         *               "color": null
+         *             },
+         *             {
+         *               "key": "done",
+         *               "label": "Done",
+         *               "category": "closed",
+         *               "final": true,
+         *               "color": null
+         *             }
+         *           ],
+         *           "transitions": [
+         *             {
+         *               "from": [
+         *                 "open"
+         *               ],
+         *               "to": "done"
+         *             }
+         *           ]
+         *         }
+         *       ],
          *       "caseTypes": [
          *         {
          *           "key": "phishing",
          *           "label": "Phishing",
+         *           "defaultSeverity": 2,
          *           "customFields": [
          *             "impact"
          *           ],
+         *           "lifecycle": "fast_track",
          *           "archived": false
          *         }
          *       ],
@@ -3447,6 +3907,11 @@ export interface components {
                 alert: components["schemas"]["LifecyclePublish"];
                 task: components["schemas"]["LifecyclePublish"];
             };
+            /**
+             * @description Named case lifecycles (what case types' `lifecycle` names), by key; one missing from the document is kept
+             * @default []
+             */
+            caseLifecycles?: components["schemas"]["NamedCaseLifecycleEntry"][];
             caseTypes: {
                 key: string & unknown;
                 label: string & unknown;
@@ -3455,13 +3920,15 @@ export interface components {
                 defaultTlp?: number;
                 /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
                 defaultPap?: number;
+                /** @description The severity a new case of this type gets when its body gives none */
+                defaultSeverity?: number;
                 /**
                  * @description Keys of case custom fields that apply to cases of this type; empty: every case field
                  * @default []
                  */
                 customFields?: (string & unknown)[];
-                /** @description The lifecycle its cases follow (a lifecycle key) */
-                lifecycle?: string;
+                /** @description The case lifecycle its cases follow: `default` or a named case lifecycle's key (GET /lifecycles/case/named); absent or null: the default one */
+                lifecycle?: string & unknown;
                 /**
                  * @description true: archived (no new records take it)
                  * @default false
@@ -3500,6 +3967,19 @@ export interface components {
                 archived?: boolean;
             }[];
         };
+        NamedCaseLifecycleEntry: {
+            statuses: components["schemas"]["LifecycleStatusInput"][];
+            transitions: components["schemas"]["LifecycleTransitionInput"][];
+            /**
+             * @description For each status of the current version that the new one drops: the status its records count as from now on
+             * @default {}
+             */
+            mapping?: {
+                [key: string]: string & unknown;
+            };
+            /** @description `default` (the lifecycle /lifecycles/{entity} reads), or a named case lifecycle's key */
+            key: string & unknown;
+        };
         /**
          * @example {
          *       "name": "SOAR",
@@ -3526,6 +4006,7 @@ export interface components {
              * @description http(s) target, no credentials. Refused (400 on url) unless the deployment's allowlist names it: a host that is an address outside the unicast ranges (loopback, private, link-local and metadata, unique local, CGNAT, documentation, Teredo, NAT64 local use …) or a local name (localhost, *.local, *.internal, *.home.arpa)
              */
             url: string & unknown;
+            /** @description Event names (case.created), resource wildcards (alert.*) or *; and audit kinds: audit.<action> (audit.key.created) or audit.*, the audit event as the subscription's grant may read it (audit:read, values above its clearance redacted). * does not include audit kinds */
             events: (string & unknown)[];
             description?: string;
             /**
@@ -3587,6 +4068,7 @@ export interface components {
              * @description http(s) target, no credentials. Refused (400 on url) unless the deployment's allowlist names it: a host that is an address outside the unicast ranges (loopback, private, link-local and metadata, unique local, CGNAT, documentation, Teredo, NAT64 local use …) or a local name (localhost, *.local, *.internal, *.home.arpa)
              */
             url?: string & unknown;
+            /** @description Event names (case.created), resource wildcards (alert.*) or *; and audit kinds: audit.<action> (audit.key.created) or audit.*, the audit event as the subscription's grant may read it (audit:read, values above its clearance redacted). * does not include audit kinds */
             events?: (string & unknown)[];
             description?: string | null;
             /** @enum {string} */
@@ -3637,10 +4119,12 @@ export interface components {
             };
             /** @description Cases may be shared with, and received from, other organizations (both sides must allow it) */
             allowCaseSharing?: boolean;
+            /** @description Audit events older than this many days are pruned behind a signed checkpoint (README "Audit events"); null: the deployment's CASEKIT_AUDIT_RETENTION_DAYS */
+            auditRetentionDays?: number | null;
         };
     };
     responses: {
-        /** @description `validation_failed`: The request is not valid; `invalid_json`: The body is not valid JSON; `malformed_request`: The request is not valid HTTP; `unknown_case_type`: The typeValue names no case type of the organization; `case_type_archived`: The case type is archived: no new cases of it; `unknown_status`: The status is not one of the organization's lifecycle; `bulk_too_large`: The bulk request touches more records than this deployment allows */
+        /** @description `validation_failed`: The request is not valid; `invalid_json`: The body is not valid JSON; `malformed_request`: The request is not valid HTTP; `unknown_case_type`: The typeValue names no case type of the organization; `severity_required`: No severity was given and the case's type gives no defaultSeverity; `case_type_archived`: The case type is archived: no new cases of it; `unknown_status`: The status is not one of the organization's lifecycle; `unknown_lifecycle`: The lifecycle key names no lifecycle of the organization; `bulk_too_large`: The bulk request touches more records than this deployment allows */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3691,7 +4175,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `conflict`: The request conflicts with the current state; `invalid_transition`: The status change is not allowed; `mandatory_tasks_open`: The case still has open mandatory tasks; `required_fields_unset`: Required custom fields are not set; `record_closed`: The record is closed: reopen it first; `transition_blocked`: The status change needs requirements that are not met */
+        /** @description `conflict`: The request conflicts with the current state; `invalid_transition`: The status change is not allowed; `mandatory_tasks_open`: The case still has open mandatory tasks; `required_fields_unset`: Required custom fields are not set; `record_closed`: The record is closed: reopen it first; `transition_blocked`: The status change needs requirements that are not met; `status_not_in_lifecycle`: The case's status does not exist in the lifecycle its new type follows */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3730,7 +4214,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `invalid_field_definition`: The custom field definition does not hold together; `invalid_lifecycle`: The lifecycle breaks a rule every lifecycle keeps; `invalid_configuration`: The configuration document breaks rules of its definitions; `unknown_reference`: The request names a record that does not exist or cannot be used here; `invalid_expiry`: The expiry is not in the future */
+        /** @description `invalid_field_definition`: The custom field definition does not hold together; `invalid_sink_config`: The audit sink configuration does not hold together; `invalid_lifecycle`: The lifecycle breaks a rule every lifecycle keeps; `invalid_configuration`: The configuration document breaks rules of its definitions; `unknown_reference`: The request names a record that does not exist or cannot be used here; `invalid_expiry`: The expiry is not in the future */
         UnprocessableContent: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3895,8 +4379,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "title": "Phishing wave against finance",
-                 *       "severity": 1
+                 *       "title": "Phishing wave against finance"
                  *     }
                  */
                 "application/json": components["schemas"]["CaseCreate"];
@@ -4272,6 +4755,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "message": null,
+                     *           "customFields": {},
                      *           "deletedAt": null,
                      *           "deletedBy": null
                      *         }
@@ -4670,6 +5154,7 @@ export interface operations {
                      *               }
                      *             ],
                      *             "message": null,
+                     *             "customFields": {},
                      *             "deletedAt": null,
                      *             "deletedBy": null
                      *           }
@@ -4695,6 +5180,7 @@ export interface operations {
                      *               }
                      *             ],
                      *             "message": null,
+                     *             "customFields": {},
                      *             "deletedAt": null,
                      *             "deletedBy": null
                      *           }
@@ -4720,6 +5206,7 @@ export interface operations {
                      *               }
                      *             ],
                      *             "message": null,
+                     *             "customFields": {},
                      *             "deletedAt": null,
                      *             "deletedBy": null
                      *           }
@@ -4864,6 +5351,7 @@ export interface operations {
                      *               }
                      *             ],
                      *             "message": null,
+                     *             "customFields": {},
                      *             "deletedAt": null,
                      *             "deletedBy": null
                      *           }
@@ -4889,6 +5377,7 @@ export interface operations {
                      *               }
                      *             ],
                      *             "message": null,
+                     *             "customFields": {},
                      *             "deletedAt": null,
                      *             "deletedBy": null
                      *           }
@@ -4914,6 +5403,7 @@ export interface operations {
                      *               }
                      *             ],
                      *             "message": null,
+                     *             "customFields": {},
                      *             "deletedAt": null,
                      *             "deletedBy": null
                      *           }
@@ -5095,6 +5585,7 @@ export interface operations {
                      *           "mandatory": false,
                      *           "tlp": 1,
                      *           "order": 1,
+                     *           "customFields": {},
                      *           "deletedAt": null,
                      *           "deletedBy": null
                      *         }
@@ -5160,6 +5651,7 @@ export interface operations {
                      *       "mandatory": false,
                      *       "tlp": 1,
                      *       "order": 1,
+                     *       "customFields": {},
                      *       "deletedAt": null,
                      *       "deletedBy": null
                      *     }
@@ -5229,6 +5721,7 @@ export interface operations {
                      *           "mandatory": false,
                      *           "tlp": 1,
                      *           "order": 1,
+                     *           "customFields": {},
                      *           "deletedAt": null,
                      *           "deletedBy": null
                      *         }
@@ -5284,6 +5777,7 @@ export interface operations {
                      *       "mandatory": false,
                      *       "tlp": 1,
                      *       "order": 1,
+                     *       "customFields": {},
                      *       "deletedAt": null,
                      *       "deletedBy": null
                      *     }
@@ -5336,6 +5830,7 @@ export interface operations {
                      *       "mandatory": false,
                      *       "tlp": 1,
                      *       "order": 1,
+                     *       "customFields": {},
                      *       "deletedAt": null,
                      *       "deletedBy": null
                      *     }
@@ -5398,6 +5893,7 @@ export interface operations {
                      *       "mandatory": false,
                      *       "tlp": 1,
                      *       "order": 1,
+                     *       "customFields": {},
                      *       "deletedAt": null,
                      *       "deletedBy": null
                      *     }
@@ -5527,6 +6023,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5591,6 +6088,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "message": null,
+                     *           "customFields": {},
                      *           "deletedAt": null,
                      *           "deletedBy": null
                      *         }
@@ -5662,6 +6160,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "message": null,
+                     *       "customFields": {},
                      *       "deletedAt": null,
                      *       "deletedBy": null,
                      *       "deduplicated": false
@@ -5740,6 +6239,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "message": null,
+                     *           "customFields": {},
                      *           "deletedAt": null,
                      *           "deletedBy": null
                      *         }
@@ -5811,6 +6311,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "message": null,
+                     *       "customFields": {},
                      *       "deletedAt": null,
                      *       "deletedBy": null,
                      *       "deduplicated": false
@@ -5888,6 +6389,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "message": null,
+                     *           "customFields": {},
                      *           "deletedAt": null,
                      *           "deletedBy": null
                      *         }
@@ -5948,6 +6450,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "message": null,
+                     *       "customFields": {},
                      *       "deletedAt": null,
                      *       "deletedBy": null
                      *     }
@@ -6005,6 +6508,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "message": null,
+                     *       "customFields": {},
                      *       "deletedAt": null,
                      *       "deletedBy": null
                      *     }
@@ -6071,6 +6575,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "message": null,
+                     *       "customFields": {},
                      *       "deletedAt": null,
                      *       "deletedBy": null
                      *     }
@@ -6621,6 +7126,7 @@ export interface operations {
                      * @example {
                      *       "id": null,
                      *       "entity": "case",
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
                      *       "version": 1,
                      *       "statuses": [
                      *         {
@@ -6700,6 +7206,7 @@ export interface operations {
                      * @example {
                      *       "id": null,
                      *       "entity": "case",
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
                      *       "version": 1,
                      *       "statuses": [
                      *         {
@@ -6766,6 +7273,7 @@ export interface operations {
                      *         {
                      *           "id": null,
                      *           "entity": "case",
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
                      *           "version": 1,
                      *           "statuses": [
                      *             {
@@ -6825,6 +7333,7 @@ export interface operations {
                      * @example {
                      *       "id": null,
                      *       "entity": "case",
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
                      *       "version": 1,
                      *       "statuses": [
                      *         {
@@ -6904,6 +7413,7 @@ export interface operations {
                      * @example {
                      *       "id": null,
                      *       "entity": "case",
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
                      *       "version": 1,
                      *       "statuses": [
                      *         {
@@ -6970,6 +7480,7 @@ export interface operations {
                      *         {
                      *           "id": null,
                      *           "entity": "case",
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
                      *           "version": 1,
                      *           "statuses": [
                      *             {
@@ -7029,6 +7540,7 @@ export interface operations {
                      * @example {
                      *       "id": null,
                      *       "entity": "case",
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
                      *       "version": 1,
                      *       "statuses": [
                      *         {
@@ -7108,6 +7620,7 @@ export interface operations {
                      * @example {
                      *       "id": null,
                      *       "entity": "case",
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
                      *       "version": 1,
                      *       "statuses": [
                      *         {
@@ -7174,6 +7687,7 @@ export interface operations {
                      *         {
                      *           "id": null,
                      *           "entity": "case",
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
                      *           "version": 1,
                      *           "statuses": [
                      *             {
@@ -7206,6 +7720,286 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCaseLifecycles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": null,
+                     *           "entity": "case",
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "version": 1,
+                     *           "statuses": [
+                     *             {
+                     *               "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *               "label": "example",
+                     *               "category": "new",
+                     *               "final": false,
+                     *               "color": null
+                     *             }
+                     *           ],
+                     *           "transitions": [
+                     *             {
+                     *               "from": [
+                     *                 "example"
+                     *               ],
+                     *               "to": "example"
+                     *             }
+                     *           ],
+                     *           "mapping": {},
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaseLifecycleList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getNamedCaseLifecycle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A key of this kind; any other shape names nothing (404) */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": null,
+                     *       "entity": "case",
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *       "version": 1,
+                     *       "statuses": [
+                     *         {
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "color": null
+                     *         }
+                     *       ],
+                     *       "transitions": [
+                     *         {
+                     *           "from": [
+                     *             "example"
+                     *           ],
+                     *           "to": "example"
+                     *         }
+                     *       ],
+                     *       "mapping": {},
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lifecycle"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    publishNamedCaseLifecycle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A key of this kind; any other shape names nothing (404) */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "statuses": [
+                 *         {
+                 *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                 *           "label": "example",
+                 *           "category": "new",
+                 *           "final": false
+                 *         }
+                 *       ],
+                 *       "transitions": [
+                 *         {
+                 *           "from": [
+                 *             "example"
+                 *           ],
+                 *           "to": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["LifecyclePublish"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": null,
+                     *       "entity": "case",
+                     *       "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *       "version": 1,
+                     *       "statuses": [
+                     *         {
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "label": "example",
+                     *           "category": "new",
+                     *           "final": false,
+                     *           "color": null
+                     *         }
+                     *       ],
+                     *       "transitions": [
+                     *         {
+                     *           "from": [
+                     *             "example"
+                     *           ],
+                     *           "to": "example"
+                     *         }
+                     *       ],
+                     *       "mapping": {},
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lifecycle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listNamedCaseLifecycleVersions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+            };
+            header?: never;
+            path: {
+                /** @description A key of this kind; any other shape names nothing (404) */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": null,
+                     *           "entity": "case",
+                     *           "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *           "version": 1,
+                     *           "statuses": [
+                     *             {
+                     *               "key": "ck_live_3x4mpl3k3y0000000000000000_a1b2",
+                     *               "label": "example",
+                     *               "category": "new",
+                     *               "final": false,
+                     *               "color": null
+                     *             }
+                     *           ],
+                     *           "transitions": [
+                     *             {
+                     *               "from": [
+                     *                 "example"
+                     *               ],
+                     *               "to": "example"
+                     *             }
+                     *           ],
+                     *           "mapping": {},
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LifecycleVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -7671,6 +8465,7 @@ export interface operations {
                      *       "mandatory": false,
                      *       "tlp": 1,
                      *       "order": 1,
+                     *       "customFields": {},
                      *       "deletedAt": null,
                      *       "deletedBy": null
                      *     }
@@ -8945,6 +9740,7 @@ export interface operations {
                      *           "description": null,
                      *           "defaultTlp": null,
                      *           "defaultPap": null,
+                     *           "defaultSeverity": null,
                      *           "customFields": [],
                      *           "lifecycle": null,
                      *           "archivedAt": "2026-03-01T12:00:00Z"
@@ -8986,13 +9782,15 @@ export interface operations {
                     defaultTlp?: number;
                     /** @description Permissible Actions Protocol: 0 CLEAR, 1 GREEN, 2 AMBER, 3 RED */
                     defaultPap?: number;
+                    /** @description The severity a new case of this type gets when its body gives none */
+                    defaultSeverity?: number;
                     /**
                      * @description Keys of case custom fields that apply to cases of this type; empty: every case field
                      * @default []
                      */
                     customFields?: (string & unknown)[];
-                    /** @description The lifecycle its cases follow (a lifecycle key) */
-                    lifecycle?: string;
+                    /** @description The case lifecycle its cases follow: `default` or a named case lifecycle's key (GET /lifecycles/case/named); absent or null: the default one */
+                    lifecycle?: string & unknown;
                 };
             };
         };
@@ -9019,6 +9817,7 @@ export interface operations {
                      *       "description": null,
                      *       "defaultTlp": null,
                      *       "defaultPap": null,
+                     *       "defaultSeverity": null,
                      *       "customFields": [],
                      *       "lifecycle": null,
                      *       "archivedAt": "2026-03-01T12:00:00Z"
@@ -9072,6 +9871,7 @@ export interface operations {
                      *       "description": null,
                      *       "defaultTlp": null,
                      *       "defaultPap": null,
+                     *       "defaultSeverity": null,
                      *       "customFields": [],
                      *       "lifecycle": null,
                      *       "archivedAt": "2026-03-01T12:00:00Z"
@@ -9121,6 +9921,7 @@ export interface operations {
                      *       "description": null,
                      *       "defaultTlp": null,
                      *       "defaultPap": null,
+                     *       "defaultSeverity": null,
                      *       "customFields": [],
                      *       "lifecycle": null,
                      *       "archivedAt": "2026-03-01T12:00:00Z"
@@ -9180,6 +9981,7 @@ export interface operations {
                      *       "description": null,
                      *       "defaultTlp": null,
                      *       "defaultPap": null,
+                     *       "defaultSeverity": null,
                      *       "customFields": [],
                      *       "lifecycle": null,
                      *       "archivedAt": "2026-03-01T12:00:00Z"
@@ -9301,13 +10103,44 @@ export interface operations {
                      *           ]
                      *         }
                      *       },
+                     *       "caseLifecycles": [
+                     *         {
+                     *           "key": "fast_track",
+                     *           "statuses": [
+                     *             {
+                     *               "key": "open",
+                     *               "label": "Open",
+                     *               "category": "new",
+                     *               "final": false,
+                     *               "color": null
+                     *             },
+                     *             {
+                     *               "key": "done",
+                     *               "label": "Done",
+                     *               "category": "closed",
+                     *               "final": true,
+                     *               "color": null
+                     *             }
+                     *           ],
+                     *           "transitions": [
+                     *             {
+                     *               "from": [
+                     *                 "open"
+                     *               ],
+                     *               "to": "done"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
                      *       "caseTypes": [
                      *         {
                      *           "key": "phishing",
                      *           "label": "Phishing",
+                     *           "defaultSeverity": 2,
                      *           "customFields": [
                      *             "impact"
                      *           ],
+                     *           "lifecycle": "fast_track",
                      *           "archived": false
                      *         }
                      *       ],
@@ -9439,13 +10272,44 @@ export interface operations {
                  *           ]
                  *         }
                  *       },
+                 *       "caseLifecycles": [
+                 *         {
+                 *           "key": "fast_track",
+                 *           "statuses": [
+                 *             {
+                 *               "key": "open",
+                 *               "label": "Open",
+                 *               "category": "new",
+                 *               "final": false,
+                 *               "color": null
+                 *             },
+                 *             {
+                 *               "key": "done",
+                 *               "label": "Done",
+                 *               "category": "closed",
+                 *               "final": true,
+                 *               "color": null
+                 *             }
+                 *           ],
+                 *           "transitions": [
+                 *             {
+                 *               "from": [
+                 *                 "open"
+                 *               ],
+                 *               "to": "done"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
                  *       "caseTypes": [
                  *         {
                  *           "key": "phishing",
                  *           "label": "Phishing",
+                 *           "defaultSeverity": 2,
                  *           "customFields": [
                  *             "impact"
                  *           ],
+                 *           "lifecycle": "fast_track",
                  *           "archived": false
                  *         }
                  *       ],
@@ -9496,6 +10360,10 @@ export interface operations {
                      *         "case": "published",
                      *         "alert": "published",
                      *         "task": "published"
+                     *       },
+                     *       "caseLifecycles": {
+                     *         "published": [],
+                     *         "unchanged": []
                      *       },
                      *       "caseTypes": {
                      *         "created": [],
@@ -10143,7 +11011,8 @@ export interface operations {
                      *           "basic"
                      *         ],
                      *         "rateLimits": {},
-                     *         "allowCaseSharing": false
+                     *         "allowCaseSharing": false,
+                     *         "auditRetentionDays": 1
                      *       },
                      *       "createdAt": "2026-03-01T12:00:00Z",
                      *       "updatedAt": "2026-03-01T12:00:00Z"
@@ -10197,7 +11066,8 @@ export interface operations {
                      *           "basic"
                      *         ],
                      *         "rateLimits": {},
-                     *         "allowCaseSharing": false
+                     *         "allowCaseSharing": false,
+                     *         "auditRetentionDays": 1
                      *       },
                      *       "createdAt": "2026-03-01T12:00:00Z",
                      *       "updatedAt": "2026-03-01T12:00:00Z"
@@ -10362,6 +11232,639 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+                /** @description A user id or a key id (a key's events, or everything a user did, by key or not) */
+                actorId?: string;
+                actorType?: ("user" | "apiKey" | "system" | "automation") | ("user" | "apiKey" | "system" | "automation")[];
+                /** @description `<resource>.<verb>`, e.g. `case.updated`; repeat for any of several */
+                action?: string | string[];
+                /** @description The kind of record, e.g. `case`, `task`, `key` */
+                targetType?: string | string[];
+                targetId?: string;
+                outcome?: "success" | "denied" | "failure";
+                /** @description Events at or after this time */
+                from?: string & unknown;
+                /** @description Events before this time */
+                to?: string & unknown;
+                /** @description A phrase found (ignoring case) in the action, the target's type or the target's id */
+                q?: string;
+                caseId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "seq": 1,
+                     *           "at": "2026-03-01T12:00:00Z",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": null
+                     *           },
+                     *           "requestId": null,
+                     *           "ip": null,
+                     *           "userAgent": null,
+                     *           "action": "example",
+                     *           "target": {
+                     *             "type": "example",
+                     *             "id": "example"
+                     *           },
+                     *           "outcome": "success",
+                     *           "changes": [
+                     *             {
+                     *               "path": "example",
+                     *               "before": null,
+                     *               "after": null
+                     *             }
+                     *           ],
+                     *           "bulkRequestId": null,
+                     *           "tlp": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description A user id or a key id (a key's events, or everything a user did, by key or not) */
+                actorId?: string;
+                actorType?: ("user" | "apiKey" | "system" | "automation") | ("user" | "apiKey" | "system" | "automation")[];
+                /** @description `<resource>.<verb>`, e.g. `case.updated`; repeat for any of several */
+                action?: string | string[];
+                /** @description The kind of record, e.g. `case`, `task`, `key` */
+                targetType?: string | string[];
+                targetId?: string;
+                outcome?: "success" | "denied" | "failure";
+                /** @description Events at or after this time */
+                from?: string & unknown;
+                /** @description Events before this time */
+                to?: string & unknown;
+                /** @description A phrase found (ignoring case) in the action, the target's type or the target's id */
+                q?: string;
+                caseId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {"id":"example","organizationId":"org_01jq7x3m9k2b4c6d8f0g1h2j3k","seq":1,"at":"2026-03-01T12:00:00Z","actor":{"type":"user","id":null},"requestId":null,"ip":null,"userAgent":null,"action":"example","target":{"type":"example","id":"example"},"outcome":"success","changes":[{"path":"example","before":null,"after":null}],"bulkRequestId":null,"tlp":null} */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    streamAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event (`0`: from the first event kept); the `Last-Event-ID` header wins. Neither: from now */
+                lastEventId?: string & unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id: 1
+                     *     data: {"id":"example","organizationId":"org_01jq7x3m9k2b4c6d8f0g1h2j3k","seq":1,"at":"2026-03-01T12:00:00Z","actor":{"type":"user","id":null},"requestId":null,"ip":null,"userAgent":null,"action":"example","target":{"type":"example","id":"example"},"outcome":"success","changes":[{"path":"example","before":null,"after":null}],"bulkRequestId":null,"tlp":null}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyAuditEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "checked": 1,
+                     *       "from": {
+                     *         "seq": 1,
+                     *         "kind": "start"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditChainVerdict"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCaseAuditEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+                /** @description A user id or a key id (a key's events, or everything a user did, by key or not) */
+                actorId?: string;
+                actorType?: ("user" | "apiKey" | "system" | "automation") | ("user" | "apiKey" | "system" | "automation")[];
+                /** @description `<resource>.<verb>`, e.g. `case.updated`; repeat for any of several */
+                action?: string | string[];
+                /** @description The kind of record, e.g. `case`, `task`, `key` */
+                targetType?: string | string[];
+                targetId?: string;
+                outcome?: "success" | "denied" | "failure";
+                /** @description Events at or after this time */
+                from?: string & unknown;
+                /** @description Events before this time */
+                to?: string & unknown;
+                /** @description A phrase found (ignoring case) in the action, the target's type or the target's id */
+                q?: string;
+            };
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "seq": 1,
+                     *           "at": "2026-03-01T12:00:00Z",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": null
+                     *           },
+                     *           "requestId": null,
+                     *           "ip": null,
+                     *           "userAgent": null,
+                     *           "action": "example",
+                     *           "target": {
+                     *             "type": "example",
+                     *             "id": "example"
+                     *           },
+                     *           "outcome": "success",
+                     *           "changes": [
+                     *             {
+                     *               "path": "example",
+                     *               "before": null,
+                     *               "after": null
+                     *             }
+                     *           ],
+                     *           "bulkRequestId": null,
+                     *           "tlp": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAuditSinks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from a previous page's nextCursor */
+                cursor?: string & unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *           "createdAt": "2026-03-01T12:00:00Z",
+                     *           "updatedAt": "2026-03-01T12:00:00Z",
+                     *           "createdBy": null,
+                     *           "name": "Tier 1 triage",
+                     *           "config": {
+                     *             "target": "example",
+                     *             "facility": 1,
+                     *             "enterpriseId": "example"
+                     *           },
+                     *           "status": "active",
+                     *           "tlpClearance": 1
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditSinkList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAuditSink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "SOC SIEM",
+                 *       "config": {
+                 *         "target": "tls://siem.example.com:6514"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description A label for people
+                     * @example SOC SIEM
+                     */
+                    name: string;
+                    config: {
+                        /**
+                         * @description `tcp://host:port` or `tls://host:port` (RFC 5425's port is 6514). The pattern is the syntax; which hosts and addresses are allowed (the webhooks' SSRF rule) is checked by the service, which knows the deployment's allowlist
+                         * @example tls://siem.example.com:6514
+                         */
+                        target: string & unknown;
+                        /** @description PEM certificates trusted for the receiver instead of the bundled roots (tls only) */
+                        ca?: string;
+                        /** @description The name the receiver's certificate must carry, when it differs from the target's host (tls only) */
+                        servername?: string;
+                        /**
+                         * @description Syslog facility, 0-23; 13 (log audit) by default, 16-23 are local0-local7
+                         * @default 13
+                         */
+                        facility?: number;
+                        /**
+                         * @description The enterprise number in the structured data's SD-ID (`casekit@<number>`); 32473 is the documentation number
+                         * @default 32473
+                         */
+                        enterpriseId?: string & unknown;
+                    };
+                    /**
+                     * @default active
+                     * @enum {string}
+                     */
+                    status?: "active" | "paused";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "config": {
+                     *         "target": "example",
+                     *         "facility": 1,
+                     *         "enterpriseId": "example"
+                     *       },
+                     *       "status": "active",
+                     *       "tlpClearance": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditSink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAuditSink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "config": {
+                     *         "target": "example",
+                     *         "facility": 1,
+                     *         "enterpriseId": "example"
+                     *       },
+                     *       "status": "active",
+                     *       "tlpClearance": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditSink"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteAuditSink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "config": {
+                     *         "target": "example",
+                     *         "facility": 1,
+                     *         "enterpriseId": "example"
+                     *       },
+                     *       "status": "active",
+                     *       "tlpClearance": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditSink"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateAuditSink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An id of this kind; any other shape names no record (404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "SOC SIEM"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description A label for people
+                     * @example SOC SIEM
+                     */
+                    name?: string;
+                    /** @description Replaces the whole document */
+                    config?: {
+                        /**
+                         * @description `tcp://host:port` or `tls://host:port` (RFC 5425's port is 6514). The pattern is the syntax; which hosts and addresses are allowed (the webhooks' SSRF rule) is checked by the service, which knows the deployment's allowlist
+                         * @example tls://siem.example.com:6514
+                         */
+                        target: string & unknown;
+                        /** @description PEM certificates trusted for the receiver instead of the bundled roots (tls only) */
+                        ca?: string;
+                        /** @description The name the receiver's certificate must carry, when it differs from the target's host (tls only) */
+                        servername?: string;
+                        /**
+                         * @description Syslog facility, 0-23; 13 (log audit) by default, 16-23 are local0-local7
+                         * @default 13
+                         */
+                        facility?: number;
+                        /**
+                         * @description The enterprise number in the structured data's SD-ID (`casekit@<number>`); 32473 is the documentation number
+                         * @default 32473
+                         */
+                        enterpriseId?: string & unknown;
+                    };
+                    /**
+                     * @description `paused` stops delivery and keeps the cursor; `active` resumes after it
+                     * @enum {string}
+                     */
+                    status?: "active" | "paused";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "organizationId": "org_01jq7x3m9k2b4c6d8f0g1h2j3k",
+                     *       "createdAt": "2026-03-01T12:00:00Z",
+                     *       "updatedAt": "2026-03-01T12:00:00Z",
+                     *       "createdBy": null,
+                     *       "name": "Tier 1 triage",
+                     *       "config": {
+                     *         "target": "example",
+                     *         "facility": 1,
+                     *         "enterpriseId": "example"
+                     *       },
+                     *       "status": "active",
+                     *       "tlpClearance": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditSink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

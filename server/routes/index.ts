@@ -1,6 +1,8 @@
 import type { ApiRoute } from "../route.js";
 import { alertRoutes } from "./alerts.js";
 import { apiKeyRoutes } from "./api-keys.js";
+import { auditEventRoutes } from "./audit-events.js";
+import { auditSinkRoutes } from "./audit-sinks.js";
 import { caseRoutes } from "./cases.js";
 import { caseTypeRoutes } from "./case-types.js";
 import { configurationRoutes } from "./configuration.js";
@@ -34,6 +36,8 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...webhookRoutes,
   ...organizationRoutes,
   ...tlpRoutes,
+  ...auditEventRoutes,
+  ...auditSinkRoutes,
   ...healthRoutes,
   ...openApiRoutes,
 ];

@@ -1,6 +1,7 @@
 import {
   caseSchema,
   alertSchema,
+  caseLifecycleListSchema,
   lifecyclePublishSchema,
   lifecycleSchema,
   lifecycleVersionListSchema,
@@ -32,7 +33,7 @@ const definitionRoutes: ApiRoute[] = entities.flatMap(({ entity, name, read }) =
     operationId: `get${name}Lifecycle`,
     tag: "Workflows",
     summary: `The organization's ${entity} lifecycle`,
-    description: `The version in force: the newest published one, or the built-in default (version 0) while the organization has published none.`,
+    description: `The version in force: the newest published one, or the built-in default (version 0) while the organization has published none.${entity === "case" ? " Cases whose type names a named lifecycle follow that one instead (GET /lifecycles/case/named)." : ""}`,
     scope: read,
     response: lifecycleSchema,
     handle: ({ kit, principal }) => kit.lifecycles.get(principal, entity),
@@ -64,6 +65,62 @@ const definitionRoutes: ApiRoute[] = entities.flatMap(({ entity, name, read }) =
     handle: ({ kit, principal, query }) => kit.lifecycles.versions(principal, entity, query),
   }),
 ]);
+
+/**
+ * Named case lifecycles: besides the default one (the routes above), an organization may publish
+ * case lifecycles under a key that case types name (`lifecycle`); a case follows its type's.
+ * `default` as the key is the default lifecycle itself.
+ */
+const namedRoutes: ApiRoute[] = [
+  defineApiRoute({
+    method: "GET",
+    path: "/lifecycles/case/named",
+    operationId: "listCaseLifecycles",
+    tag: "Workflows",
+    summary: "The organization's case lifecycles",
+    description: "The default case lifecycle first (key `default`), then every named one in force, by key. One page (`nextCursor` null): an organization has at most 50 named case lifecycles.",
+    scope: "cases:read",
+    response: caseLifecycleListSchema,
+    handle: ({ kit, principal }) => kit.lifecycles.listCase(principal),
+  }),
+  defineApiRoute({
+    method: "GET",
+    path: "/lifecycles/case/named/:key",
+    operationId: "getNamedCaseLifecycle",
+    tag: "Workflows",
+    summary: "A named case lifecycle",
+    description: "Its newest version; 404 `not_found` for a key never published. `default` answers as GET /lifecycles/case.",
+    scope: "cases:read",
+    response: lifecycleSchema,
+    handle: ({ kit, principal, params }) => kit.lifecycles.get(principal, "case", params.key ?? ""),
+  }),
+  defineApiRoute({
+    method: "PUT",
+    path: "/lifecycles/case/named/:key",
+    operationId: "publishNamedCaseLifecycle",
+    tag: "Workflows",
+    summary: "Publish a version of a named case lifecycle",
+    description:
+      "The first version creates the lifecycle (version 1; 409 `conflict` past 50 named case lifecycles); case types may then name it. The rules of PUT /lifecycles/case hold, and `mapping` moves the cases that follow this lifecycle (those of the types naming it) only, each move in their status history. A rule broken is 422 `invalid_lifecycle`; a version published meanwhile is 409 `conflict`.",
+    scope: "org:admin",
+    body: lifecyclePublishSchema,
+    response: lifecycleSchema,
+    errors: [409, 422],
+    handle: ({ kit, principal, params, body }) => kit.lifecycles.publish(principal, "case", body, params.key ?? ""),
+  }),
+  defineApiRoute({
+    method: "GET",
+    path: "/lifecycles/case/named/:key/versions",
+    operationId: "listNamedCaseLifecycleVersions",
+    tag: "Workflows",
+    summary: "Published versions of a named case lifecycle",
+    description: "Newest first, keyset-paged with `limit` and `cursor`; 404 `not_found` for a key never published.",
+    scope: "cases:read",
+    query: lifecycleVersionQuerySchema,
+    response: lifecycleVersionListSchema,
+    handle: ({ kit, principal, params, query }) => kit.lifecycles.versions(principal, "case", query, params.key ?? ""),
+  }),
+];
 
 /** A record's transitions and history. */
 const recordRoutes: ApiRoute[] = entities.flatMap(({ entity, collection, name, read, write, record, transition }) => [
@@ -106,4 +163,4 @@ const recordRoutes: ApiRoute[] = entities.flatMap(({ entity, collection, name, r
   }),
 ]);
 
-export const lifecycleRoutes: readonly ApiRoute[] = [...definitionRoutes, ...recordRoutes];
+export const lifecycleRoutes: readonly ApiRoute[] = [...definitionRoutes, ...namedRoutes, ...recordRoutes];

@@ -10,7 +10,11 @@ import {
 import { defineApiRoute } from "../route.js";
 
 const dedupeNote =
-  "A value the case already has (same dataType and normalised data) answers 200 with that record and `deduplicated: true`: `ioc` and `sighted` are OR-ed, tags added, a missing message filled in; tlp and pap stay as they were.";
+  "A value the case already has (same dataType and normalised data) answers 200 with that record and `deduplicated: true`: `ioc` and `sighted` are OR-ed, tags added, a missing message and unset custom fields filled in; tlp and pap stay as they were.";
+
+const fieldsNote =
+  "`customFields` holds the organization's observable custom fields (`GET /custom-fields/schema?scope=observable`): once it defines any, only defined keys, each value checked (400 `validation_failed` at `customFields.<key>`); values above the caller's clearance are left out of every answer.";
+const filterNote = "`cf.<key>=<value>` (up to three) keeps the observables whose filterable custom field holds the value.";
 
 export const observableRoutes = [
   defineApiRoute({
@@ -19,7 +23,7 @@ export const observableRoutes = [
     operationId: "createCaseObservable",
     tag: "Observables",
     summary: "Add an observable to a case",
-    description: `${dedupeNote} \`tlp\` defaults to the case's; nobody creates one above their own clearance.`,
+    description: `${dedupeNote} \`tlp\` defaults to the case's; nobody creates one above their own clearance. ${fieldsNote}`,
     scope: "observables:write",
     body: observableCreateSchema,
     response: observableCreatedSchema,
@@ -31,7 +35,7 @@ export const observableRoutes = [
     operationId: "listCaseObservables",
     tag: "Observables",
     summary: "List a case's observables",
-    description: "Newest first, keyset-paged; filters as on `GET /observables`. Observables above the caller's TLP clearance are left out.",
+    description: "Newest first, keyset-paged; filters as on `GET /observables`, `cf.<key>` too. Observables above the caller's TLP clearance are left out.",
     scope: "observables:read",
     query: observableParentListQuerySchema,
     response: observableListSchema,
@@ -43,7 +47,7 @@ export const observableRoutes = [
     operationId: "createAlertObservable",
     tag: "Observables",
     summary: "Add an observable to an alert",
-    description: `${dedupeNote.replace("the case already has", "the alert already has")} \`tlp\` defaults to the alert's; nobody creates one above their own clearance. A deleted alert is 404.`,
+    description: `${dedupeNote.replace("the case already has", "the alert already has")} \`tlp\` defaults to the alert's; nobody creates one above their own clearance. A deleted alert is 404. ${fieldsNote}`,
     scope: "observables:write",
     body: observableCreateSchema,
     response: observableCreatedSchema,
@@ -55,7 +59,7 @@ export const observableRoutes = [
     operationId: "listAlertObservables",
     tag: "Observables",
     summary: "List an alert's observables",
-    description: "Newest first, keyset-paged; filters as on `GET /observables`. Observables above the caller's TLP clearance are left out; a deleted alert is 404.",
+    description: "Newest first, keyset-paged; filters as on `GET /observables`, `cf.<key>` too. Observables above the caller's TLP clearance are left out; a deleted alert is 404.",
     scope: "observables:read",
     query: observableParentListQuerySchema,
     response: observableListSchema,
@@ -68,7 +72,9 @@ export const observableRoutes = [
     tag: "Observables",
     summary: "List observables across the organization",
     description:
-      "\"Where else have we seen this?\": `data` matches the stored value after the same normalisation as on create. Newest first, keyset-paged; a repeated parameter means any of its values. Observables above the caller's clearance, or whose case or alert is, are left out, and so are those of deleted alerts.",
+      "\"Where else have we seen this?\": `data` matches the stored value after the same normalisation as on create. Newest first, keyset-paged; a repeated parameter means any of its values. " +
+      filterNote +
+      " Observables above the caller's clearance, or whose case or alert is, are left out, and so are those of deleted alerts.",
     scope: "observables:read",
     query: observableListQuerySchema,
     response: observableListSchema,
@@ -91,7 +97,8 @@ export const observableRoutes = [
     operationId: "updateObservable",
     tag: "Observables",
     summary: "Change an observable",
-    description: "Send only the fields to change (tlp, pap, ioc, sighted, tags, message; `message: null` clears it). dataType and data never change: delete and add instead.",
+    description: "Send only the fields to change (tlp, pap, ioc, sighted, tags, message, customFields; `message: null` clears it; `customFields` replaces the observable's values). dataType and data never change: delete and add instead. " +
+      fieldsNote,
     scope: "observables:write",
     body: observableUpdateSchema,
     response: observableSchema,

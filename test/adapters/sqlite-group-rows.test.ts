@@ -25,8 +25,8 @@ describe("SQLite: a large group's rows", () => {
     const f = createFixtures();
     const org = f.organization();
     const count = 5 * itemsPerRow + 1;
-    const audit = f.auditEntry(org.id, { action: "alert.assigned", resourceType: "alert", resourceId: "bulk_1", bulkRequestId: "bulk_1" });
-    const auditItems = Array.from({ length: count }, (_, i) => ({ resourceId: `alert_${i}`, changes: { assigneeId: { from: null, to: "user_x" } } }));
+    const audit = f.auditEntry(org.id, { action: "alert.assigned", target: { type: "alert", id: "bulk_1" }, bulkRequestId: "bulk_1" });
+    const auditItems = Array.from({ length: count }, (_, i) => ({ resourceId: `alert_${i}`, changes: [{ path: "assigneeId", before: null, after: "user_x" }] }));
     const event = f.event(org.id, { name: "alert.assigned", resourceType: "alert", resourceId: "bulk_1", payload: {}, tlp: null, bulkRequestId: "bulk_1" });
     const eventItems = Array.from({ length: count }, (_, i) => ({ resourceId: `alert_${i}`, tlp: 1, payload: { id: `alert_${i}`, title: `Alert ${i}`, assigneeId: "user_x" } }));
     await storage.transaction(async (tx) => {
@@ -62,8 +62,8 @@ describe("SQLite: a large group's rows", () => {
     opened.push({ storage, db });
     const f = createFixtures();
     const org = f.organization();
-    const audit = f.auditEntry(org.id, { action: "task.updated", resourceType: "task", resourceId: "bulk_2", bulkRequestId: "bulk_2" });
-    const items = Array.from({ length: itemsPerRow }, (_, i) => ({ resourceId: `task_${i}`, changes: { status: { from: "waiting", to: "done" } } }));
+    const audit = f.auditEntry(org.id, { action: "task.updated", target: { type: "task", id: "bulk_2" }, bulkRequestId: "bulk_2" });
+    const items = Array.from({ length: itemsPerRow }, (_, i) => ({ resourceId: `task_${i}`, changes: [{ path: "status", before: "waiting", after: "done" }] }));
     await storage.transaction(async (tx) => {
       await tx.organizations.insert(org);
       await tx.audit.append({ ...audit, items });
@@ -71,6 +71,6 @@ describe("SQLite: a large group's rows", () => {
     const stored = JSON.parse((db.prepare("SELECT items FROM audit_log WHERE id = ?").get(audit.id) as { items: string }).items) as { compact: number; count: number };
     expect(stored).toMatchObject({ compact: 2, count: itemsPerRow });
     expect(db.prepare("SELECT count(*) AS n FROM log_group_items").get()).toEqual({ n: 0 });
-    expect(await storage.read((tx) => tx.audit.list(org.id, { limit: 1 }))).toStrictEqual([{ ...audit, id: `${audit.id}.${itemsPerRow - 1}`, resourceId: `task_${itemsPerRow - 1}`, changes: items[0]!.changes }]);
+    expect(await storage.read((tx) => tx.audit.list(org.id, { limit: 1 }))).toStrictEqual([{ ...audit, id: `${audit.id}.${itemsPerRow - 1}`, seq: itemsPerRow, target: { type: "task", id: `task_${itemsPerRow - 1}` }, changes: items[0]!.changes }]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * What one case create costs the database, counted statement by statement (better-sqlite3's
- * `verbose` hook sees every statement run): the organization row is read once (its case number
- * and TLP chain head together, held for the unit) and written once, at the end of the unit.
+ * `verbose` hook sees every statement run): the organization row is read once (its case number,
+ * TLP chain head and definitions version together, held for the unit) and written once, at the
+ * end of the unit; the organization's definitions come from the definitions cache.
  */
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -41,17 +42,30 @@ describe("statements per case create", () => {
         const unit = statements.slice(statements.findIndex((sql) => sql.startsWith("BEGIN")));
         expect(touches(unit, /^SELECT [^;]*\bFROM organizations\b/i)).toHaveLength(1);
         expect(touches(unit, /^UPDATE organizations\b/i)).toHaveLength(1);
-        // BEGIN, the counters, the organization's custom field definitions (none: customFields
-        // stay free-form; read once for the values, the event and the answer), the organization's
-        // case lifecycle (none stored: the built-in one), the case, its first status history
-        // entry, its audit entry, its event, its TLP entry, the counters, COMMIT (10 before custom
-        // fields, 8 before lifecycles; before that 10, the head read twice and the row updated
-        // twice). A case with no custom field values writes no value row.
-        expect(touches(unit, /\bFROM custom_fields\b/i)).toHaveLength(1);
+        // BEGIN, the counters (with the definitions version: the same statement), the case, its
+        // first status history entry, its audit entry, its event, its TLP entry, the counters,
+        // COMMIT: 9. The organization's custom field definitions (none: customFields stay
+        // free-form) and case lifecycle (none stored: the built-in one) are read by the first
+        // create only, into the definitions cache, and reused while the version is unchanged
+        // (11 before the cache, 10 before custom fields, 8 before lifecycles; before that 10,
+        // the head read twice and the row updated twice). A case with no custom field values
+        // writes no value row.
+        const cold = i === 1 ? 1 : 0;
+        expect(touches(unit, /\bFROM custom_fields\b/i)).toHaveLength(cold);
         expect(touches(unit, /custom_field_values/i)).toHaveLength(0);
-        expect(touches(unit, /\bFROM lifecycles\b/i)).toHaveLength(1);
+        expect(touches(unit, /\bFROM lifecycles\b/i)).toHaveLength(cold);
+        expect(touches(unit, /definitions_version/i)).toHaveLength(1);
         expect(touches(unit, /^INSERT INTO status_history\b/i)).toHaveLength(1);
-        expect(unit).toHaveLength(11);
+        expect(unit).toHaveLength(9 + 2 * cold);
+      }
+      // A definitions change moves the version: the next create reads the definitions again, once.
+      await kit.customFields.create(admin, { key: "impact", label: "Impact", scopes: ["case"], type: "text" });
+      for (const reads of [1, 0]) {
+        statements.length = 0;
+        await kit.cases.create(admin, { title: "after a change", severity: 2, tlp: 2, customFields: { impact: "low" } });
+        const unit = statements.slice(statements.findIndex((sql) => sql.startsWith("BEGIN")));
+        expect(touches(unit, /\bFROM custom_fields\b/i)).toHaveLength(reads);
+        expect(touches(unit, /\bFROM lifecycles\b/i)).toHaveLength(reads);
       }
       const chain = await kit.storage.read((tx) => tx.tlpAudit.chain(organizationId, 0, 100));
       expect(verifyTlpChain(chain)).toEqual({ ok: true, checked: chain.length });

@@ -42,8 +42,8 @@ describe("casekit/client", () => {
   });
 
   it("gives the typed problem body on 400, 404 and 401", async () => {
-    // @ts-expect-error severity is required: the compiler refuses this body, the server too.
-    const invalid = await client.POST("/cases", { body: { title: "No severity" } });
+    // @ts-expect-error severity is a number: the compiler refuses this body, the server too.
+    const invalid = await client.POST("/cases", { body: { title: "Bad severity", severity: "high" } });
     expect(invalid.response.status).toBe(400);
     expect(invalid.data).toBeUndefined();
     expect(invalid.error?.code).toBe("validation_failed");

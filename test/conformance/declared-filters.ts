@@ -1,7 +1,7 @@
 /**
  * A declared list filter evaluated in memory, the model the database's answer is compared with,
  * and filter values drawn from a dataset so that some records match and some do not. `condition`
- * filters are SQL of their own, which no generic model evaluates: the checks only hold them to
+ * and `idAmong` filters are SQL of their own, which no generic model evaluates: the checks only hold them to
  * tenant scoping and soft-delete invisibility, and each resource's own suite checks their rule.
  */
 import fc from "fast-check";
@@ -9,9 +9,9 @@ import type { FilterSpec, Resource } from "../../adapters/declare/resource.js";
 import type { Row } from "./declared-records.js";
 import { kindArbitrary, tagNames } from "./declared-records.js";
 
-export type Evaluable = Exclude<FilterSpec<string>, { kind: "condition" }>;
+export type Evaluable = Exclude<FilterSpec<string>, { kind: "condition" | "idAmong" }>;
 
-export const evaluable = (spec: FilterSpec<string>): spec is Evaluable => spec.kind !== "condition";
+export const evaluable = (spec: FilterSpec<string>): spec is Evaluable => spec.kind !== "condition" && spec.kind !== "idAmong";
 
 /** Values compare as the databases compare them: numbers as numbers, text (ISO timestamps too) by code point. */
 const compare = (a: unknown, b: unknown): number => (a === b ? 0 : (a as number | string) < (b as number | string) ? -1 : 1);
@@ -75,6 +75,7 @@ export function filterValueArbitrary(resource: Resource, spec: FilterSpec<string
     case "atLeast":
     case "below":
     case "condition":
+    case "idAmong":
       return columnValue(resource, spec, records);
     case "anyOf":
       return fc.array(columnValue(resource, spec, records), { maxLength: 3 });

@@ -3,7 +3,7 @@
  * (`<prefix>_` + 26 characters, strictly increasing in creation order), unique names and emails.
  * Every record is complete: optional values are `null`, never `undefined`.
  */
-import type { AuditEntry, Case, DomainEvent, IdGenerator, Organization, StoredApiKey, StoredUser } from "../../core/index.js";
+import type { Case, NewAuditEvent, DomainEvent, IdGenerator, Organization, StoredApiKey, StoredUser } from "../../core/index.js";
 import { createIdGenerator, ManualClock } from "../../core/index.js";
 import type { Session, SignInThrottle } from "../../core/account/types.js";
 import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
@@ -32,7 +32,8 @@ export interface Fixtures {
   user(organizationId: string, overrides?: Partial<StoredUser>): StoredUser;
   apiKey(owner: StoredUser, overrides?: Partial<StoredApiKey>): StoredApiKey;
   caseRecord(organizationId: string, overrides?: Partial<Case>): Case;
-  auditEntry(organizationId: string, overrides?: Partial<AuditEntry>): AuditEntry;
+  /** An audit event to append (the storage chains it). */
+  auditEntry(organizationId: string, overrides?: Partial<NewAuditEvent>): NewAuditEvent;
   event(organizationId: string, overrides?: Partial<DomainEvent>): DomainEvent;
   team(organizationId: string, overrides?: Partial<Team>): Team;
   /** The entry that extends `head` (seq + 1, prevHash = head.hash), hashed with the core's hashTlpEntry. */
@@ -130,17 +131,17 @@ export function createFixtures(start: string = fixedTime): Fixtures {
       return {
         id: ids.next("aud"),
         organizationId,
-        actorUserId: null,
-        actorKeyId: null,
-        action: "case.created",
-        resourceType: "case",
-        resourceId: ids.next("case"),
-        changes: null,
+        at: at(),
+        actor: { type: "user", id: null },
         requestId: null,
         ip: null,
         userAgent: null,
-        at: at(),
+        action: "case.created",
+        target: { type: "case", id: ids.next("case") },
+        outcome: "success",
+        changes: [],
         bulkRequestId: null,
+        tlp: null,
         ...overrides,
       };
     },

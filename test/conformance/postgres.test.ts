@@ -79,6 +79,9 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
   throw new Error("condition not met within 5 s");
 }
 
+/** The append-only tables, whose triggers refuse DELETE. */
+const guarded = ["tlp_audit_log", "audit_log", "audit_checkpoints"];
+
 /** casekit's tables, referencing ones first, so deleting in this order satisfies the foreign keys. */
 const tables = [
   "status_history",
@@ -90,6 +93,8 @@ const tables = [
   "log_group_items",
   "webhook_deliveries",
   "webhooks",
+  "audit_sink_cursors",
+  "audit_sinks",
   "comments",
   "observables",
   "tasks",
@@ -100,6 +105,7 @@ const tables = [
   "teams",
   "events",
   "audit_log",
+  "audit_checkpoints",
   "cases",
   "api_keys",
   "users",
@@ -109,17 +115,17 @@ const tables = [
 ];
 
 /**
- * Empties casekit's tables in `schema`, in one transaction. The TLP audit log refuses DELETE, so
- * its triggers are lifted for the transaction's length (ALTER TABLE is transactional: nobody else
- * ever sees them off).
+ * Empties casekit's tables in `schema`, in one transaction. The audit logs and the checkpoints
+ * refuse DELETE, so their triggers are lifted for the transaction's length (ALTER TABLE is
+ * transactional: nobody else ever sees them off).
  */
 async function emptyTables(schema: string): Promise<void> {
   await admin.query(
     [
       "begin;",
-      `alter table "${schema}"."tlp_audit_log" disable trigger user;`,
+      ...guarded.map((t) => `alter table "${schema}"."${t}" disable trigger user;`),
       ...tables.map((t) => `delete from "${schema}"."${t}";`),
-      `alter table "${schema}"."tlp_audit_log" enable trigger user;`,
+      ...guarded.map((t) => `alter table "${schema}"."${t}" enable trigger user;`),
       "commit;",
     ].join(" "),
   );
@@ -134,7 +140,7 @@ function numberedPlaceholders(text: string): string {
 /**
  * The suite's raw access (RawAccess): autocommit statements on a pool of its own whose
  * search_path names `schema`, so the suite's unqualified SQL lands in the storage's tables. The
- * append-only guards are the triggers of migration 0001; lifting them is ALTER TABLE … DISABLE
+ * append-only guards are the triggers of migrations 0001 (tlp_audit_log) and 0014 (audit_log); lifting them is ALTER TABLE … DISABLE
  * TRIGGER USER, which only the table's owner may do, and ENABLE puts them back as they were made.
  */
 function rawAccess(pool: pg.Pool): RawAccess {
@@ -144,9 +150,11 @@ function rawAccess(pool: pg.Pool): RawAccess {
     },
     async disableAuditGuards() {
       await pool.query("alter table tlp_audit_log disable trigger user");
+      await pool.query("alter table audit_log disable trigger user");
     },
     async enableAuditGuards() {
       await pool.query("alter table tlp_audit_log enable trigger user");
+      await pool.query("alter table audit_log enable trigger user");
     },
   };
 }

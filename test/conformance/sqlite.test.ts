@@ -24,6 +24,7 @@ import { sqliteDialect } from "../../adapters/sqlite/dialect.js";
 import type { FilterValues } from "../../adapters/declare/resource.js";
 import { apiKeyResource } from "../../adapters/resources/api-keys.js";
 import { auditResource } from "../../adapters/resources/audit.js";
+import { auditCheckpointResource } from "../../adapters/resources/audit-checkpoints.js";
 import { caseResource, caseSqlFor } from "../../adapters/resources/cases.js";
 import { organizationResource } from "../../adapters/resources/organizations.js";
 import { sessionByTokenHashSql, sessionResource } from "../../adapters/resources/sessions.js";
@@ -208,11 +209,12 @@ describe("sqlite adapter", () => {
     it("the drizzle schema and the shared row shapes name the same columns", () => {
       const names = (table: Parameters<typeof getTableConfig>[0]) => getTableConfig(table).columns.map((c) => c.name).sort();
       const fields = (resource: { fields: readonly { name: string }[] }) => resource.fields.map((f) => f.name);
-      expect(names(schema.organizations)).toEqual([...fields(organizationResource), "case_seq", "tlp_audit_seq", "tlp_audit_hash", "access_version"].sort());
+      expect(names(schema.organizations)).toEqual([...fields(organizationResource), "case_seq", "tlp_audit_seq", "tlp_audit_hash", "audit_seq", "audit_hash", "audit_legacy_seq", "access_version", "definitions_version"].sort());
       expect(names(schema.users)).toEqual(fields(userResource).sort());
       expect(names(schema.apiKeys)).toEqual(fields(apiKeyResource).sort());
       expect(names(schema.cases)).toEqual(caseResource.fields.map((f) => f.name).sort());
       expect(names(schema.auditLog)).toEqual(auditResource.fields.map((f) => f.name).sort());
+      expect(names(schema.auditCheckpoints)).toEqual(auditCheckpointResource.fields.map((f) => f.name).sort());
       expect(names(schema.events)).toEqual([...eventResource.fields.map((f) => f.name), "dispatched_at"].sort());
       expect(names(schema.teams)).toEqual(teamResource.fields.map((f) => f.name).sort());
       expect(names(schema.tlpAuditLog)).toEqual(tlpAuditResource.fields.map((f) => f.name).sort());
@@ -238,13 +240,15 @@ describe("sqlite adapter", () => {
       return target;
     }
 
-    it("once every migration has run, tlp_audit_log has its append-only triggers (a rebuilt table would have lost them)", () => {
+    it("once every migration has run, tlp_audit_log and audit_log have their append-only triggers (a rebuilt table would have lost them)", () => {
       const db = handle(":memory:");
       migrate(drizzle({ client: db }), { migrationsFolder: resolveMigrationsFolder("sqlite") });
       const guards = auditGuards(db);
       expect(guards.map((g) => g.name)).toEqual([...auditGuardTriggers]);
       expect(guards.find((g) => g.name === "tlp_audit_log_no_update")?.sql).toMatch(/BEFORE UPDATE ON `tlp_audit_log`[\s\S]*RAISE\(ABORT, '[^']*append-only/);
       expect(guards.find((g) => g.name === "tlp_audit_log_no_delete")?.sql).toMatch(/BEFORE DELETE ON `tlp_audit_log`[\s\S]*RAISE\(ABORT, '[^']*append-only/);
+      expect(guards.find((g) => g.name === "audit_log_no_update")?.sql).toMatch(/BEFORE UPDATE ON `audit_log`[\s\S]*RAISE\(ABORT, '[^']*append-only/);
+      expect(guards.find((g) => g.name === "audit_log_no_delete")?.sql).toMatch(/BEFORE DELETE ON `audit_log`[\s\S]*audit_checkpoints[\s\S]*RAISE\(ABORT, '[^']*append-only/);
     });
 
     it("the refusal is an ordinary error, not a conflict, and rolls back the unit it happens in", async () => {

@@ -6,9 +6,10 @@
  * migrations that stops before this one. PostgreSQL: skipped with a printed reason outside CI when
  * no server answers (as postgres.test.ts).
  */
-import { migrationScratch, upgradePostgres, upgradeSqlite } from "../helpers/migrations-before.js";
+import { insertTaskRow, migrationScratch, upgradePostgres, upgradeSqlite } from "../helpers/migrations-before.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Storage } from "../../core/index.js";
+import type { RawSql } from "../helpers/migrations-before.js";
 import { postgresShouldRun } from "../helpers/postgres.js";
 import { alertRecord } from "./alert-record.js";
 import { createFixtures } from "./fixtures.js";
@@ -19,7 +20,7 @@ afterAll(() => scratch.remove());
 
 
 /** A resolved case, a closed alert and an in-progress task, as the tables held them before history. */
-async function seed(storage: Storage) {
+async function seed(storage: Storage, raw: RawSql, dialect: "sqlite" | "postgres") {
   const f = createFixtures();
   const org = f.organization();
   const user = f.user(org.id, { role: "admin", tlpClearance: 4 });
@@ -31,8 +32,8 @@ async function seed(storage: Storage) {
     await tx.users.insert(user);
     await tx.cases.insert(record);
     await tx.alerts.insert(alert);
-    await tx.tasks.insert(task);
   });
+  await insertTaskRow(raw, dialect, task);
   return { org, user, record, alert, task };
 }
 
@@ -60,7 +61,7 @@ async function expectBackfill(storage: Storage, seeded: Awaited<ReturnType<typeo
 
 describe("status history migration: sqlite", () => {
   it("writes one history entry per existing case, alert and task", async () => {
-    await upgradeSqlite(scratch, "0008_lifecycles", { seed: (before) => seed(before), check: (after, seeded) => expectBackfill(after, seeded) });
+    await upgradeSqlite(scratch, "0008_lifecycles", { seed: (before, raw) => seed(before, raw, "sqlite"), check: (after, seeded) => expectBackfill(after, seeded) });
   });
 });
 
@@ -68,6 +69,6 @@ const run = await postgresShouldRun("status history migration");
 
 describe.skipIf(!run)("status history migration: postgres", () => {
   it("writes one history entry per existing case, alert and task", async () => {
-    await upgradePostgres(scratch, "0009_lifecycles", { seed: (before) => seed(before), check: (after, seeded) => expectBackfill(after, seeded) });
+    await upgradePostgres(scratch, "0009_lifecycles", { seed: (before, raw) => seed(before, raw, "postgres"), check: (after, seeded) => expectBackfill(after, seeded) });
   }, 60_000);
 });

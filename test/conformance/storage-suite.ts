@@ -17,6 +17,7 @@ import type { Organization, Storage } from "../../core/index.js";
 import type { Fixtures } from "./fixtures.js";
 import { createFixtures } from "./fixtures.js";
 import { describeAlertMetric } from "./suite-alert-metric.js";
+import { describeAuditEvents } from "./suite-audit-events.js";
 import { describeAlerts } from "./suite-alerts.js";
 import { describeCases } from "./suite-cases.js";
 import { describeCustomFields } from "./suite-custom-fields.js";
@@ -34,6 +35,7 @@ import { describeTeams } from "./suite-teams.js";
 import { describeTlpAudit } from "./suite-tlp-audit.js";
 import { describeUnits } from "./suite-units.js";
 import { describeWebhooks } from "./suite-webhooks.js";
+import { describeAuditSinks } from "./suite-audit-sinks.js";
 
 export type { RawAccess, StorageSuiteOptions } from "./suite-context.js";
 
@@ -118,10 +120,12 @@ export function describeStorage(
     describeAlertMetric(ctx);
     describeComments(ctx);
     describeLogs(ctx);
+    describeAuditEvents(ctx);
     describeGroupRows(ctx);
     describeTlpAudit(ctx);
     describeAccount(ctx);
     describeUnits(ctx);
     describeWebhooks(ctx);
+    describeAuditSinks(ctx);
   });
 }

@@ -311,6 +311,7 @@ export function describeAlerts(ctx: SuiteContext): void {
         sighted: false,
         tags: [],
         message: null,
+        customFields: {},
         createdAt: at,
         updatedAt: at,
         createdBy: null,

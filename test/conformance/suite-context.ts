@@ -23,7 +23,7 @@ export interface RawAccess {
    * "append-only" in its message.
    */
   exec(sql: string, params?: readonly unknown[]): Promise<void>;
-  /** Lifts the guards that refuse UPDATE and DELETE on tlp_audit_log, until `enableAuditGuards`. */
+  /** Lifts the guards that refuse UPDATE and DELETE on tlp_audit_log and audit_log, until `enableAuditGuards`. */
   disableAuditGuards(): Promise<void>;
   /** Puts the guards back exactly as the migrations made them. Idempotent. */
   enableAuditGuards(): Promise<void>;

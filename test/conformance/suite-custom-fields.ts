@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { CaseType, CustomFieldDefinition, Organization } from "../../core/index.js";
 import { alertRecord } from "./alert-record.js";
+import { observableRecord } from "./suite-observables.js";
+import { taskRecord } from "./task-record.js";
 import type { SuiteContext } from "./suite-context.js";
 import { expectConflict } from "./suite-context.js";
 
@@ -43,12 +45,62 @@ export function describeCustomFields(ctx: SuiteContext): void {
       description: null,
       defaultTlp: 3,
       defaultPap: null,
+      defaultSeverity: 3,
       customFields: ["impact"],
-      lifecycle: null,
+      lifecycle: "fast",
       archivedAt: null,
       createdAt: at,
       updatedAt: at,
       createdBy: null,
+    });
+
+    it("the definitions version: a new value with every definitions write, in that organization only, its own writes seen inside a unit, back on rollback", async () => {
+      const storage = ctx.storage();
+      const version = (id: string) => storage.read((tx) => tx.organizations.definitionsVersion(id));
+      expect(await version("org_nosuchorganization0000000")).toBeNull();
+      const seen = new Set([await version(org.id)]);
+      const otherBefore = await version(other.id);
+      const moved = async (what: string) => {
+        const now = await version(org.id);
+        expect(seen.has(now), what).toBe(false);
+        seen.add(now);
+      };
+      const field = definition(org.id, "impact");
+      const type = caseType(org.id, "phishing");
+      await storage.transaction((tx) => tx.customFields.insert(field));
+      await moved("custom field inserted");
+      await storage.transaction(async (tx) => void (await tx.customFields.update({ ...field, label: "Impact" })));
+      await moved("custom field updated");
+      await storage.transaction((tx) => tx.caseTypes.insert(type));
+      await moved("case type inserted");
+      await storage.transaction(async (tx) => void (await tx.caseTypes.update({ ...type, label: "Phishing" })));
+      await moved("case type updated");
+      await storage.transaction(async (tx) => void (await tx.caseTypes.delete(org.id, type.id)));
+      await moved("case type deleted");
+      const lifecycle = { id: ctx.fixtures().ids.next("lcy"), organizationId: org.id, entity: "task" as const, key: "default", version: 1, statuses: [{ key: "todo", label: "To do", category: "new" as const, final: false, color: null }], transitions: [], mapping: {}, createdAt: at, createdBy: null };
+      await storage.transaction((tx) => tx.lifecycles.insert(lifecycle));
+      await moved("lifecycle published");
+      // Record writes and the counters leave it alone; a unit holding the counters answers with no change.
+      const before = await version(org.id);
+      await storage.transaction(async (tx) => {
+        await tx.organizations.nextCaseNumber(org.id);
+        expect(await tx.organizations.definitionsVersion(org.id)).toBe(before);
+        // Its own definitions write is seen at once, though the row is held from before it.
+        await tx.customFields.insert(definition(org.id, "score"));
+        const own = await tx.organizations.definitionsVersion(org.id);
+        expect(own).not.toBe(before);
+        expect(await tx.organizations.definitionsVersion(org.id)).toBe(own);
+      });
+      await moved("custom field inserted in a unit that held the counters");
+      const committed = await version(org.id);
+      await expect(
+        storage.transaction(async (tx) => {
+          await tx.customFields.insert(definition(org.id, "dropped"));
+          throw new Error("roll back");
+        }),
+      ).rejects.toThrow("roll back");
+      expect(await version(org.id)).toBe(committed);
+      expect(await version(other.id)).toBe(otherBefore);
     });
 
     it("stores definitions exactly, one key per organization, listAll oldest first and per tenant", async () => {
@@ -116,6 +168,57 @@ export function describeCustomFields(ctx: SuiteContext): void {
       expect(await cases(org.id, [{ key: "vectors", value: "web" }])).toEqual([b.id]);
       expect(await cases(org.id, [{ key: "impact", value: "low" }])).toEqual([a.id]);
       expect(await storage.read((tx) => tx.alerts.list(org.id, { maxTlp: 4, customField: [{ key: "impact", value: "high" }] }, { limit: 10 }))).toEqual([]);
+    });
+
+    it("filters tasks and observables by custom field values, kept current by insert, update and updateMany, per tenant and kind", async () => {
+      const storage = ctx.storage();
+      const f = ctx.fixtures();
+      const parent = f.caseRecord(org.id);
+      const foreignParent = f.caseRecord(other.id);
+      const a = taskRecord(f.ids.next("task"), org.id, parent.id, at, { customFields: { effort: "s", tags: ["x", "y"], hours: 2.5 } });
+      const b = taskRecord(f.ids.next("task"), org.id, parent.id, at, { customFields: { effort: "l", tags: ["y"] } });
+      const foreignTask = taskRecord(f.ids.next("task"), other.id, foreignParent.id, at, { customFields: { effort: "s" } });
+      const ip = observableRecord(f, org.id, { caseId: parent.id, customFields: { effort: "s", verdict: "malicious" } });
+      const domain = observableRecord(f, org.id, { caseId: parent.id, dataType: "domain", data: "evil.example", customFields: { verdict: "benign" } });
+      await storage.transaction(async (tx) => {
+        for (const record of [parent, foreignParent]) await tx.cases.insert(record);
+        for (const task of [a, b, foreignTask]) await tx.tasks.insert(task);
+        for (const observable of [ip, domain]) await tx.observables.insert(observable);
+      });
+      expect(await storage.read((tx) => tx.tasks.findById(org.id, a.id))).toEqual(a);
+      expect(await storage.read((tx) => tx.observables.findById(org.id, ip.id))).toEqual(ip);
+      const tasks = (organizationId: string, customField: { key: string; value: string }[]) =>
+        storage.read(async (tx) => (await tx.tasks.list(organizationId, { maxTlp: 4, customField }, { limit: 10 })).map((x) => x.id));
+      const observables = (customField: { key: string; value: string }[]) =>
+        storage.read(async (tx) => (await tx.observables.list(org.id, { maxTlp: 4, customField }, { limit: 10 })).map((x) => x.id));
+      expect(await tasks(org.id, [{ key: "effort", value: "s" }])).toEqual([a.id]);
+      expect(await tasks(org.id, [{ key: "tags", value: "y" }])).toEqual([b.id, a.id]);
+      expect(await tasks(org.id, [{ key: "tags", value: "y" }, { key: "hours", value: "2.5" }])).toEqual([a.id]);
+      expect(await tasks(other.id, [{ key: "effort", value: "s" }])).toEqual([foreignTask.id]);
+      // The same key and value on an observable is the observable's alone.
+      expect(await observables([{ key: "effort", value: "s" }])).toEqual([ip.id]);
+      expect(await observables([{ key: "verdict", value: "benign" }])).toEqual([domain.id]);
+      expect(await storage.read(async (tx) => (await tx.observables.list(org.id, { maxTlp: 4, caseId: [parent.id], customField: [{ key: "verdict", value: "malicious" }] }, { limit: 10 })).map((x) => x.id))).toEqual([ip.id]);
+
+      await storage.transaction(async (tx) => {
+        await tx.tasks.update({ ...a, customFields: { effort: "l" } });
+        await tx.observables.update({ ...ip, customFields: { verdict: "benign" } });
+      });
+      expect(await tasks(org.id, [{ key: "effort", value: "s" }])).toEqual([]);
+      expect(await tasks(org.id, [{ key: "effort", value: "l" }])).toEqual([b.id, a.id]);
+      expect(await tasks(org.id, [{ key: "tags", value: "y" }])).toEqual([b.id]);
+      expect(await observables([{ key: "verdict", value: "malicious" }])).toEqual([]);
+      expect(await observables([{ key: "verdict", value: "benign" }])).toEqual([domain.id, ip.id]);
+
+      // A page written at once (a bulk, a lifecycle remap): each task's rows follow its own values.
+      await storage.transaction((tx) => tx.tasks.updateMany([{ ...a, customFields: { effort: "m" } }, { ...b, customFields: {} }]));
+      expect(await tasks(org.id, [{ key: "effort", value: "l" }])).toEqual([]);
+      expect(await tasks(org.id, [{ key: "effort", value: "m" }])).toEqual([a.id]);
+      expect(await tasks(org.id, [{ key: "tags", value: "y" }])).toEqual([]);
+      expect(await tasks(other.id, [{ key: "effort", value: "s" }])).toEqual([foreignTask.id]);
+      // A soft-deleted record leaves the filtered list with every other one.
+      await storage.transaction((tx) => tx.tasks.update({ ...a, customFields: { effort: "m" }, deletedAt: at, deletedBy: null }));
+      expect(await tasks(org.id, [{ key: "effort", value: "m" }])).toEqual([]);
     });
 
     it("finds a value many records hold (the probing form) exactly as a rare one, page by page", async () => {

@@ -1,16 +1,26 @@
 import { describe, expect, it } from "vitest";
-import type { AuditEntry, AuditItem, DomainEvent, EventItem } from "../../core/index.js";
+import type { AuditItem, DomainEvent, EventItem } from "../../core/index.js";
+import { readBack, walkAuditPages } from "./audit-reads.js";
 import { itemsPerRow } from "../../core/log/groups.js";
 import { hashTlpEntry, verifyTlpChain } from "../../core/tlp/chain.js";
 import type { StoredTlpAuditEntry, TlpAuditEntry, TlpAuditItem } from "../../core/tlp/types.js";
 import type { SuiteContext } from "./suite-context.js";
 import { walkPages } from "./suite-context.js";
 
-/** Audit items sharing their shape but for one irregular record (changes null) in the second chunk. */
+/** Audit items sharing their shape but for one irregular record (no changes) in the second chunk. */
 const auditItemsOf = (count: number): AuditItem[] =>
   Array.from({ length: count }, (_, i) => ({
     resourceId: `task_${String(i).padStart(6, "0")}`,
-    changes: i === itemsPerRow + 3 ? null : { title: { from: `Täsk ${i}`, to: "Ünïcødé 🚨" }, assigneeId: { from: i % 3 === 0 ? null : `user_${i}`, to: "user_x" }, tags: { from: [], to: [{ name: "apt" }] } },
+    caseId: "case_000001",
+    tlp: i % 4,
+    changes:
+      i === itemsPerRow + 3
+        ? []
+        : [
+            { path: "title", before: `Täsk ${i}`, after: "Ünïcødé 🚨" },
+            { path: "assigneeId", before: i % 3 === 0 ? null : `user_${i}`, after: "user_x" },
+            { path: "tags", before: [], after: [{ name: "apt" }] },
+          ],
   }));
 
 const eventItemsOf = (count: number): EventItem[] =>
@@ -46,9 +56,9 @@ export function describeGroupRows(ctx: SuiteContext): void {
         const tlpItems = tlpItemsOf(count);
         // The same records written alone (before the groups, so older), to compare what readers get byte for byte (key order included).
         const samples = [0, itemsPerRow - 1, count - 1];
-        const aloneAudit = samples.map((i) => f.auditEntry(org.id, { resourceId: auditItems[i]!.resourceId, changes: auditItems[i]!.changes }));
+        const aloneAudit = samples.map((i) => f.auditEntry(org.id, { target: { type: "task", id: auditItems[i]!.resourceId }, changes: auditItems[i]!.changes }));
         const aloneEvents = samples.map((i) => f.event(org.id, { resourceId: eventItems[i]!.resourceId, tlp: eventItems[i]!.tlp, payload: eventItems[i]!.payload }));
-        const audit = f.auditEntry(org.id, { action: "task.updated", resourceType: "task", resourceId: "bulk_0009", bulkRequestId: "bulk_0009" });
+        const audit = f.auditEntry(org.id, { action: "task.updated", target: { type: "task", id: "bulk_0009" }, bulkRequestId: "bulk_0009" });
         const event = f.event(org.id, { name: "task.updated", resourceId: "bulk_0009", payload: {}, tlp: null, bulkRequestId: "bulk_0009" });
         await ctx.storage().transaction(async (tx) => {
           for (const entry of aloneAudit) await tx.audit.append(entry);
@@ -58,8 +68,8 @@ export function describeGroupRows(ctx: SuiteContext): void {
           await tx.tlpAudit.append(tlpGroup(ctx, org.id, await tx.tlpAudit.head(org.id), tlpItems));
         });
 
-        const auditExpanded: AuditEntry[] = auditItems.map((item, i) => ({ ...audit, id: `${audit.id}.${i}`, resourceId: item.resourceId, changes: item.changes }));
-        const auditIds = await walkPages((page) => ctx.storage().read((tx) => tx.audit.list(org.id, page)), 997);
+        const auditExpanded = readBack([{ ...audit, items: auditItems }], samples.length + 1);
+        const auditIds = await walkAuditPages((page) => ctx.storage().read((tx) => tx.audit.list(org.id, page)), 997);
         expect(auditIds).toEqual([...auditExpanded.map((e) => e.id)].reverse().concat([...aloneAudit].reverse().map((e) => e.id)));
         const auditRead = await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: count + 3 }));
         expect(auditRead.slice(0, count)).toStrictEqual([...auditExpanded].reverse());
@@ -104,7 +114,7 @@ export function describeGroupRows(ctx: SuiteContext): void {
     it("a large group is all or nothing with its unit: a failure after it leaves no trace, and the same ids write again", async () => {
       const { org } = await ctx.seedOrganization();
       const f = ctx.fixtures();
-      const audit = f.auditEntry(org.id, { action: "task.deleted", resourceType: "task", resourceId: "bulk_0010", bulkRequestId: "bulk_0010" });
+      const audit = f.auditEntry(org.id, { action: "task.deleted", target: { type: "task", id: "bulk_0010" }, bulkRequestId: "bulk_0010" });
       const event = f.event(org.id, { name: "task.deleted", resourceId: "bulk_0010", payload: {}, tlp: null, bulkRequestId: "bulk_0010" });
       const count = 2 * itemsPerRow + 1;
       const failing = ctx.storage().transaction(async (tx) => {
@@ -123,7 +133,7 @@ export function describeGroupRows(ctx: SuiteContext): void {
         await tx.tlpAudit.append(tlpGroup(ctx, org.id, await tx.tlpAudit.head(org.id), tlpItemsOf(count)));
       });
       expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, event.id))).toHaveLength(count);
-      expect(await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: 1 }))).toStrictEqual([{ ...audit, id: `${audit.id}.${count - 1}`, resourceId: auditItemsOf(count)[count - 1]!.resourceId, changes: auditItemsOf(count)[count - 1]!.changes }]);
+      expect(await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: 1 }))).toStrictEqual(readBack([{ ...audit, items: auditItemsOf(count) }]).slice(-1));
     });
 
     it("a TLP group's items altered in their chunk rows behind the port break its hash: the chain's verification names the row", async () => {

@@ -17,10 +17,11 @@ export function describeLifecycles(ctx: SuiteContext): void {
     ({ org: other } = await ctx.seedOrganization());
   });
 
-  const version = (organizationId: string, entity: StoredLifecycle["entity"], n: number): StoredLifecycle => ({
+  const version = (organizationId: string, entity: StoredLifecycle["entity"], n: number, key = "default"): StoredLifecycle => ({
     id: nextId("lcy"),
     organizationId,
     entity,
+    key,
     version: n,
     statuses: defaultLifecycles[entity].statuses,
     transitions: defaultLifecycles[entity].transitions,
@@ -47,22 +48,45 @@ export function describeLifecycles(ctx: SuiteContext): void {
   describe("lifecycles", () => {
     it("current is null before any version, then the newest version of that entity, of that organization only", async () => {
       const s = ctx.storage();
-      expect(await s.read((tx) => tx.lifecycles.current(org.id, "case"))).toBeNull();
+      expect(await s.read((tx) => tx.lifecycles.current(org.id, "case", "default"))).toBeNull();
       const first = version(org.id, "case", 1);
       const second = version(org.id, "case", 2);
       const task = version(org.id, "task", 1);
       await s.transaction(async (tx) => {
         for (const record of [first, second, task]) await tx.lifecycles.insert(record);
       });
-      const current = await s.read((tx) => tx.lifecycles.current(org.id, "case"));
+      const current = await s.read((tx) => tx.lifecycles.current(org.id, "case", "default"));
       expect(current).toStrictEqual(second);
       expectNoUndefined(current);
-      expect(await s.read((tx) => tx.lifecycles.current(org.id, "task"))).toStrictEqual(task);
-      expect(await s.read((tx) => tx.lifecycles.current(org.id, "alert"))).toBeNull();
-      expect(await s.read((tx) => tx.lifecycles.current(other.id, "case"))).toBeNull();
-      expect(idsOf(await s.read((tx) => tx.lifecycles.versions(org.id, "case", { limit: 10 })))).toEqual([second.id, first.id]);
-      expect(idsOf(await s.read((tx) => tx.lifecycles.versions(org.id, "case", { limit: 10, beforeId: second.id })))).toEqual([first.id]);
-      expect(await s.read((tx) => tx.lifecycles.versions(other.id, "case", { limit: 10 }))).toEqual([]);
+      expect(await s.read((tx) => tx.lifecycles.current(org.id, "task", "default"))).toStrictEqual(task);
+      expect(await s.read((tx) => tx.lifecycles.current(org.id, "alert", "default"))).toBeNull();
+      expect(await s.read((tx) => tx.lifecycles.current(other.id, "case", "default"))).toBeNull();
+      expect(idsOf(await s.read((tx) => tx.lifecycles.versions(org.id, "case", "default", { limit: 10 })))).toEqual([second.id, first.id]);
+      expect(idsOf(await s.read((tx) => tx.lifecycles.versions(org.id, "case", "default", { limit: 10, beforeId: second.id })))).toEqual([first.id]);
+      expect(await s.read((tx) => tx.lifecycles.versions(other.id, "case", "default", { limit: 10 }))).toEqual([]);
+    });
+
+    it("named lifecycles keep their own versions: current, versions and currentAll answer per key", async () => {
+      const s = ctx.storage();
+      const base = version(org.id, "case", 1);
+      const fast = version(org.id, "case", 1, "fast");
+      const fast2 = version(org.id, "case", 2, "fast");
+      const slow = version(org.id, "case", 1, "slow");
+      const otherFast = version(other.id, "case", 1, "fast");
+      await s.transaction(async (tx) => {
+        for (const record of [base, fast, slow, fast2, otherFast]) await tx.lifecycles.insert(record);
+      });
+      expect(await s.read((tx) => tx.lifecycles.current(org.id, "case", "fast"))).toStrictEqual(fast2);
+      expect(await s.read((tx) => tx.lifecycles.current(org.id, "case", "default"))).toStrictEqual(base);
+      expect(await s.read((tx) => tx.lifecycles.current(org.id, "case", "none"))).toBeNull();
+      expect(idsOf(await s.read((tx) => tx.lifecycles.versions(org.id, "case", "fast", { limit: 10 })))).toEqual([fast2.id, fast.id]);
+      expect(idsOf(await s.read((tx) => tx.lifecycles.versions(org.id, "case", "slow", { limit: 10 })))).toEqual([slow.id]);
+      const all = await s.read((tx) => tx.lifecycles.currentAll(org.id, "case"));
+      expect(all).toStrictEqual([base, fast2, slow]);
+      expect(await s.read((tx) => tx.lifecycles.currentAll(org.id, "task"))).toEqual([]);
+      expect(idsOf(await s.read((tx) => tx.lifecycles.currentAll(other.id, "case")))).toEqual([otherFast.id]);
+      // Version 1 of another key is no clash; the same key's is.
+      await expectConflict(s.transaction((tx) => tx.lifecycles.insert(version(org.id, "case", 2, "fast"))));
     });
 
     it("a second version with the same number is a conflict, and the unit stays usable", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AuditEntry, DomainEvent } from "../../core/index.js";
+import type { DomainEvent, NewAuditEvent } from "../../core/index.js";
+import { readBack, walkAuditPages } from "./audit-reads.js";
 import { shuffled } from "./fixtures.js";
 import type { SuiteContext } from "./suite-context.js";
 import { expectNoUndefined, walkPages } from "./suite-context.js";
@@ -7,40 +8,42 @@ import { expectNoUndefined, walkPages } from "./suite-context.js";
 /** The audit trail and the outbox: append-only, listed newest first, scoped by organization. */
 export function describeLogs(ctx: SuiteContext): void {
   describe("audit log", () => {
-    it("append then list returns the entries newest first, every field intact", async () => {
+    it("append then list returns the events newest first, each at its chain position, every field intact", async () => {
       const { org, user } = await ctx.seedOrganization();
       const f = ctx.fixtures();
       const bare = f.auditEntry(org.id);
       const full = f.auditEntry(org.id, {
-        actorUserId: user.id,
-        actorKeyId: f.ids.next("key"),
+        actor: { type: "apiKey", id: f.ids.next("key"), onBehalfOf: user.id },
         action: "case.updated",
-        changes: {
-          title: { from: "Old", to: "New ☕" },
-          tags: { from: [], to: [{ name: "apt", color: "#123456" }] },
-          assigneeId: { from: null, to: user.id },
-          customFields: { from: { a: { b: [1, 2.5, true, null] } }, to: {} },
-        },
+        target: { type: "case", id: f.ids.next("case"), caseId: "case_00000000000000000000000001" },
+        outcome: "denied",
+        changes: [
+          { path: "title", before: "Old", after: "New ☕" },
+          { path: "tags", before: [], after: [{ name: "apt", color: "#123456" }] },
+          { path: "assigneeId", before: null, after: user.id },
+          { path: "customFields.a", before: { b: [1, 2.5, true, null] }, after: null },
+        ],
         requestId: "req_01",
         ip: "2001:db8::1",
         userAgent: "curl/8.5.0",
+        tlp: 3,
       });
       await ctx.storage().transaction(async (tx) => {
         await tx.audit.append(full);
         await tx.audit.append(bare);
       });
       const found = await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: 10 }));
-      expect(found).toStrictEqual([full, bare]);
-      expect(found[1]!.changes).toBeNull();
+      expect(found).toStrictEqual(readBack([full, bare]).reverse());
+      expect(found[1]!.changes).toStrictEqual(full.changes);
       expectNoUndefined(found);
     });
 
-    it("pages by id, newest first, and never shows another organization's entries", async () => {
+    it("pages by seq, newest first, and never shows another organization's events", async () => {
       const { org: a } = await ctx.seedOrganization();
       const { org: b } = await ctx.seedOrganization();
       const f = ctx.fixtures();
-      const mine: AuditEntry[] = [];
-      const theirs: AuditEntry[] = [];
+      const mine: NewAuditEvent[] = [];
+      const theirs: NewAuditEvent[] = [];
       for (let i = 0; i < 15; i++) {
         mine.push(f.auditEntry(a.id));
         theirs.push(f.auditEntry(b.id));
@@ -48,9 +51,12 @@ export function describeLogs(ctx: SuiteContext): void {
       await ctx.storage().transaction(async (tx) => {
         for (const entry of shuffled([...mine, ...theirs])) await tx.audit.append(entry);
       });
-      const walk = (organizationId: string) => walkPages((page) => ctx.storage().read((tx) => tx.audit.list(organizationId, page)), 4);
-      expect(await walk(a.id)).toEqual(mine.map((e) => e.id).reverse());
-      expect(await walk(b.id)).toEqual(theirs.map((e) => e.id).reverse());
+      // Chain order is append order: the shuffled order, per organization.
+      const appended = async (organizationId: string) => (await ctx.storage().read((tx) => tx.audit.pageAfter(organizationId, 0, 100))).map((e) => e.id);
+      const walk = (organizationId: string) => walkAuditPages((page) => ctx.storage().read((tx) => tx.audit.list(organizationId, page)), 4);
+      expect(await walk(a.id)).toEqual((await appended(a.id)).reverse());
+      expect(await walk(b.id)).toEqual((await appended(b.id)).reverse());
+      expect((await appended(a.id)).sort()).toEqual(mine.map((e) => e.id).sort());
       expect(await ctx.storage().read((tx) => tx.audit.list(ctx.fixtures().ids.next("org"), { limit: 10 }))).toEqual([]);
     });
   });
@@ -162,8 +168,16 @@ export function describeLogs(ctx: SuiteContext): void {
       const { org } = await ctx.seedOrganization();
       const f = ctx.fixtures();
       const count = 2500;
-      const audit = f.auditEntry(org.id, { action: "task.updated", resourceType: "task", resourceId: "bulk_0005", bulkRequestId: "bulk_0005" });
-      const auditItems = Array.from({ length: count }, (_, i) => ({ resourceId: `task_${i}`, changes: { assigneeId: { from: i % 3 === 0 ? null : `user_${i}`, to: "user_x" }, title: { from: `Täsk ${i}`, to: "Ünïcødé 🚨" } } }));
+      const audit = f.auditEntry(org.id, { action: "task.updated", target: { type: "task", id: "bulk_0005" }, bulkRequestId: "bulk_0005" });
+      const auditItems = Array.from({ length: count }, (_, i) => ({
+        resourceId: `task_${i}`,
+        caseId: `case_${i % 2}`,
+        tlp: i % 5,
+        changes: [
+          { path: "assigneeId", before: i % 3 === 0 ? null : `user_${i}`, after: "user_x" },
+          { path: "title", before: `Täsk ${i}`, after: "Ünïcødé 🚨" },
+        ],
+      }));
       const event = f.event(org.id, { name: "task.updated", resourceId: "bulk_0005", payload: {}, tlp: null, bulkRequestId: "bulk_0005" });
       const eventItems = Array.from({ length: count }, (_, i) => ({ resourceId: `task_${i}`, tlp: i % 4, payload: { id: `task_${i}`, title: "Ünïcødé 🚨", number: i, assigneeId: "user_x", tags: [{ name: `t${i % 5}` }], closedAt: null } }));
       await ctx.storage().transaction(async (tx) => {
@@ -171,7 +185,7 @@ export function describeLogs(ctx: SuiteContext): void {
         await tx.events.append({ ...event, items: eventItems });
       });
       const auditRead = await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: 100 }));
-      expect(auditRead).toStrictEqual(auditItems.slice(-100).reverse().map((item, k) => ({ ...audit, id: `${audit.id}.${count - 1 - k}`, resourceId: item.resourceId, changes: item.changes })));
+      expect(auditRead).toStrictEqual(readBack([{ ...audit, items: auditItems }]).slice(-100).reverse());
       const expanded: DomainEvent[] = eventItems.map((item, i) => ({ ...event, id: `${event.id}.${i}`, resourceId: item.resourceId, tlp: item.tlp, payload: item.payload }));
       expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, event.id))).toStrictEqual(expanded);
       const claimed = await ctx.storage().transaction((tx) => tx.deliveries.claimEvents(10, f.at(), async () => true));

@@ -21,6 +21,7 @@ export function observableRecord(f: Fixtures, organizationId: string, overrides:
     sighted: false,
     tags: [],
     message: null,
+    customFields: {},
     createdAt: f.at(),
     updatedAt: f.at(),
     createdBy: null,

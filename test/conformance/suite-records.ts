@@ -13,6 +13,7 @@ const strictPolicy: OrganizationPolicy = {
   allowedTiers: ["basic", "enterprise"],
   rateLimits: { basic: { perMinute: 10, burst: 3 }, enterprise: { perHour: 5000 } },
   allowCaseSharing: true,
+  auditRetentionDays: 400,
 };
 
 /** Organizations, users and API keys. */

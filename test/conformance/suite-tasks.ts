@@ -5,6 +5,7 @@ import type { UnitOfWork } from "../../core/ports/storage.js";
 import { taskRecord } from "./task-record.js";
 import type { Fixtures } from "./fixtures.js";
 import { shuffled } from "./fixtures.js";
+import { readBack } from "./audit-reads.js";
 import type { SuiteContext } from "./suite-context.js";
 import { expectConflict, expectNoUndefined, idsOf, newestFirst, walkPages } from "./suite-context.js";
 
@@ -329,7 +330,8 @@ export function describeTasks(ctx: SuiteContext): void {
 
       it("audit.appendMany and events.appendMany write a whole page intact (more rows than one statement takes); a taken id is a conflict", async () => {
         const f = ctx.fixtures();
-        const entries = Array.from({ length: 1234 }, (_, i) => f.auditEntry(org.id, { bulkRequestId: "bulk_1", changes: { order: { from: i, to: i + 1 } } }));
+        const entries = Array.from({ length: 1234 }, (_, i) => f.auditEntry(org.id, { bulkRequestId: "bulk_1", changes: [{ path: "order", before: i, after: i + 1 }] }));
+        const head = await ctx.storage().read((tx) => tx.audit.head(org.id));
         const events = Array.from({ length: 1234 }, (_, i) => f.event(org.id, { bulkRequestId: "bulk_1", tlp: i % 5, payload: { n: i, note: `it's "${i}" ☕` } }));
         await ctx.storage().transaction(async (tx) => {
           await tx.audit.appendMany(entries);
@@ -337,7 +339,7 @@ export function describeTasks(ctx: SuiteContext): void {
           await tx.audit.appendMany([]);
           await tx.events.appendMany([]);
         });
-        expect(await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: 2000 }))).toStrictEqual(newestFirst(entries));
+        expect(await ctx.storage().read((tx) => tx.audit.list(org.id, { limit: 2000 }))).toStrictEqual(readBack(entries, head.seq + 1).reverse());
         expect(await ctx.storage().read((tx) => tx.events.list(org.id, { limit: 2000 }))).toStrictEqual(newestFirst(events));
         await expectConflict(ctx.storage().transaction((tx) => tx.audit.appendMany([f.auditEntry(org.id), { ...f.auditEntry(org.id), id: entries[7]!.id }])));
         await expectConflict(ctx.storage().transaction((tx) => tx.events.appendMany([{ ...f.event(org.id), id: events[1200]!.id }])));

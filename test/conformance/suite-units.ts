@@ -29,7 +29,7 @@ export function describeUnits(ctx: SuiteContext): void {
       const unit = ctx.storage().transaction(async (tx) => {
         record = f.caseRecord(org.id, { number: await tx.organizations.nextCaseNumber(org.id) });
         await tx.cases.insert(record);
-        await tx.audit.append(f.auditEntry(org.id, { resourceId: record.id }));
+        await tx.audit.append(f.auditEntry(org.id, { target: { type: "case", id: record.id } }));
         await sleep(1);
         await tx.events.append(f.event(org.id, { resourceId: record.id }));
         await tx.users.insert(newUser);
@@ -77,7 +77,7 @@ export function describeUnits(ctx: SuiteContext): void {
             records.set(i, record);
             await tx.cases.insert(record);
             await sleep(i % 2);
-            await tx.audit.append(f.auditEntry(org.id, { resourceId: record.id, requestId: `unit-${i}` }));
+            await tx.audit.append(f.auditEntry(org.id, { target: { type: "case", id: record.id }, requestId: `unit-${i}` }));
             await sleep(1);
             await tx.events.append(f.event(org.id, { resourceId: record.id, payload: { unit: i } }));
             if (i % 3 === 1) throw new InjectedFault(i);
@@ -109,10 +109,10 @@ export function describeUnits(ctx: SuiteContext): void {
         const audit = await tx.audit.list(org.id, { limit: 1000 });
         const events = await tx.events.list(org.id, { limit: 1000 });
         const expectedIds = succeeded.map((r) => r.id).sort();
-        expect(audit.map((e) => e.resourceId).sort()).toEqual(expectedIds);
+        expect(audit.map((e) => e.target.id).sort()).toEqual(expectedIds);
         expect(events.map((e) => e.resourceId).sort()).toEqual(expectedIds);
         // Each audit entry and event belongs to the unit that wrote the case.
-        for (const entry of audit) expect(entry.requestId).toBe(`unit-${titleUnit(succeeded, entry.resourceId)}`);
+        for (const entry of audit) expect(entry.requestId).toBe(`unit-${titleUnit(succeeded, entry.target.id)}`);
         for (const event of events) expect(event.payload).toEqual({ unit: Number(titleUnit(succeeded, event.resourceId)) });
       });
       // Failed units gave their case numbers back: the survivors hold exactly 1..16.
@@ -150,7 +150,7 @@ export function describeUnits(ctx: SuiteContext): void {
 
       const unit = ctx.storage().transaction(async (tx) => {
         await tx.cases.insert(record);
-        await tx.audit.append(f.auditEntry(org.id, { resourceId: record.id }));
+        await tx.audit.append(f.auditEntry(org.id, { target: { type: "case", id: record.id } }));
         wrote();
         await finished;
         throw new InjectedFault(1);
@@ -177,7 +177,7 @@ export function describeUnits(ctx: SuiteContext): void {
         .transaction(async (tx) => {
           await tx.cases.insert(record);
           await sleep(1);
-          await tx.audit.append(f.auditEntry(org.id, { resourceId: record.id }));
+          await tx.audit.append(f.auditEntry(org.id, { target: { type: "case", id: record.id } }));
           await sleep(1);
           await tx.events.append(f.event(org.id, { resourceId: record.id }));
           await sleep(1);

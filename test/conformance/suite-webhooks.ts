@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Delivery, DeliveryAttempt, DeliveryFilter, DomainEvent, Organization, StoredUser, StoredWebhook } from "../../core/index.js";
+import { auditOutboxCursorId } from "../../core/webhooks/audit-outbox.js";
 import type { Fixtures } from "./fixtures.js";
 import type { SuiteContext } from "./suite-context.js";
 import { expectConflict, expectNoUndefined, idsOf, newestFirst, walkPages } from "./suite-context.js";
@@ -182,6 +183,43 @@ export function describeWebhooks(ctx: SuiteContext): void {
         const active = await ctx.storage().read((tx) => tx.webhooks.active(org.id));
         expect(idsOf(active)).toEqual(idsOf(mine.filter((w) => w.status === "active")));
         expect(idsOf(await ctx.storage().read((tx) => tx.webhooks.active(other.id)))).toEqual([theirs.id]);
+      });
+
+      it("activeOrganizations names each organization with an active subscription once, ascending, and none with only disabled ones", async () => {
+        await insertWebhook({ status: "active" });
+        await insertWebhook({ status: "active" });
+        const { org: other } = await ctx.seedOrganization();
+        await insertWebhook({}, other.id);
+        const { org: quiet } = await ctx.seedOrganization();
+        await insertWebhook({ status: "disabled" }, quiet.id);
+        const found = await ctx.storage().read((tx) => tx.webhooks.activeOrganizations());
+        expect(found.filter((id) => id === org.id)).toEqual([org.id]);
+        expect(found).toContain(other.id);
+        expect(found).not.toContain(quiet.id);
+        expect(found).toEqual([...found].sort());
+        // Fan-out keeps how far it moved an organization's audit events in the audit sinks' cursors.
+        const cursorId = auditOutboxCursorId(org.id);
+        await ctx.storage().transaction((tx) => tx.auditSinks.setCursor(org.id, cursorId, 5, "2026-03-01T12:00:00.000Z"));
+        expect(await ctx.storage().read((tx) => tx.auditSinks.cursor(org.id, cursorId))).toBe(5);
+        expect(await ctx.storage().read((tx) => tx.auditSinks.cursor(other.id, cursorId))).toBe(0);
+
+        // heldCursor holds the row: a second unit reading it waits for the first to move it and commit.
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let held!: () => void;
+        const holding = new Promise<void>((resolve) => (held = resolve));
+        const first = ctx.storage().transaction(async (tx) => {
+          expect(await tx.auditSinks.heldCursor(org.id, cursorId)).toBe(5);
+          held();
+          await released;
+          await tx.auditSinks.setCursor(org.id, cursorId, 7, "2026-03-01T12:00:01.000Z");
+        });
+        await holding;
+        const second = ctx.storage().transaction((tx) => tx.auditSinks.heldCursor(org.id, cursorId));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        release();
+        await first;
+        expect(await second).toBe(7);
       });
 
       it("delete removes the subscription with its deliveries and attempts, and nothing of another organization", async () => {

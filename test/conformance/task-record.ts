@@ -18,6 +18,7 @@ export function taskRecord(id: string, organizationId: string, caseId: string, a
     mandatory: false,
     tlp: 2,
     order: 1,
+    customFields: {},
     createdAt: at,
     updatedAt: at,
     createdBy: null,

@@ -39,6 +39,17 @@ describe("task list query plans: sqlite", () => {
       expect(detail).toMatch(/SEARCH cases USING INDEX sqlite_autoindex_cases_1 \(id=\?\)/);
     }
   });
+
+  it.each([
+    ["a value few hold: matches read from the value index, each sought by id", { customField0: "org_1|task|effort|s" }, /LIST SUBQUERY/],
+    ["a value many hold: the list's own index walked, the value index probed per row", { commonField0: "org_1|task|effort|m" }, /SEARCH v USING COVERING INDEX custom_field_values_lookup_idx \(lookup=\? AND record_id=\?\)/],
+  ])("cf.<key>, %s, without sorting", (_name, byValue, form) => {
+    const detail = sqlitePlan(listQuery(taskResource, sqliteDialect, "org_1", { maxTlp: 4, ...byValue }, { limit: 51, order: "desc" })!);
+    expect(detail).toMatch(/SEARCH tasks USING INDEX tasks_organization_id_idx/);
+    expect(detail).toMatch(/USING COVERING INDEX custom_field_values_lookup_idx/);
+    expect(detail).toMatch(form);
+    expect(detail).not.toMatch(/TEMP B-TREE|SCAN /);
+  });
 });
 
 const run = await postgresShouldRun("task query plans");

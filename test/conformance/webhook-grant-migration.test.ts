@@ -10,13 +10,18 @@
 import { migrationScratch, upgradePostgres, upgradeSqlite } from "../helpers/migrations-before.js";
 import type { RawSql } from "../helpers/migrations-before.js";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Storage, StoredWebhook } from "../../core/index.js";
-import { allScopes } from "../../core/index.js";
+import type { Scope, Storage, StoredWebhook } from "../../core/index.js";
 import { rowOf } from "../../adapters/declare/rows.js";
 import { auditResource } from "../../adapters/resources/audit.js";
 import { webhookResource, webhookToRecord } from "../../adapters/resources/webhooks.js";
 import { postgresShouldRun } from "../helpers/postgres.js";
 import { createFixtures } from "./fixtures.js";
+
+/**
+ * Every scope there was when the migration ran: it backfills a session's grant with that list,
+ * written into its SQL. Scopes added since (audit:manage) are not in grants recorded before them.
+ */
+const scopesAtMigration: Scope[] = ["cases:read", "cases:write", "alerts:read", "alerts:write", "tasks:read", "tasks:write", "observables:read", "observables:write", "users:read", "keys:write", "users:write", "teams:write", "webhooks:read", "webhooks:write", "audit:read", "org:admin"];
 
 const scratch = migrationScratch("grant-migration");
 afterAll(() => scratch.remove());
@@ -76,10 +81,34 @@ async function seed(storage: Storage): Promise<{ rows: OldRow[]; auditRows: OldR
   });
   // The trail's entries as that time wrote them: without the columns later migrations add.
   const auditRows = [
-    f.auditEntry(org.id, { action: "webhook.created", resourceType: "webhook", resourceId: byKey.id, actorUserId: owner.id, actorKeyId: key.id }),
-    f.auditEntry(org.id, { action: "webhook.created", resourceType: "webhook", resourceId: bySession.id, actorUserId: owner.id, actorKeyId: null }),
-  ].map((entry) => {
-    const { items: _i, ...old } = rowOf(auditResource, { ...entry, items: null });
+    { resourceId: byKey.id, actorKeyId: key.id },
+    { resourceId: bySession.id, actorKeyId: null },
+  ].map(({ resourceId, actorKeyId }) => {
+    const row = rowOf(auditResource, {
+      id: f.ids.next("aud"),
+      organizationId: org.id,
+      seq: 0,
+      lastSeq: 0,
+      at: f.at(),
+      actorType: "user",
+      actorUserId: owner.id,
+      actorKeyId,
+      requestId: null,
+      ip: null,
+      userAgent: null,
+      action: "webhook.created",
+      resourceType: "webhook",
+      resourceId,
+      caseId: null,
+      outcome: "success",
+      changes: null,
+      bulkRequestId: null,
+      tlp: null,
+      items: null,
+      prevHash: "",
+      hash: "",
+    });
+    const { items: _i, seq: _s, last_seq: _l, actor_type: _a, case_id: _c, outcome: _o, tlp: _t, prev_hash: _p, hash: _h, ...old } = row;
     return old as OldRow;
   });
   return {
@@ -87,8 +116,8 @@ async function seed(storage: Storage): Promise<{ rows: OldRow[]; auditRows: OldR
     auditRows,
     expected: new Map([
       [byKey.id, { keyId: key.id, tlpClearance: 1, scopes: ["cases:read", "webhooks:write"] }],
-      [bySession.id, { keyId: null, tlpClearance: 3, scopes: [...allScopes] }],
-      [ownerless.id, { keyId: null, tlpClearance: 0, scopes: [...allScopes] }],
+      [bySession.id, { keyId: null, tlpClearance: 3, scopes: [...scopesAtMigration] }],
+      [ownerless.id, { keyId: null, tlpClearance: 0, scopes: [...scopesAtMigration] }],
     ]),
   };
 }

@@ -252,8 +252,8 @@ describe("alerts", () => {
       const [latest] = await events();
       expect(latest).toMatchObject({ name: "alert.updated", resourceId: alert.id, payload: { assigneeId: analyst.userId } });
       const [entry] = await auditLog();
-      expect(entry).toMatchObject({ action: "alert.updated", resourceId: alert.id });
-      expect(entry!.changes).toMatchObject({ assigneeId: { from: null, to: analyst.userId } });
+      expect(entry).toMatchObject({ action: "alert.updated", target: { type: "alert", id: alert.id } });
+      expect(entry!.changes).toContainEqual({ path: "assigneeId", before: null, after: analyst.userId });
     });
   });
 
@@ -501,8 +501,8 @@ describe("alerts", () => {
       expect(changeEvents.map((e) => [e.name, e.resourceId]).sort()).toEqual([["alert.updated", a.id], ["alert.updated", b.id]].sort());
       expect(changeEvents[0]!.payload).toMatchObject({ assigneeId: analyst.userId });
       const entries = (await auditLog()).filter((e) => e.bulkRequestId === result.bulkRequestId);
-      expect(entries.map((e) => e.resourceId).sort()).toEqual([a.id, b.id].sort());
-      expect(entries.find((e) => e.resourceId === b.id)!.changes).toMatchObject({ assigneeId: { from: t.admin.userId, to: analyst.userId } });
+      expect(entries.map((e) => e.target.id).sort()).toEqual([a.id, b.id].sort());
+      expect(entries.find((e) => e.target.id === b.id)!.changes).toContainEqual({ path: "assigneeId", before: t.admin.userId, after: analyst.userId });
       // The denial is in the TLP audit log.
       const denials = await t.kit.storage.read((tx) => tx.tlpAudit.list(t.organizationId, { resourceType: ["alert"], outcome: "denied" }, { limit: 10 }));
       expect(denials.map((d) => d.resourceId)).toEqual([red.id]);

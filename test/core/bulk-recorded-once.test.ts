@@ -60,8 +60,8 @@ describe("bulk operations and list views recorded once", () => {
     expect(counts()).toEqual({ audit: before.audit + 1, events: before.events + 1, tlp: before.tlp + 1 });
 
     const audit = (await kit.storage.read((tx) => tx.audit.list(organizationId, { limit: 100 }))).filter((e) => e.bulkRequestId === result.bulkRequestId);
-    expect(audit.map((e) => e.resourceId).sort()).toEqual(made.map((t) => t.id).sort());
-    expect(audit.every((e) => e.action === "task.updated" && JSON.stringify(e.changes) === JSON.stringify({ mandatory: { from: false, to: true } }))).toBe(true);
+    expect(audit.map((e) => e.target.id).sort()).toEqual(made.map((t) => t.id).sort());
+    expect(audit.every((e) => e.action === "task.updated" && JSON.stringify(e.changes) === JSON.stringify([{ path: "mandatory", before: false, after: true }]))).toBe(true);
     const events = (await kit.storage.read((tx) => tx.events.list(organizationId, { limit: 100 }))).filter((e) => e.bulkRequestId === result.bulkRequestId);
     expect(events.map((e) => e.resourceId).sort()).toEqual(made.map((t) => t.id).sort());
     for (const event of events) {

@@ -51,7 +51,7 @@ describe("case service", () => {
       await tx.events.list(t.organizationId, { limit: 10 }),
     ] as const);
     expect(audit.map((a) => a.action)).toEqual(["case.created", "case.created"]);
-    expect(audit[1]).toMatchObject({ resourceId: created.id, actorUserId: admin.userId, actorKeyId: admin.keyId });
+    expect(audit[1]).toMatchObject({ target: { type: "case", id: created.id, caseId: created.id }, actor: { type: "apiKey", id: admin.keyId, onBehalfOf: admin.userId }, outcome: "success", tlp: 2 });
     expect(events[1]).toMatchObject({ name: "case.created", resourceId: created.id, tlp: 2, payload: { id: created.id, title: "Phishing wave" } });
   });
 
@@ -60,7 +60,6 @@ describe("case service", () => {
       [{ severity: 2 }, "title"],
       [{ title: "", severity: 2 }, "title"],
       [{ title: "x".repeat(501), severity: 2 }, "title"],
-      [{ title: "t" }, "severity"],
       [{ title: "t", severity: 0 }, "severity"],
       [{ title: "t", severity: 5 }, "severity"],
       [{ title: "t", severity: 2.5 }, "severity"],
@@ -79,6 +78,8 @@ describe("case service", () => {
       expect(code, JSON.stringify(input)).toBe("validation_failed");
       expect(paths, JSON.stringify(input)).toContain(path);
     }
+    // No severity and no case type to default it: its own code, the schema having made it optional.
+    expect(await failure(t.kit.cases.create(admin, { title: "t" }))).toMatchObject({ code: "severity_required", paths: ["severity"] });
     // The lifecycle decides statuses (core/lifecycles): a case never starts closed, nor in a status it lacks.
     expect((await failure(t.kit.cases.create(admin, { title: "t", severity: 2, statusValue: "closed" }))).code).toBe("invalid_transition");
     expect(await failure(t.kit.cases.create(admin, { title: "t", severity: 2, statusValue: "archived" }))).toMatchObject({ code: "unknown_status", paths: ["statusValue"] });
@@ -156,7 +157,10 @@ describe("case service", () => {
     expect((await failure(t.kit.cases.update(admin, created.id, {}))).code).toBe("validation_failed");
     expect((await failure(t.kit.cases.update(admin, created.id, { number: 9 }))).code).toBe("validation_failed");
     const audit = await t.kit.storage.read((tx) => tx.audit.list(t.organizationId, { limit: 1 }));
-    expect(audit[0]?.changes).toEqual({ title: { from: "t", to: "renamed" }, description: { from: "d", to: null } });
+    expect(audit[0]?.changes).toEqual([
+      { path: "title", before: "t", after: "renamed" },
+      { path: "description", before: "d", after: null },
+    ]);
   });
 
   it("lists newest first with filters and cursor pages that neither skip nor repeat", async () => {
@@ -188,6 +192,6 @@ describe("audit diffs", () => {
     const created = await t.kit.cases.create(t.admin, { title: "t", severity: 1, customFields: { a: 1, b: { c: 2, d: 3 } } });
     await t.kit.cases.update(t.admin, created.id, { customFields: { b: { d: 3, c: 2 }, a: 1 }, title: "u" });
     const [entry] = await t.kit.storage.read((tx) => tx.audit.list(t.organizationId, { limit: 1 }));
-    expect(entry?.changes).toEqual({ title: { from: "t", to: "u" } });
+    expect(entry?.changes).toEqual([{ path: "title", before: "t", after: "u" }]);
   });
 });

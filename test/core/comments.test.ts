@@ -65,7 +65,7 @@ describe("comments on cases", () => {
       const created = await t.kit.comments.create(author, caseParent(caseId), { body: "Noted." });
       const event = (await events()).find((e) => e.name === "comment.created");
       expect(event).toMatchObject({ resourceType: "comment", resourceId: created.id, tlp: 2, payload: { body: "Noted.", parentId: caseId } });
-      expect((await auditLog()).find((a) => a.action === "comment.created")).toMatchObject({ resourceId: created.id, actorUserId: author.userId, changes: null });
+      expect((await auditLog()).find((a) => a.action === "comment.created")).toMatchObject({ target: { type: "comment", id: created.id, caseId }, actor: { id: author.keyId ?? author.userId }, changes: [] });
       expect(await tlpLog()).toEqual([expect.objectContaining({ resourceId: created.id, action: "edit", tlpBefore: null, tlpAfter: 2, outcome: "allowed" })]);
     });
 
@@ -173,7 +173,10 @@ describe("comments on cases", () => {
       expect(edited).toMatchObject({ id: mine.id, body: "Final text.", editedAt: t.clock.now().toISOString(), updatedAt: t.clock.now().toISOString(), createdAt: mine.createdAt, createdBy: author.userId });
       expect(await t.kit.comments.get(author, mine.id)).toEqual(edited);
       const entry = (await auditLog()).find((a) => a.action === "comment.updated");
-      expect(entry?.changes).toEqual({ body: { from: "First draft.", to: "Final text." }, editedAt: { from: null, to: edited.editedAt } });
+      expect(entry?.changes).toEqual([
+        { path: "body", before: "First draft.", after: "Final text." },
+        { path: "editedAt", before: null, after: edited.editedAt },
+      ]);
       expect((await events()).find((e) => e.name === "comment.updated")?.payload).toMatchObject({ body: "Final text." });
     });
 
@@ -210,7 +213,7 @@ describe("comments on cases", () => {
       const deleted = await t.kit.comments.delete(author, mine.id);
       expect(deleted).toMatchObject({ id: mine.id, deletedAt: t.clock.now().toISOString(), deletedBy: author.userId, body: "First draft." });
       expect((await events()).find((e) => e.name === "comment.deleted")).toMatchObject({ resourceId: mine.id, tlp: 2 });
-      expect((await auditLog()).find((a) => a.action === "comment.deleted")?.changes).toMatchObject({ deletedBy: { from: null, to: author.userId } });
+      expect((await auditLog()).find((a) => a.action === "comment.deleted")?.changes).toContainEqual({ path: "deletedBy", before: null, after: author.userId });
       expect((await tlpLog()).find((e) => e.action === "delete")).toMatchObject({ resourceId: mine.id, outcome: "allowed" });
       expect((await failure(t.kit.comments.get(author, mine.id))).code).toBe("not_found");
       expect((await failure(t.kit.comments.update(author, mine.id, { body: "again" }))).code).toBe("not_found");

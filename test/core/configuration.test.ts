@@ -84,6 +84,7 @@ describe("configuration as code", () => {
     const changes = await t.kit.configuration.import(t.admin, exported);
     expect(changes).toEqual({
       lifecycles: { case: "unchanged", alert: "unchanged", task: "unchanged" },
+      caseLifecycles: { published: [], unchanged: [] },
       caseTypes: { created: [], updated: [], unchanged: ["legacy", "phishing"] },
       customFields: { created: [], updated: [], unchanged: ["customer_ref", "impact", "root_cause", "vectors"] },
     });

@@ -163,7 +163,7 @@ describe("custom fields", () => {
     // Events (TLP 2) and their audit entries never carry it.
     const [events, audit] = await t.kit.storage.read(async (tx) => [await tx.events.list(t.organizationId, { limit: 50 }), await tx.audit.list(t.organizationId, { limit: 50 })] as const);
     expect(JSON.stringify(events.filter((e) => e.resourceType === "case"))).not.toContain("Deep Throat");
-    expect(JSON.stringify(audit.filter((e) => e.resourceType === "case"))).not.toContain("Deep Throat");
+    expect(JSON.stringify(audit.filter((e) => e.target.type === "case"))).not.toContain("Deep Throat");
     // Alerts: a bulk's event items too.
     await t.kit.customFields.create(admin, { key: "source_ip", label: "Source IP", scopes: ["alert"], type: "string", tlpFloor: 3 });
     const alert = await t.kit.alerts.create(admin, { title: "A", severity: 1, source: "siem", tlp: 1, customFields: { source_ip: "10.0.0.1" } });

@@ -149,7 +149,11 @@ describe("account sign-in", () => {
     const session = await t.kit.account.signIn({ email: "sam@acme.test", password: "correct horse battery" });
     expect(session.token).not.toBe(session.csrfToken);
     const audit = await t.kit.storage.read((tx) => tx.audit.list(t.organizationId, { limit: 20 }));
-    expect(audit.filter((a) => a.action === "user.sign_in_failed")).toHaveLength(5);
+    // The known account's five failures, each its own event; the unknown email's one (aggregated: audit-refusals.test.ts).
+    const failed = audit.filter((a) => a.action === "user.sign_in_failed");
+    expect(failed.every((a) => a.outcome === "failure")).toBe(true);
+    expect(failed.filter((a) => a.target.id !== "unknown").map((a) => a.target)).toEqual(Array(5).fill({ type: "user", id: audit.find((a) => a.action === "user.signed_in")!.target.id }));
+    expect(failed.filter((a) => a.target.id === "unknown")).toHaveLength(1);
     expect(audit.some((a) => a.action === "user.signed_in")).toBe(true);
   });
 

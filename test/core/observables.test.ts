@@ -148,6 +148,7 @@ describe("observable service", () => {
       sighted: false,
       tags: [],
       message: null,
+      customFields: {},
       createdAt: "2026-03-01T12:00:00.000Z",
       updatedAt: "2026-03-01T12:00:00.000Z",
       createdBy: admin.userId,
@@ -408,7 +409,7 @@ describe("observable service", () => {
     it("copies an alert's live observables to the case, deduplicating against the case's own", async () => {
       const alertId = t.addAlert(t.organizationId);
       const at = t.clock.now().toISOString();
-      const base = { organizationId: t.organizationId, caseId: null, alertId, tlp: 2, pap: 2, ioc: false, sighted: false, tags: [], message: null, createdAt: at, updatedAt: at, createdBy: null, deletedAt: null, deletedBy: null };
+      const base = { organizationId: t.organizationId, caseId: null, alertId, tlp: 2, pap: 2, ioc: false, sighted: false, tags: [], message: null, customFields: {}, createdAt: at, updatedAt: at, createdBy: null, deletedAt: null, deletedBy: null };
       const onAlert: Observable[] = [
         { ...base, id: t.kit.deps.ids.next("obs"), dataType: "ip", data: "192.0.2.1", ioc: true, tags: [{ name: "c2" }] },
         { ...base, id: t.kit.deps.ids.next("obs"), dataType: "domain", data: "evil.example" },
@@ -450,7 +451,7 @@ describe("observable service", () => {
     it("leaves on the alert, unmentioned, what the principal may not read", async () => {
       const alertId = t.addAlert(t.organizationId);
       const at = t.clock.now().toISOString();
-      const base = { organizationId: t.organizationId, caseId: null, alertId, pap: 2, ioc: false, sighted: false, tags: [], message: null, createdAt: at, updatedAt: at, createdBy: null, deletedAt: null, deletedBy: null };
+      const base = { organizationId: t.organizationId, caseId: null, alertId, pap: 2, ioc: false, sighted: false, tags: [], message: null, customFields: {}, createdAt: at, updatedAt: at, createdBy: null, deletedAt: null, deletedBy: null };
       const green = { ...base, id: t.kit.deps.ids.next("obs"), dataType: "ip", data: "192.0.2.5", tlp: 1 };
       const red = { ...base, id: t.kit.deps.ids.next("obs"), dataType: "ip", data: "192.0.2.6", tlp: 4 };
       await t.kit.storage.transaction(async (tx) => {

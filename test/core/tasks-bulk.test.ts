@@ -200,11 +200,11 @@ describe("bulk task operations", () => {
       ].sort());
       expect(bulkEvents.every((e) => e.payload.mandatory === true)).toBe(true);
       const bulkAudit = (await auditLog()).filter((e) => e.bulkRequestId === result.bulkRequestId);
-      expect(bulkAudit.map((e) => [e.action, e.resourceId]).sort()).toEqual([
+      expect(bulkAudit.map((e) => [e.action, e.target.id]).sort()).toEqual([
         ["task.updated", a!.id],
         ["task.updated", b!.id],
       ].sort());
-      expect(bulkAudit[0]!.changes).toEqual({ mandatory: { from: false, to: true } });
+      expect(bulkAudit[0]!.changes).toEqual([{ path: "mandatory", before: false, after: true }]);
     });
 
     it("records above the caller's clearance are written to the TLP audit log as denied", async () => {

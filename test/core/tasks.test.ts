@@ -47,6 +47,7 @@ describe("tasks", () => {
         mandatory: false,
         tlp: 2,
         order: 1,
+        customFields: {},
         createdAt: "2026-03-01T12:00:00.000Z",
         updatedAt: "2026-03-01T12:00:00.000Z",
         createdBy: t.admin.userId,
@@ -77,8 +78,8 @@ describe("tasks", () => {
 
     it("writes one audit entry and one task.created event in the same unit of work", async () => {
       const created = await t.kit.tasks.create(t.admin, caseId, { title: "Collect headers" });
-      expect((await auditLog()).filter((a) => a.resourceType === "task")).toEqual([
-        expect.objectContaining({ action: "task.created", resourceId: created.id, actorUserId: t.admin.userId, bulkRequestId: null }),
+      expect((await auditLog()).filter((a) => a.target.type === "task")).toEqual([
+        expect.objectContaining({ action: "task.created", target: { type: "task", id: created.id, caseId }, actor: { type: "apiKey", id: t.admin.keyId, onBehalfOf: t.admin.userId }, bulkRequestId: null }),
       ]);
       expect((await events()).filter((e) => e.resourceType === "task")).toEqual([
         expect.objectContaining({ name: "task.created", resourceId: created.id, tlp: 2, payload: expect.objectContaining({ id: created.id, title: "Collect headers" }) }),
@@ -194,7 +195,12 @@ describe("tasks", () => {
       expect(changed).toEqual({ ...task, description: null, dueDate: null, mandatory: true, order: 7, updatedAt: "2026-03-01T12:01:00.000Z" });
       expect(await stored(task.id)).toEqual(changed);
       const entry = (await auditLog()).find((a) => a.action === "task.updated");
-      expect(entry?.changes).toMatchObject({ description: { from: "headers", to: null }, mandatory: { from: false, to: true } });
+      expect(entry?.changes).toEqual(
+        expect.arrayContaining([
+          { path: "description", before: "headers", after: null },
+          { path: "mandatory", before: false, after: true },
+        ]),
+      );
       expect((await events()).find((e) => e.name === "task.updated")).toMatchObject({ resourceId: task.id, bulkRequestId: null });
       expect((await failure(t.kit.tasks.update(t.admin, task.id, {}))).code).toBe("validation_failed");
       expect((await failure(t.kit.tasks.update(t.admin, task.id, { caseId }))).code).toBe("validation_failed");
@@ -280,7 +286,7 @@ describe("tasks", () => {
       expect(ids(await t.kit.tasks.listOf(t.admin, caseId, {}))).toEqual([kept.id]);
       expect(ids(await t.kit.tasks.list(t.admin, { status: "waiting", caseId }))).toEqual([kept.id]);
       expect((await events()).find((e) => e.name === "task.deleted")).toMatchObject({ resourceId: task.id, payload: expect.objectContaining({ deletedBy: t.admin.userId }) });
-      expect((await auditLog()).find((a) => a.action === "task.deleted")).toMatchObject({ resourceId: task.id });
+      expect((await auditLog()).find((a) => a.action === "task.deleted")).toMatchObject({ target: { type: "task", id: task.id } });
     });
 
     it("another organization's task is not_found on get, update and delete, and stays untouched", async () => {

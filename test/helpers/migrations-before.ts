@@ -7,7 +7,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { expect } from "vitest";
-import type { Storage } from "../../core/index.js";
+import type { Storage, Task } from "../../core/index.js";
 import { createPostgresStorage, resolveMigrationsFolder as postgresMigrations } from "../../adapters/postgres/index.js";
 import { createSqliteStorage, resolveMigrationsFolder as sqliteMigrations } from "../../adapters/sqlite/index.js";
 import { freshSchemaName, postgresUrl } from "./postgres.js";
@@ -40,6 +40,39 @@ export function migrationScratch(label: string): MigrationScratch {
 
 /** SQL straight on the database under test, for what the storage port cannot write or show. */
 export type RawSql = (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
+
+/**
+ * Inserts one row as SQL on the database under test: for a table as it was before a migration
+ * added columns today's repositories write. Values go as given (booleans as the dialect stores them).
+ */
+export async function insertRawRow(raw: RawSql, dialect: "sqlite" | "postgres", table: string, row: Record<string, unknown>): Promise<void> {
+  const names = Object.keys(row);
+  const marks = names.map((_, i) => (dialect === "sqlite" ? "?" : `$${i + 1}`));
+  const values = Object.values(row).map((v) => (typeof v === "boolean" && dialect === "sqlite" ? Number(v) : v));
+  await raw(`INSERT INTO ${table} (${names.join(", ")}) VALUES (${marks.join(", ")})`, values);
+}
+
+/** A task as the tasks table held it before tasks carried custom fields (SQLite 0014, PostgreSQL 0015), for seeds of earlier migrations. */
+export async function insertTaskRow(raw: RawSql, dialect: "sqlite" | "postgres", task: Task): Promise<void> {
+  await insertRawRow(raw, dialect, "tasks", {
+    id: task.id,
+    organization_id: task.organizationId,
+    case_id: task.caseId,
+    title: task.title,
+    description: task.description,
+    status: task.status,
+    assignee_id: task.assigneeId,
+    due_date: task.dueDate,
+    mandatory: task.mandatory,
+    tlp: task.tlp,
+    sort_order: task.order,
+    created_at: task.createdAt,
+    updated_at: task.updatedAt,
+    created_by: task.createdBy,
+    deleted_at: task.deletedAt,
+    deleted_by: task.deletedBy,
+  });
+}
 
 export interface UpgradeSteps<S> {
   /** Writes what the migration must carry, on the database as it was before the migration. */

@@ -13,6 +13,7 @@ import { apiBasePath } from "../../server/index.js";
 import { mutationOf } from "./json-mutation.js";
 import { schemaArbitraries } from "./json-schema-arbitrary.js";
 import type { JsonSchema } from "./json-schema-arbitrary.js";
+import { openingOf } from "../server/http.js";
 import { componentsResourceId, retarget } from "./openapi-refs.js";
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
@@ -180,8 +181,16 @@ export function fuzzHarness(doc: Json, ids: Record<string, string[]>) {
     expect(declared, `undocumented status: ${where}`).toBeDefined();
     const [mediaType, media] = Object.entries(declared!.content as Record<string, Json>)[0]!;
     expect(answer.contentType, where).toBe(mediaType);
-    const validate = validatorOf(`${op.label} ${answer.status}`, media.schema);
-    if (!validate(answer.body)) expect.fail(`answer breaks its schema (${ajv.errorsText(validate.errors)}): ${where}`);
+    if (media["x-item-schema"]) {
+      // A streamed answer (NDJSON lines, or Server-Sent Events' data): each record has the item schema.
+      const validateItem = validatorOf(`${op.label} ${answer.status} item`, media["x-item-schema"]);
+      for (const record of streamedRecords(answer.text)) {
+        if (!validateItem(record)) expect.fail(`a streamed record breaks its schema (${ajv.errorsText(validateItem.errors)}): ${where}`);
+      }
+    } else {
+      const validate = validatorOf(`${op.label} ${answer.status}`, media.schema);
+      if (!validate(answer.body)) expect.fail(`answer breaks its schema (${ajv.errorsText(validate.errors)}): ${where}`);
+    }
 
     if (generated.valid) expect((answer.body as Json | undefined)?.code, `a valid request was refused: ${where}`).not.toBe("validation_failed");
     else if (generated.kind === "body") expect(answer.status, `a body the document refuses was accepted: ${where}`).toBeGreaterThanOrEqual(400);
@@ -226,7 +235,8 @@ function resolve(document: Json, node: Json | undefined): unknown {
 
 
 export async function toAnswer(response: Response): Promise<Answer> {
-  const text = await response.text();
+  // An event stream does not end: its opening (the first event or `retry:`) is the answer checked.
+  const text = response.headers.get("content-type")?.startsWith("text/event-stream") ? await openingOf(response) : await response.text();
   let body: unknown;
   try {
     body = text ? JSON.parse(text) : undefined;
@@ -273,3 +283,10 @@ export async function seedThroughApi(send: Send, key: string): Promise<Record<st
   return ids;
 }
 
+/** The records of a streamed answer's text: NDJSON lines, or the `data:` of each event. */
+function streamedRecords(text: string): unknown[] {
+  const lines = text.split("\n").filter((line) => line !== "");
+  const events = lines.some((line) => line.startsWith("data:") || line.startsWith("id:") || line.startsWith("retry:") || line.startsWith(":"));
+  const data = events ? lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart()) : lines;
+  return data.map((line) => JSON.parse(line) as unknown);
+}

@@ -5,7 +5,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const packageRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -29,8 +29,8 @@ export interface ServeProcess {
   alive(): boolean;
   /** `fetch` against the server with the admin key unless `headers` names another credential. */
   request(path: string, init?: RequestInit): Promise<Response>;
-  /** SIGTERM, wait for the exit, remove the database folder. */
-  stop(): Promise<void>;
+  /** SIGTERM, wait for the exit, remove the database folder (unless `keepDatabase`: a restart follows). */
+  stop(options?: { keepDatabase?: boolean }): Promise<void>;
 }
 
 /** A port nobody listens on right now (the kernel picks it). */
@@ -50,17 +50,24 @@ export async function freePort(): Promise<number> {
  * Initialises an organization in a fresh SQLite file and starts `casekit serve` on it, resolving
  * once `/livez` answers. `env` is added to the process's environment (e.g. CASEKIT_BODY_LIMIT).
  */
-export async function startServeProcess(options: { env?: Record<string, string>; args?: string[] } = {}): Promise<ServeProcess> {
+export async function startServeProcess(
+  options: { env?: Record<string, string>; args?: string[]; restart?: Pick<ServeProcess, "database" | "apiKey" | "password" | "email" | "organizationId"> } = {},
+): Promise<ServeProcess> {
   if (!existsSync(join(packageRoot, "dist", "server", "cli.js"))) throw new Error("Build the package first: npm run build");
-  const dir = mkdtempSync(join(tmpdir(), "casekit-serve-"));
+  // A restart serves the database a stopped process kept, with the organization it was initialised with.
+  const dir = options.restart ? dirname(options.restart.database) : mkdtempSync(join(tmpdir(), "casekit-serve-"));
   const database = join(dir, "casekit.db");
   const env = { ...process.env, CASEKIT_LOG_LEVEL: process.env.CASEKIT_LOG_LEVEL ?? "info", ...options.env };
-  const init = spawnSync(process.execPath, [bin, "init", "--org", "Process SOC", "--email", "admin@process.test", "--database", database, "--json"], {
-    env,
-    encoding: "utf8",
-  });
-  if (init.status !== 0) throw new Error(`casekit init failed: ${init.stderr}${init.stdout}`);
-  const created = JSON.parse(init.stdout.trim().split("\n").at(-1)!) as { apiKey: string; password: string; email: string; organizationId: string };
+  let created: { apiKey: string; password: string; email: string; organizationId: string };
+  if (options.restart) created = options.restart;
+  else {
+    const init = spawnSync(process.execPath, [bin, "init", "--org", "Process SOC", "--email", "admin@process.test", "--database", database, "--json"], {
+      env,
+      encoding: "utf8",
+    });
+    if (init.status !== 0) throw new Error(`casekit init failed: ${init.stderr}${init.stdout}`);
+    created = JSON.parse(init.stdout.trim().split("\n").at(-1)!) as { apiKey: string; password: string; email: string; organizationId: string };
+  }
 
   const port = await freePort();
   const child = spawn(process.execPath, [bin, "serve", "--database", database, "--port", String(port), "--host", "127.0.0.1", ...(options.args ?? [])], {
@@ -105,14 +112,14 @@ export async function startServeProcess(options: { env?: Record<string, string>;
       if (!headers.has("authorization") && !headers.has("x-api-key")) headers.set("authorization", `Bearer ${created.apiKey}`);
       return fetch(origin + path, { ...init, headers });
     },
-    async stop() {
+    async stop(stopOptions = {}) {
       if (!exited) {
         child.kill("SIGTERM");
         const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
         await exit;
         clearTimeout(killer);
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (!stopOptions.keepDatabase) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -21,9 +21,10 @@ import type { Scope } from "../../core/index.js";
 import { apiBasePath, apiRoutes } from "../../server/index.js";
 import type { ApiRoute } from "../../server/index.js";
 import { addKey, addUser } from "../helpers/kit.js";
+import { sseEventsOf } from "../helpers/sse-client.js";
 import { bearer, inProcess } from "./http.js";
 import type { Answer, HeaderList, Transport } from "./http.js";
-import { makeWorld, validCase } from "./world.js";
+import { makeWorld, userWithKey, validCase } from "./world.js";
 import type { World } from "./world.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -54,6 +55,8 @@ const sampleBodies: Record<string, unknown> = {
   "PATCH /comments/{id}": { body: "Edited by the matrix" },
   "POST /webhooks": { name: "Matrix hook", url: "https://hooks.example.com/matrix", events: ["case.created"] },
   "PATCH /webhooks/{id}": { description: "Changed by the matrix" },
+  "POST /audit-sinks": { name: "Matrix sink", config: { target: "tls://siem.example.com:6514" } },
+  "PATCH /audit-sinks/{id}": { name: "Renamed by the matrix" },
   "POST /alerts": { title: "Matrix alert", source: "matrix", sourceRef: "matrix-1", severity: 2 },
   "PATCH /alerts/{id}": { title: "Renamed by the matrix" },
   "POST /alerts/{id}/promote": {},
@@ -68,6 +71,7 @@ const sampleBodies: Record<string, unknown> = {
   "PUT /lifecycles/case": { statuses: defaultLifecycles.case.statuses, transitions: defaultLifecycles.case.transitions },
   "PUT /lifecycles/alert": { statuses: defaultLifecycles.alert.statuses, transitions: defaultLifecycles.alert.transitions },
   "PUT /lifecycles/task": { statuses: defaultLifecycles.task.statuses, transitions: defaultLifecycles.task.transitions },
+  "PUT /lifecycles/case/named/{key}": { statuses: defaultLifecycles.case.statuses, transitions: defaultLifecycles.case.transitions },
   "POST /cases/{id}/transitions": { to: "in_progress", reason: "Matrix move" },
   "POST /alerts/{id}/transitions": { to: "acknowledged" },
   "POST /tasks/{id}/transitions": { to: "in_progress" },
@@ -96,6 +100,7 @@ const resources = {
   tasks: "task",
   "custom-fields": "cfd",
   "case-types": "ctype",
+  "audit-sinks": "snk",
 } as const;
 type Resource = keyof typeof resources;
 
@@ -109,7 +114,12 @@ const neverExisting = (resource: Resource): string => `${resources[resource]}_01
 /** Parent ids in a path (`:caseId` …) get a well-formed id that never existed, so the host's id check passes them. */
 const parentPrefixes: Readonly<Record<string, string>> = { caseId: "case", alertId: "alert", taskId: "task", deliveryId: "dlv" };
 const pathOf = (route: ApiRoute, id = "id_00000000000000000000000000"): string =>
-  apiBasePath + route.path.replace(/:id\b/g, id).replace(/:(\w+Id)\b/g, (_match, name: string) => `${parentPrefixes[name] ?? name}_01kaaaaaaaaaaaaaaaaaaaaaaa`);
+  apiBasePath +
+  route.path
+    .replace(/:id\b/g, id)
+    .replace(/:(\w+Id)\b/g, (_match, name: string) => `${parentPrefixes[name] ?? name}_01kaaaaaaaaaaaaaaaaaaaaaaa`)
+    // A named case lifecycle's key: well formed, never published.
+    .replace(/:key\b/g, "never-published");
 
 function bodyOf(route: ApiRoute): unknown {
   if (!route.body) return undefined;
@@ -367,6 +377,7 @@ describe("tenant isolation on every route with an {id}", () => {
     ids.tasks = (await w.kit.tasks.create(w.admin, ids.cases, { title: "Tenant task", tlp: 0 })).id;
     ids["custom-fields"] = (await w.kit.customFields.create(w.admin, { key: "tenant_field", label: "Tenant field", scopes: ["task"], type: "string" })).id;
     ids["case-types"] = (await w.kit.caseTypes.create(w.admin, { key: "tenant-type", label: "Tenant type" })).id;
+    ids["audit-sinks"] = (await w.kit.auditSinks.create(w.admin, { name: "Tenant sink", config: { target: "tls://siem.example.com:6514" } })).id;
     snapshot = () =>
       Promise.all([
         w.kit.cases.get(w.admin, ids.cases),
@@ -381,6 +392,7 @@ describe("tenant isolation on every route with an {id}", () => {
         w.kit.tasks.get(w.admin, ids.tasks),
         w.kit.customFields.get(w.admin, ids["custom-fields"]),
         w.kit.caseTypes.get(w.admin, ids["case-types"]),
+        w.kit.auditSinks.get(w.admin, ids["audit-sinks"]),
       ]);
   });
 
@@ -424,10 +436,15 @@ describe("TLP on the case routes, with a clearance-1 key", () => {
   let client: Transport;
   const marked = new Map<number, string>();
   let green: string;
+  /** At clearance 1 with audit:read (an admin's key): the world's clearance-1 key is an analyst's. */
+  let lowAuditor: string;
+  /** A clearance-1 key that holds the route's scope, so only TLP decides. */
+  const lowKey = (route: ApiRoute) => (route.scope === "audit:read" ? lowAuditor : w.keys.lowClearance);
 
   beforeAll(async () => {
     w = await makeWorld();
     client = inProcess(w.app);
+    lowAuditor = (await userWithKey(w, { role: "admin", scopes: ["audit:read"], tlpClearance: 1 })).secret;
     green = (await w.kit.cases.create(w.admin, { ...validCase, title: "GREEN case", tlp: 1 })).id;
     for (const tlp of [2, 3, 4]) marked.set(tlp, (await w.kit.cases.create(w.admin, { ...validCase, title: `TLP ${tlp} case`, tlp })).id);
   });
@@ -445,7 +462,7 @@ describe("TLP on the case routes, with a clearance-1 key", () => {
 
   each(cells, async ({ route, tlp }) => {
     const id = marked.get(tlp)!;
-    const answer = await client.send(route.method, pathOf(route, id), { headers: bearer(w.keys.lowClearance), body: bodyOf(route) });
+    const answer = await client.send(route.method, pathOf(route, id), { headers: bearer(lowKey(route)), body: bodyOf(route) });
     expectProblem(answer, 403, "tlp_restricted");
     expect(answer.text).not.toContain(`TLP ${tlp} case`);
     // Nothing changed behind the refusal.
@@ -454,10 +471,10 @@ describe("TLP on the case routes, with a clearance-1 key", () => {
 
   each(caseByIdRoutes.map((route) => ({ route, name: `${label(route)} on a TLP:GREEN case → 200 (the key works at its level)` })),
     async ({ route }) => {
-      const answer = await client.send(route.method, pathOf(route, green), { headers: bearer(w.keys.lowClearance), body: bodyOf(route) });
+      const answer = await client.send(route.method, pathOf(route, green), { headers: bearer(lowKey(route)), body: bodyOf(route) });
       expect(answer.status, answer.text).toBe(200);
-      // The case itself, or what names it: its transitions, its history's first entry.
-      expect(answer.body.id ?? answer.body.recordId ?? answer.body.data?.[0]?.recordId).toBe(green);
+      // The case itself, or what names it: its transitions, its history's first entry, its trail's newest event.
+      expect(answer.body.id ?? answer.body.recordId ?? answer.body.data?.[0]?.recordId ?? answer.body.data?.[0]?.target?.caseId).toBe(green);
     },
   );
 
@@ -493,9 +510,11 @@ const routesWithoutTlpRecords = [
   "POST /webhooks", "GET /webhooks", "GET /webhooks/{id}", "PATCH /webhooks/{id}", "DELETE /webhooks/{id}", "POST /webhooks/{id}/rotate-secret", "POST /webhooks/{id}/test", "GET /webhooks/{id}/deliveries", "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver",
   "GET /organization", "PATCH /organization/policy", "GET /tlp/constants", "GET /health",
   ...["case", "alert", "task"].flatMap((entity) => [`GET /lifecycles/${entity}`, `PUT /lifecycles/${entity}`, `GET /lifecycles/${entity}/versions`]),
+  "GET /lifecycles/case/named", "GET /lifecycles/case/named/{key}", "PUT /lifecycles/case/named/{key}", "GET /lifecycles/case/named/{key}/versions",
   "POST /custom-fields", "GET /custom-fields", "GET /custom-fields/schema", "GET /custom-fields/{id}", "PATCH /custom-fields/{id}",
   "POST /case-types", "GET /case-types", "GET /case-types/{id}", "PATCH /case-types/{id}", "DELETE /case-types/{id}",
   "GET /configuration", "PUT /configuration",
+  "POST /audit-sinks", "GET /audit-sinks", "GET /audit-sinks/{id}", "PATCH /audit-sinks/{id}", "DELETE /audit-sinks/{id}",
 ];
 
 type Kind = "case" | "alert" | "task" | "observable" | "comment";
@@ -516,6 +535,8 @@ const createsMarked = (route: ApiRoute): Kind | null => (route.method === "POST"
 const isBulk = (route: ApiRoute) => route.path.startsWith("/bulk/");
 const isMetric = (route: ApiRoute) => route.path.startsWith("/metrics/");
 const isTlpLog = (route: ApiRoute) => route.path.startsWith("/tlp/audit-logs");
+/** The audit events: every change is there, but no value above the reader's clearance (redacted, paths kept). */
+const isAuditLog = (route: ApiRoute) => route.path.startsWith("/audit-events");
 
 /** Everything a cell works on, made fresh for each cell (controls change what they may). */
 async function seedTree(w: World) {
@@ -611,7 +632,7 @@ describe("TLP on every route of a TLP-marked resource, with a clearance-1 key (o
 
   const routes = apiRoutes.filter((r) => !r.public);
   const classes = (route: ApiRoute) =>
-    [markedTarget(route) && "record", listsMarked(route) && "list", createsMarked(route) && "create", isBulk(route) && "bulk", isMetric(route) && "metric", isTlpLog(route) && "log"].filter(Boolean);
+    [markedTarget(route) && "record", listsMarked(route) && "list", createsMarked(route) && "create", isBulk(route) && "bulk", isMetric(route) && "metric", isTlpLog(route) && "log", isAuditLog(route) && "audit"].filter(Boolean);
 
   it("puts every route in a class, or names it as one without TLP-marked records", () => {
     const unclassified = routes.filter((r) => classes(r).length === 0).map(label);
@@ -764,4 +785,44 @@ describe("TLP on every route of a TLP-marked resource, with a clearance-1 key (o
       expect(full.body.data.some((e: { resourceId: string }) => tree.hidden.has(e.resourceId))).toBe(true);
     },
   );
+
+  each(
+    routes.filter(isAuditLog).map((route) => ({ route, name: `${label(route)} shows no value above the key: changes of records above it keep their paths, not their values` })),
+    async ({ route }) => {
+      const tree = await seedTree(w);
+      // Changes above the key, by own marking and by inheritance, whose values are secrets.
+      await w.kit.alerts.update(w.admin, tree.redAlert.id, { title: `SECRET renamed alert ${tree.n}` });
+      await w.kit.tasks.update(w.admin, tree.clearTaskOfRedCase.id, { title: `SECRET renamed task ${tree.n}` });
+      const answer = await auditAnswer(w, client, route, low);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.text).not.toContain("SECRET");
+      if (route.path.endsWith("/verify")) {
+        expect(answer.body).toMatchObject({ ok: true });
+        return;
+      }
+      const renamed = (answer.events as { target: { id: string }; changes: { path: string; after: unknown }[] }[]).filter((e) => [tree.redAlert.id, tree.clearTaskOfRedCase.id].includes(e.target.id) && e.changes.length > 0);
+      expect(renamed.map((e) => e.changes.find((c) => c.path === "title")?.after)).toEqual(["[redacted]", "[redacted]"]);
+      // The admin's view of the same log has the values.
+      const full = await auditAnswer(w, client, route, w.adminKey);
+      expect(full.text).toContain(`SECRET renamed task ${tree.n}`);
+    },
+  );
 });
+
+/**
+ * What an audit route answers `key`, as status, text and events: a list's page (500), the
+ * export's lines, or an event stream's events from the first up to the organization's head (an
+ * event stream never ends, so it is read that far and cancelled).
+ */
+async function auditAnswer(w: World, client: Transport, route: ApiRoute, key: string): Promise<{ status: number; text: string; body?: unknown; events: unknown[] }> {
+  if (route.stream === "sse") {
+    const head = (await client.send("GET", `${apiBasePath}/audit-events?limit=1`, { headers: bearer(w.adminKey) })).body.data[0].seq as number;
+    const response = await w.app.fetch(new Request(`http://casekit.test${apiBasePath}${route.path}?lastEventId=0`, { headers: { authorization: `Bearer ${key}` } }));
+    if (response.status !== 200) return { status: response.status, text: await response.text(), events: [] };
+    const { raw, events } = await sseEventsOf(response, (seen) => seen.some((e) => Number(e.id) >= head));
+    return { status: 200, text: raw, events: events.map((e) => JSON.parse(e.data) as unknown) };
+  }
+  const answer = await client.send("GET", `${apiBasePath}${route.path}${route.stream === "ndjson" ? "" : "?limit=500"}`, { headers: bearer(key) });
+  const events = route.stream === "ndjson" ? answer.text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as unknown) : ((answer.body?.data ?? []) as unknown[]);
+  return { status: answer.status, text: answer.text, body: answer.body, events };
+}

@@ -37,6 +37,7 @@ describe.each(transports)("configuration as code through $name", ({ open }) => {
     const again = await put(w.other.adminKey, exported.body);
     expect(again.body).toEqual({
       lifecycles: { case: "unchanged", alert: "unchanged", task: "unchanged" },
+      caseLifecycles: { published: [], unchanged: [] },
       caseTypes: { created: [], updated: [], unchanged: ["phishing"] },
       customFields: { created: [], updated: [], unchanged: ["impact"] },
     });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiBasePath } from "../../server/index.js";
 import { actingAs, expectProblem, transports } from "./http.js";
 import type { Transport } from "./http.js";
-import { makeWorld, validCase } from "./world.js";
+import { makeWorld, userWithKey, validCase } from "./world.js";
 import type { World } from "./world.js";
 
 const fields = `${apiBasePath}/custom-fields`;
@@ -96,5 +96,57 @@ describe.each(transports)("custom fields and case types through $name", ({ open 
     expect(listed.body.data.some((c: { id: string }) => c.id === created.body.id)).toBe(true);
     expect(listed.text).not.toContain("Deep Throat");
     expect((await low.get(`${fields}/schema?scope=case`)).text).not.toContain("informant");
+  });
+
+  it("tasks and observables: values checked, filtered with cf.<key>, hidden above the floor, task closes gated", async () => {
+    const admin = as(w.adminKey);
+    const define = (body: Record<string, unknown>) => admin.post(fields, body);
+    expect((await define({ key: "effort", label: "Effort", scopes: ["task"], type: "enum", options: [{ id: "s", label: "S" }, { id: "l", label: "L" }], filterable: true })).status).toBe(200);
+    await define({ key: "outcome", label: "Outcome", scopes: ["task"], type: "text", required: { onClose: true } });
+    await define({ key: "verdict", label: "Verdict", scopes: ["observable"], type: "enum", options: [{ id: "benign", label: "Benign" }, { id: "malicious", label: "Malicious" }], filterable: true });
+    await define({ key: "handler", label: "Handler", scopes: ["task", "observable"], type: "string", tlpFloor: 2 });
+    const parent = (await admin.post(cases, { ...validCase, tlp: 1 })).body.id as string;
+    const tasks = `${cases}/${parent}/tasks`;
+    const observables = `${cases}/${parent}/observables`;
+
+    const bad = await admin.post(tasks, { title: "T", customFields: { effort: "xl", free: 1 } });
+    expectProblem(bad, 400, "validation_failed");
+    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(["customFields.effort", "customFields.free"]);
+    const small = await admin.post(tasks, { title: "Small", customFields: { effort: "s", handler: "Ana" } });
+    expect(small.body.customFields).toEqual({ effort: "s", handler: "Ana" });
+    await admin.post(tasks, { title: "Large", customFields: { effort: "l" } });
+    expect((await admin.get(`${apiBasePath}/tasks?cf.effort=s`)).body.data.map((t: { id: string }) => t.id)).toEqual([small.body.id]);
+    expect((await admin.get(`${tasks}?cf.effort=l`)).body.data.map((t: { title: string }) => t.title)).toEqual(["Large"]);
+    expectProblem(await admin.get(`${apiBasePath}/tasks?cf.outcome=x`), 400, "validation_failed");
+    const selected = await admin.post(`${apiBasePath}/bulk/tasks`, { options: { selectAll: true, filters: { customFields: { effort: "l" } } }, fields: { customFields: { effort: "s" } } });
+    expect(selected.body).toMatchObject({ matched: 1, updated: 1 });
+    expect((await admin.get(`${apiBasePath}/tasks?cf.effort=s`)).body.data).toHaveLength(2);
+
+    const closing = await admin.patch(`${apiBasePath}/tasks/${small.body.id}`, { status: "completed" });
+    expectProblem(closing, 409, "required_fields_unset");
+    expect(closing.body.errors).toEqual([{ path: "customFields.outcome", message: "must be set before closing" }]);
+    const options = (await admin.get(`${apiBasePath}/tasks/${small.body.id}/transitions`)).body.data as { to: string; unmet: string[] }[];
+    expect(options.find((o) => o.to === "completed")?.unmet).toEqual(["field:customFields.outcome"]);
+    const done = await admin.post(`${apiBasePath}/tasks/${small.body.id}/transitions`, { to: "completed", fields: { customFields: { effort: "s", handler: "Ana", outcome: "Reset" } } });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: "completed", customFields: { outcome: "Reset" } });
+
+    expectProblem(await admin.post(observables, { dataType: "ip", data: "192.0.2.1", customFields: { verdict: "maybe" } }), 400, "validation_failed");
+    const ip = await admin.post(observables, { dataType: "ip", data: "192.0.2.1", customFields: { verdict: "malicious", handler: "Ana" } });
+    await admin.post(observables, { dataType: "domain", data: "evil.example", customFields: { verdict: "benign" } });
+    expect((await admin.get(`${observables}?cf.verdict=malicious`)).body.data.map((o: { id: string }) => o.id)).toEqual([ip.body.id]);
+    expect((await admin.get(`${apiBasePath}/observables?cf.verdict=benign`)).body.data.map((o: { data: string }) => o.data)).toEqual(["evil.example"]);
+    const schema = await admin.get(`${fields}/schema?scope=observable`);
+    expect(Object.keys(schema.body.properties).sort()).toEqual(["handler", "verdict"]);
+
+    // A caller cleared below the floor (1 < 2) sees neither value, in reads or lists.
+    const low = as((await userWithKey(w, { role: "analyst", scopes: ["cases:read", "tasks:read", "observables:read"], tlpClearance: 1 })).secret);
+    for (const path of [`${apiBasePath}/tasks/${small.body.id}`, `${apiBasePath}/tasks?limit=500`, `${tasks}`, `${apiBasePath}/observables/${ip.body.id}`, observables, `${apiBasePath}/observables?limit=500`]) {
+      const answer = await low.get(path);
+      expect(answer.status, `${path} ${answer.text}`).toBe(200);
+      expect(answer.text, path).toContain(path.includes("observables") ? "malicious" : "effort");
+      expect(answer.text, path).not.toContain("Ana");
+    }
+    expect((await low.get(`${fields}/schema?scope=task`)).text).not.toContain("handler");
   });
 });

@@ -43,10 +43,24 @@ export function inProcess(app: H3): Transport {
         ...(body !== undefined ? { body } : {}),
       });
       const response = await app.fetch(request);
+      if (response.headers.get("content-type")?.startsWith("text/event-stream")) return answer(response.status, response.headers, await openingOf(response));
       return answer(response.status, response.headers, await response.text());
     },
     async close() {},
   };
+}
+
+/** An event stream never ends: its opening (up to the first blank line) is read, then it is cancelled. */
+export async function openingOf(response: Response): Promise<string> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n\n")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  await reader.cancel();
+  return text;
 }
 
 export async function listening(app: H3): Promise<Transport & { port: number }> {

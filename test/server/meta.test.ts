@@ -200,7 +200,9 @@ describe("OpenAPI document", () => {
       const operation = doc.paths[path]?.[route.method.toLowerCase()];
       expect(operation, `${route.method} ${path}`).toBeDefined();
       expect(operation.operationId).toBe(route.operationId);
-      expect(operation.responses["200"].content["application/json"].schema).toBeDefined();
+      const mediaType = route.stream === "ndjson" ? "application/x-ndjson" : route.stream === "sse" ? "text/event-stream" : "application/json";
+      expect(operation.responses["200"].content[mediaType].schema).toBeDefined();
+      if (route.stream) expect(operation.responses["200"].content[mediaType]["x-item-schema"]).toBeDefined();
       if (!route.public) expect(operation.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthorized" });
       if (route.body) {
         expect(operation.requestBody.content["application/json"].schema).toBeDefined();
@@ -227,6 +229,13 @@ describe("OpenAPI document", () => {
         "/tlp/audit-logs",
         "/tlp/audit-logs/verify",
         "/tlp/constants",
+        "/audit-events",
+        "/audit-events/export",
+        "/audit-events/stream",
+        "/audit-events/verify",
+        "/cases/{id}/audit-events",
+        "/audit-sinks",
+        "/audit-sinks/{id}",
         "/cases/{caseId}/observables",
         "/observables",
         "/observables/{id}",
@@ -256,6 +265,9 @@ describe("OpenAPI document", () => {
         "/bulk/tasks",
         "/lifecycles/case",
         "/lifecycles/case/versions",
+        "/lifecycles/case/named",
+        "/lifecycles/case/named/{key}",
+        "/lifecycles/case/named/{key}/versions",
         "/lifecycles/alert",
         "/lifecycles/alert/versions",
         "/lifecycles/task",
@@ -285,9 +297,10 @@ describe("OpenAPI document", () => {
       expect(doc.components.schemas[id], id).toBeDefined();
     }
     const create = doc.components.schemas.CaseCreate;
-    expect(create.required).toEqual(["title", "severity"]);
+    // severity may be left out when the case's type gives a defaultSeverity (the core refuses it otherwise).
+    expect(create.required).toEqual(["title"]);
     expect(create.properties.title).toMatchObject({ minLength: 1, maxLength: 500 });
-    expect(create.properties.severity).toMatchObject({ type: "integer", minimum: 1, maximum: 4 });
+    expect(create.properties.severity).toMatchObject({ type: "integer", minimum: 1, maximum: 4, description: expect.stringContaining("defaultSeverity") });
     expect(create.properties.tlp).toMatchObject({ minimum: 0, maximum: 4, default: 2 });
     expect(create.properties.pap).toMatchObject({ minimum: 0, maximum: 3, default: 2 });
     expect(create.additionalProperties).toBe(false);

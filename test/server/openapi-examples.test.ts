@@ -23,7 +23,7 @@ describe("the OpenAPI document's examples", () => {
       ...(op.requestBody ? [{ where: `${method.toUpperCase()} ${path} request`, media: op.requestBody.content["application/json"] as Json }] : []),
       ...Object.entries(op.responses as Record<string, Json>)
         .filter(([status]) => status.startsWith("2"))
-        .map(([status, response]) => ({ where: `${method.toUpperCase()} ${path} ${status}`, media: response.content["application/json"] as Json })),
+        .map(([status, response]) => ({ where: `${method.toUpperCase()} ${path} ${status}`, media: onlyMedia(response.content as Json) })),
     ]),
   );
 
@@ -34,6 +34,11 @@ describe("the OpenAPI document's examples", () => {
 
   it("gives examples that their schemas accept", () => {
     const invalid = media.flatMap(({ where, media: m }) => {
+      // A streamed answer (NDJSON, Server-Sent Events) is text whose records have the item schema.
+      if (m["x-item-schema"]) {
+        const validateItem = ajv.compile(retarget(m["x-item-schema"]) as Json);
+        return streamedRecords(m.example as string).flatMap((record) => (validateItem(record) ? [] : [`${where}: ${ajv.errorsText(validateItem.errors)}`]));
+      }
       const validate = ajv.compile(retarget(m.schema) as Json);
       return validate(m.example) ? [] : [`${where}: ${ajv.errorsText(validate.errors)}`];
     });
@@ -41,3 +46,17 @@ describe("the OpenAPI document's examples", () => {
   });
 });
 
+/** A response's one media type (JSON, or a streamed one). */
+function onlyMedia(content: Json): Json {
+  const [only, ...others] = Object.values(content);
+  expect(others).toEqual([]);
+  return only as Json;
+}
+
+/** The records in a streamed example: NDJSON lines, or the `data:` of each event. */
+function streamedRecords(text: string): unknown[] {
+  const lines = text.split("\n").filter((line) => line !== "");
+  const data = lines.some((line) => line.startsWith("data: ")) ? lines.filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)) : lines;
+  expect(data.length).toBeGreaterThan(0);
+  return data.map((line) => JSON.parse(line) as unknown);
+}

@@ -158,6 +158,13 @@ const samples: Record<string, (s: Seed) => Promise<Call>> = {
   "GET /teams/{id}": async (s) => ({ params: { id: await newTeam(s) } }),
   "PATCH /teams/{id}": async (s) => ({ params: { id: await newTeam(s) }, body: { description: "Walked" } }),
 
+  // A public name: the walk runs no delivery, and the SSRF rule checks names again when connecting.
+  "POST /audit-sinks": async () => ({ body: { name: unique("walk sink"), config: { target: "tls://siem.example.com:6514", facility: 16 } } }),
+  "GET /audit-sinks": async (s) => (await newSink(s), {}),
+  "GET /audit-sinks/{id}": async (s) => ({ params: { id: await newSink(s) } }),
+  "PATCH /audit-sinks/{id}": async (s) => ({ params: { id: await newSink(s) }, body: { status: "paused" } }),
+  "DELETE /audit-sinks/{id}": async (s) => ({ params: { id: await newSink(s) } }),
+
   "POST /webhooks": async () => ({ body: webhookBody() }),
   "GET /webhooks": async (s) => (await s.newWebhook(), {}),
   "GET /webhooks/{id}": async (s) => ({ params: { id: await s.newWebhook() } }),
@@ -180,6 +187,11 @@ const samples: Record<string, (s: Seed) => Promise<Call>> = {
       [`GET /lifecycles/${entity}/versions`, async () => ({})],
     ]),
   ),
+  // A named case lifecycle with the built-in case lifecycle's definition: no type names it, so no case follows it.
+  "GET /lifecycles/case/named": async () => ({}),
+  "PUT /lifecycles/case/named/{key}": async () => ({ params: { key: "walked" }, body: { statuses: defaultLifecycles.case.statuses, transitions: defaultLifecycles.case.transitions } }),
+  "GET /lifecycles/case/named/{key}": async (s) => ({ params: { key: await publishedNamedLifecycle(s) } }),
+  "GET /lifecycles/case/named/{key}/versions": async (s) => ({ params: { key: await publishedNamedLifecycle(s) } }),
   "GET /cases/{id}/transitions": async (s) => ({ params: { id: await s.newCase() } }),
   "POST /cases/{id}/transitions": async (s) => ({ params: { id: await s.newCase() }, body: { to: "on_hold", reason: "Waiting for the customer" } }),
   "GET /cases/{id}/history": async (s) => ({ params: { id: await s.newCase() } }),
@@ -194,6 +206,11 @@ const samples: Record<string, (s: Seed) => Promise<Call>> = {
   "PATCH /organization/policy": async () => ({ body: { allowCaseSharing: true } }),
   "GET /tlp/audit-logs": async () => ({ query: { limit: "20" } }),
   "GET /tlp/audit-logs/verify": async () => ({}),
+  "GET /audit-events": async (s) => (await s.newCase(), { query: { limit: "20", action: "case.created" } }),
+  "GET /audit-events/export": async (s) => (await s.newCase(), { query: { action: "case.created", from: "2000-01-01T00:00:00Z" } }),
+  "GET /audit-events/stream": async () => ({ query: { lastEventId: "0" } }),
+  "GET /audit-events/verify": async () => ({}),
+  "GET /cases/{id}/audit-events": async (s) => ({ params: { id: await s.newCase() }, query: { outcome: "success" } }),
   "GET /tlp/constants": async () => ({}),
   "GET /health": async () => ({}),
   "GET /openapi.json": async () => ({}),
@@ -221,11 +238,21 @@ async function newField(s: Seed): Promise<string> {
 async function newCaseType(s: Seed): Promise<string> {
   return (await s.api("POST", "/case-types", { key: unique("walk-type"), label: "Walk type" })).id;
 }
+async function newSink(s: Seed): Promise<string> {
+  return (await s.api("POST", "/audit-sinks", { name: unique("walk sink"), config: { target: "tcp://siem.example.com:514" } })).id;
+}
+
 async function newTeam(s: Seed): Promise<string> {
   return (await s.api("POST", "/teams", { name: unique("Walk team") })).id;
 }
 
 /** A delivery that failed: the receiver answers 500 and the subscription allows no retry. */
+/** The key of a named case lifecycle published for the sample. */
+async function publishedNamedLifecycle(s: Seed): Promise<string> {
+  await s.api("PUT", "/lifecycles/case/named/walked", { statuses: defaultLifecycles.case.statuses, transitions: defaultLifecycles.case.transitions });
+  return "walked";
+}
+
 async function failedDelivery(s: Seed): Promise<Call> {
   const id = await s.newWebhook();
   const delivery = await s.api("POST", `/webhooks/${id}/test`);
@@ -261,6 +288,15 @@ const provocations: Record<string, (s: Seed) => Promise<Call>> = {
       async () => ({ body: { statuses: defaultLifecycles[entity].statuses, transitions: [{ from: [defaultLifecycles[entity].statuses[0]!.key], to: "nowhere" }] } }),
     ]),
   ),
+  // A well-formed key never published is created by PUT: a key of another shape names nothing.
+  "PUT /lifecycles/case/named/{key} 404": async () => ({
+    params: { key: "Not_A_Key" },
+    body: { statuses: defaultLifecycles.case.statuses, transitions: defaultLifecycles.case.transitions },
+  }),
+  "PUT /lifecycles/case/named/{key} 422": async () => ({
+    params: { key: "walked" },
+    body: { statuses: defaultLifecycles.case.statuses, transitions: [{ from: ["new"], to: "nowhere" }] },
+  }),
   "PATCH /alerts/{id} 409": async (s) => ({ params: { id: await s.newAlert() }, body: { statusValue: "imported" } }),
   // A transition whose gate does not hold: closing a case with an open mandatory task.
   "POST /cases/{id}/transitions 409": async (s) => {
@@ -325,8 +361,12 @@ const provocations: Record<string, (s: Seed) => Promise<Call>> = {
     return { body: { key, label: "Twin" } };
   },
   // Bounds that do not apply to the type; options on a string field.
+  "POST /audit-sinks 422": async () => ({ body: { name: unique("walk sink"), config: { target: "tcp://10.1.2.3:514" } } }),
+  "PATCH /audit-sinks/{id} 422": async (s) => ({ params: { id: await newSink(s) }, body: { config: { target: "tcp://siem.example.com:514", ca: "not a certificate" } } }),
   "POST /custom-fields 422": async () => ({ body: { key: fieldKey(), label: "Walk field", scopes: ["task"], type: "string", bounds: { min: 1 } } }),
   "PATCH /custom-fields/{id} 422": async (s) => ({ params: { id: await newField(s) }, body: { options: [{ id: "a", label: "A" }] } }),
+  // A selectAll filter naming no filterable custom field of the organization.
+  "DELETE /bulk/tasks 422": async () => ({ body: { options: { selectAll: true, filters: { customFields: { no_such_field: "x" } } } } }),
   // A type's fields must be case custom fields of the organization.
   "POST /case-types 422": async () => ({ body: { key: unique("walk-type"), label: "Walk type", customFields: ["no_such_field"] } }),
   "PATCH /case-types/{id} 422": async (s) => ({ params: { id: await newCaseType(s) }, body: { customFields: ["no_such_field"] } }),
@@ -376,6 +416,7 @@ const notProvoked: Record<string, string> = {
   "PUT /lifecycles/case 409": "needs two concurrent publishers",
   "PUT /lifecycles/alert 409": "needs two concurrent publishers",
   "PUT /lifecycles/task 409": "needs two concurrent publishers",
+  "PUT /lifecycles/case/named/{key} 409": "needs two concurrent publishers",
   "PUT /configuration 409": "needs two concurrent publishers",
   // The public document is built at start-up and touches no storage: nothing in a request can fail it.
   "GET /openapi.json 500": "no storage behind it",
@@ -476,6 +517,15 @@ describe("the OpenAPI document, walked", () => {
     expect(declared, `${op.label}: ${status} is not documented (${answer.text})`).toBeDefined();
     const [mediaType, media] = Object.entries(declared!.content as Record<string, Json>)[0]!;
     expect(answer.headers.get("content-type")?.split(";")[0], `${op.label} ${status}`).toBe(mediaType);
+    if (media["x-item-schema"]) {
+      // A stream: every record (an NDJSON line, an event's data) matches the item schema.
+      const validateItem = validatorOf(`${op.label} ${status} item`, media["x-item-schema"]);
+      const records = mediaType === "text/event-stream" ? answer.text.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5)) : answer.text.split("\n").filter((l) => l !== "");
+      for (const record of records) {
+        if (!validateItem(JSON.parse(record))) expect.fail(`${op.label} ${status}: a record does not match the item schema: ${ajv.errorsText(validateItem.errors)}\n${record.slice(0, 500)}`);
+      }
+      return;
+    }
     const validate = validatorOf(`${op.label} ${status}`, media.schema);
     if (!validate(answer.body)) expect.fail(`${op.label} ${status}: the body does not match the declared schema: ${ajv.errorsText(validate.errors)}\n${answer.text.slice(0, 500)}`);
   };

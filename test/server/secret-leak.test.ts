@@ -287,7 +287,7 @@ describe("a new API key's secret is shown once and kept nowhere", () => {
 
   it("audit entries and TLP audit entries name the keys by id only", async () => {
     const audit = await storage.read((tx) => tx.audit.list(viaApi.answer.body.organizationId, { limit: 500 }));
-    const created = audit.filter((e) => e.action === "key.created").map((e) => e.resourceId);
+    const created = audit.filter((e) => e.action === "key.created").map((e) => e.target.id);
     expect(created).toEqual(expect.arrayContaining([viaApi.id, viaAccount.id]));
     expect(found(JSON.stringify(audit), needles)).toEqual([]);
 

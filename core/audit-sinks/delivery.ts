@@ -1,0 +1,72 @@
+import type { Principal } from "../access/principal.js";
+import { redactAuditEvent } from "../audit/redact.js";
+import type { AuditEvent } from "../audit/types.js";
+import type { CaseKitDeps } from "../context.js";
+import { hiddenKeys } from "../custom-fields/floor.js";
+import type { UnitOfWork } from "../ports/storage.js";
+import { deliveryPrincipal, isBlocked } from "../webhooks/grant.js";
+import type { StoredAuditSink } from "./types.js";
+
+/** How many active sinks one read loads (the host pages through them all). */
+const sinksPerRead = 500;
+
+/**
+ * What a delivery host needs from storage to run organizations' sinks (server/audit-delivery):
+ * which sinks are active, what each may send next, and where each stands. Every read is bound to
+ * the sink's grant, so no host has a rule of its own.
+ */
+export function createAuditSinkDelivery(deps: Pick<CaseKitDeps, "storage" | "clock">) {
+  const { storage, clock } = deps;
+
+  /** The principal the sink reads as now, or null when it may send nothing (held: see deliveryPrincipal). */
+  async function readerOf(tx: UnitOfWork, sink: StoredAuditSink): Promise<Principal | null> {
+    const owner = sink.createdBy ? await tx.users.findById(sink.organizationId, sink.createdBy) : null;
+    const key = sink.grant.keyId ? await tx.apiKeys.findById(sink.organizationId, sink.grant.keyId) : null;
+    const principal = deliveryPrincipal(sink, { owner, key }, clock.now());
+    if (isBlocked(principal) || !principal.scopes.has("audit:read")) return null;
+    return principal;
+  }
+
+  return {
+    /** Every organization's active sinks, in id order. */
+    async activeSinks(): Promise<StoredAuditSink[]> {
+      const all: StoredAuditSink[] = [];
+      for (;;) {
+        const page = await storage.read((tx) => tx.auditSinks.activeAfter(all.at(-1)?.id ?? null, sinksPerRead));
+        all.push(...page);
+        if (page.length < sinksPerRead) return all;
+      }
+    },
+
+    /**
+     * The sink's organization's events after `afterSeq`, oldest first, at most `limit`, as the
+     * sink's grant may read them now: values above its clearance or a custom field's floor are
+     * redacted (as GET /audit-events redacts them). Nothing while the grant is held (its key
+     * suspended, revoked or expired, its owner not active, or no `audit:read` left): the events
+     * wait, and go out once it is back.
+     */
+    async eventsAfter(sink: StoredAuditSink, afterSeq: number, limit: number): Promise<AuditEvent[]> {
+      return storage.read(async (tx) => {
+        const reader = await readerOf(tx, sink);
+        if (!reader) return [];
+        const events = await tx.audit.pageAfter(sink.organizationId, afterSeq, limit);
+        if (events.length === 0) return events;
+        const hidden = hiddenKeys(await tx.customFields.listAll(sink.organizationId), reader.tlpClearance);
+        return events.map((event) => redactAuditEvent(event, reader.tlpClearance, hidden));
+      });
+    },
+
+    /** The seq the sink delivered last (0: none). */
+    cursor: (organizationId: string, sinkId: string): Promise<number> => storage.read((tx) => tx.auditSinks.cursor(organizationId, sinkId)),
+
+    /** Moves the sink's cursor; a sink deleted meanwhile keeps none (its delivery is being stopped). */
+    async setCursor(organizationId: string, sinkId: string, seq: number): Promise<void> {
+      await storage.transaction(async (tx) => {
+        if (!(await tx.auditSinks.findById(organizationId, sinkId))) return;
+        await tx.auditSinks.setCursor(organizationId, sinkId, seq, clock.now().toISOString());
+      });
+    },
+  };
+}
+
+export type AuditSinkDelivery = ReturnType<typeof createAuditSinkDelivery>;

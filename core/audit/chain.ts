@@ -1,0 +1,56 @@
+import type { ChainHead, ChainVerdict } from "../log/chain.js";
+import { linkHash, verifyLinks } from "../log/chain.js";
+import type { ChainedAuditRow, NewAuditEvent } from "./types.js";
+
+/** How many chain positions a row covers: one per record of a group, else one. */
+export const spanOf = (row: Pick<NewAuditEvent, "items">): number => (row.items ? row.items.length : 1);
+
+/** The last position a row covers. */
+export const lastSeqOf = (row: Pick<ChainedAuditRow, "seq" | "items">): number => row.seq + spanOf(row) - 1;
+
+/**
+ * The hash of a row (core/log/chain.ts linkHash): the previous row's hash and every field of the
+ * event, a group's items included (each record's id, case, marking and changes), in a fixed order.
+ */
+export function hashAuditRow(row: Omit<ChainedAuditRow, "hash">): string {
+  const fields: unknown[] = [
+    row.id,
+    row.organizationId,
+    row.seq,
+    row.at,
+    row.actor.type,
+    row.actor.id,
+    row.actor.onBehalfOf ?? null,
+    row.requestId,
+    row.ip,
+    row.userAgent,
+    row.action,
+    row.target.type,
+    row.target.id,
+    row.target.caseId ?? null,
+    row.outcome,
+    row.changes,
+    row.bulkRequestId,
+    row.tlp,
+  ];
+  if (row.items !== undefined) fields.push(row.items.map((item) => [item.resourceId, item.caseId ?? null, item.tlp ?? null, item.changes]));
+  return linkHash(row.prevHash, fields);
+}
+
+/** `events`, in order, chained after `head`: each row's position, link and hash. */
+export function chainAuditRows(head: ChainHead, events: readonly NewAuditEvent[]): ChainedAuditRow[] {
+  const rows: ChainedAuditRow[] = [];
+  let previous = head;
+  for (const event of events) {
+    const unhashed = { ...event, seq: previous.seq + 1, prevHash: previous.hash };
+    const row = { ...unhashed, hash: hashAuditRow(unhashed) };
+    rows.push(row);
+    previous = { seq: lastSeqOf(row), hash: row.hash };
+  }
+  return rows;
+}
+
+/** Walks rows in chain order from `previous` (the chain's start, a checkpoint, or the row before the first given). */
+export function verifyAuditRows(rows: Iterable<ChainedAuditRow>, previous: ChainHead): ChainVerdict & { head: ChainHead } {
+  return verifyLinks(rows, ({ hash: _hash, ...rest }) => hashAuditRow(rest), spanOf, previous);
+}

@@ -1,0 +1,29 @@
+import { withinClearance } from "../access/clearance.js";
+import type { AuditEvent } from "./types.js";
+
+/** What a redacted value reads as. */
+export const redactedValue = "[redacted]";
+
+/**
+ * The event as a reader cleared to `clearance` may see it: the changes of a record whose marking
+ * is above the clearance keep their paths but not their values, and so do the values of custom
+ * fields whose TLP floor is above it (`hiddenFields`: core/custom-fields/redact.ts hiddenKeys).
+ * Applied on every read path, so no value travels further than the record's marking allows.
+ */
+export function redactAuditEvent(event: AuditEvent, clearance: number, hiddenFields: ReadonlySet<string>): AuditEvent {
+  const aboveClearance = event.tlp !== null && !withinClearance(event.tlp, clearance);
+  if (!aboveClearance && hiddenFields.size === 0) return event;
+  let redacted = false;
+  const changes = event.changes.map((change) => {
+    if (!aboveClearance && !hidesField(change.path, hiddenFields)) return change;
+    redacted = true;
+    return { path: change.path, before: change.before === null ? null : redactedValue, after: change.after === null ? null : redactedValue };
+  });
+  return redacted ? { ...event, changes } : event;
+}
+
+/** Whether `path` is a custom field's value (`customFields.<key>…`) the reader may not see. */
+function hidesField(path: string, hiddenFields: ReadonlySet<string>): boolean {
+  if (hiddenFields.size === 0 || !path.startsWith("customFields.")) return false;
+  return hiddenFields.has(path.slice("customFields.".length).split(".")[0]!);
+}

@@ -1,0 +1,124 @@
+/**
+ * The hash chain both tamper-evident logs use (the TLP audit log, core/tlp; the audit events,
+ * core/audit): one implementation of how a link is hashed, walked and checked.
+ *
+ * Each organization's log is one chain. A link has a position (`seq`) and covers `span`
+ * positions (1 for a single entry; a group row covering n records reserves seq … seq+n−1), the
+ * previous link's hash (`prevHash`, "" for the first) and its own `hash`: SHA-256 over the
+ * previous hash and the link's fields in a fixed order, so changing, removing or reordering any
+ * row breaks the chain from that row on.
+ */
+import { createHash } from "node:crypto";
+
+/** A chain's position: the last link's seq (the last position it covers) and hash. */
+export interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
+/** What the walk needs of a link. */
+export interface ChainLink {
+  id: string;
+  seq: number;
+  prevHash: string;
+  hash: string;
+}
+
+export interface ChainVerdict {
+  ok: boolean;
+  /** How many links were checked. */
+  checked: number;
+  /** The first link whose content, link or position does not match; absent when ok. */
+  firstBad?: { id: string | null; seq: number; reason: "hash" | "link" | "sequence" | "missing" | "checkpoint" };
+}
+
+/**
+ * The hash of a link: SHA-256 over the JSON of `[prevHash, ...fields]`, every object's keys in
+ * sorted order, so a value stored as JSON hashes the same once read back whatever order the
+ * database hands its keys in (PostgreSQL's jsonb reorders them). Scalars and arrays are written
+ * as plain JSON, so a link of scalars hashes exactly as `JSON.stringify` would (the TLP log's
+ * hashes, written before this was shared, stay valid).
+ */
+export function linkHash(prevHash: string, fields: readonly unknown[]): string {
+  return createHash("sha256").update(canonicalJson([prevHash, ...fields])).digest("hex");
+}
+
+/** JSON with object keys sorted. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : v,
+  );
+}
+
+/**
+ * Walks links in chain order (seq ascending) from `previous` (the chain's start, or the link
+ * before the first given, or a checkpoint), checking each link's position, its link to the one
+ * before and its own hash (`hashOf` recomputes it from the stored fields).
+ */
+export function verifyLinks<L extends ChainLink>(
+  links: Iterable<L>,
+  hashOf: (link: L) => string,
+  spanOf: (link: L) => number = () => 1,
+  previous: ChainHead = { seq: 0, hash: "" },
+): ChainVerdict & { head: ChainHead } {
+  let head = previous;
+  let checked = 0;
+  for (const link of links) {
+    checked++;
+    const bad = (reason: "hash" | "link" | "sequence") => ({ ok: false, checked, firstBad: { id: link.id, seq: link.seq, reason }, head });
+    if (link.seq !== head.seq + 1) return bad("sequence");
+    if (link.prevHash !== head.hash) return bad("link");
+    if (hashOf(link) !== link.hash) return bad("hash");
+    head = { seq: link.seq + spanOf(link) - 1, hash: link.hash };
+  }
+  return { ok: true, checked, head };
+}
+
+/** Whether `links`, in order, extend the chain whose head is `head` (one organization, no gap, no fork). */
+export function extendsChain(
+  head: ChainHead,
+  links: readonly (Pick<ChainLink, "seq" | "prevHash" | "hash"> & { organizationId: string })[],
+  spanOf: (link: (typeof links)[number]) => number = () => 1,
+): boolean {
+  let previous = head;
+  for (const link of links) {
+    if (link.organizationId !== links[0]!.organizationId) return false;
+    if (link.seq !== previous.seq + 1 || link.prevHash !== previous.hash) return false;
+    previous = { seq: link.seq + spanOf(link) - 1, hash: link.hash };
+  }
+  return true;
+}
+
+/**
+ * Verifies an organization's chain as stored, page by page: from `start` (the chain's start, a
+ * checkpoint) up to `head` (the position the organization recorded last, read before the walk, so
+ * rows written meanwhile are left for the next verification). Names the first link whose
+ * position, link or hash does not match, or, when the links stop short of the head (rows cut from
+ * the end leave a valid but shorter chain), the first position missing.
+ */
+export async function walkChain<L extends ChainLink>(options: {
+  start: ChainHead;
+  head: ChainHead;
+  /** The stored links covering positions after `afterSeq`, in order, at most `limit`. */
+  page: (afterSeq: number, limit: number) => Promise<L[]>;
+  hashOf: (link: L) => string;
+  spanOf?: (link: L) => number;
+  pageSize?: number;
+}): Promise<ChainVerdict> {
+  const { head, page, hashOf, spanOf, pageSize = 1000 } = options;
+  let previous = options.start;
+  let checked = 0;
+  while (previous.seq < head.seq) {
+    const found = await page(previous.seq, pageSize);
+    const links = found.filter((link) => link.seq <= head.seq);
+    const { head: reached, ...verdict } = verifyLinks(links, hashOf, spanOf, previous);
+    checked += verdict.checked;
+    if (!verdict.ok) return { ...verdict, checked };
+    previous = reached;
+    if (links.length === 0 || found.length < pageSize) break;
+  }
+  if (head.seq !== previous.seq || head.hash !== previous.hash) return { ok: false, checked, firstBad: { id: null, seq: previous.seq + 1, reason: "missing" } };
+  return { ok: true, checked };
+}
