@@ -10,7 +10,7 @@ import type { OutboundRequest, OutboundResponse, OutboundTransport } from "../..
 import { createCaseKit, createSealer, ManualClock, verifySignature } from "../../core/index.js";
 import { redactedValue } from "../../core/audit/redact.js";
 import { createDispatcher } from "../../core/webhooks/dispatcher.js";
-import { subscribedTo } from "../../core/webhooks/schema.js";
+import { subscribedTo, webhookEventPattern } from "../../core/webhooks/schema.js";
 import { addKey, addOrganization, addUser, keyHashSecret } from "../helpers/kit.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 
@@ -55,6 +55,23 @@ describe("webhook subscriptions to audit events", () => {
     expect(subscribedTo(["audit.*"], "audit.key.created")).toBe(true);
     expect(subscribedTo(["audit.key.created"], "audit.key.created")).toBe(true);
     expect(subscribedTo(["audit.key.revoked"], "audit.key.created")).toBe(false);
+  });
+
+  it("the event pattern (written without lookahead) takes any resource name but audit for record events", () => {
+    // Every name of up to four letters from an alphabet around "audit", and names around it.
+    const letters = ["a", "u", "d", "i", "t", "b", "z", "_"];
+    let names = [""];
+    for (let n = 0; n < 4; n++) names = [...names, ...names.flatMap((p) => letters.map((c) => p + c))];
+    names = [...new Set([...names, "audit", "audits", "audit_x", "auditz", "audiz", "audix"])];
+    const isName = (s: string) => /^[a-z][a-z_]*$/.test(s);
+    for (const name of names) {
+      for (const tail of ["*", "created", "key.created"]) {
+        const event = `${name}.${tail}`;
+        const expected = name === "audit" ? tail !== "created" : isName(name) && tail !== "key.created";
+        expect(webhookEventPattern.test(event), event).toBe(expected);
+      }
+    }
+    expect(webhookEventPattern.test("*")).toBe(true);
   });
 
   it("delivers one signed audit.key.created per key created after the subscription, its payload the audit event; other organizations' never", async () => {

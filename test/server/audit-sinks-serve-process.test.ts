@@ -43,8 +43,8 @@ describe("casekit serve delivering an audit syslog sink", () => {
 
     // The SSRF rule: loopback is refused unless the allowlist names that address and port.
     const refused = await server.request("/api/v1/audit-sinks", { method: "POST", headers: json, body: JSON.stringify({ name: "Elsewhere", config: { target: `tcp://127.0.0.1:${receiver.port + 1}` } }) });
-    expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("config.target");
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({ code: "invalid_sink_config", errors: [{ path: "config.target" }] });
 
     const created = await server.request("/api/v1/audit-sinks", { method: "POST", headers: json, body: JSON.stringify({ name: "Loopback SIEM", config: { target: `tcp://127.0.0.1:${receiver.port}` } }) });
     expect(created.status).toBe(200);
