@@ -47,12 +47,13 @@ export interface IndexSpec<K extends string> {
  * or a `condition`: SQL both dialects share, each `?` in it bound to the value (encoded as
  * `column`'s kind), for the rare rule no other kind says; or `idAmong`: the record's id is one of
  * those the subquery `sql` (marks bound as a condition's) yields, in the form of the dialect's
- * `idAmong`, which keeps the list's own index order.
+ * `idAmong`, which keeps the list's own index order. With `each`, a condition's or idAmong's value
+ * is a list with one value per `?`, bound in order (a rule over several values of one kind).
  */
 export type FilterSpec<K extends string> =
   | { kind: "equals" | "anyOf" | "range" | "atLeast" | "below" | "contains"; column: K }
   | { kind: "jsonTags"; column: K; key?: string }
-  | { kind: "condition" | "idAmong"; column: K; sql: string };
+  | { kind: "condition" | "idAmong"; column: K; sql: string; each?: true };
 
 export interface ResourceSpec<C extends Record<string, Column>, F extends Record<string, FilterSpec<keyof C & string>>> {
   table: string;
@@ -126,7 +127,9 @@ type FilterValue<S, V> = S extends { kind: "equals" }
         ? readonly string[]
         : S extends { kind: "contains" }
           ? string
-          : NonNullable<V>;
+          : S extends { each: true }
+            ? readonly NonNullable<V>[]
+            : NonNullable<V>;
 
 export const snakeCase = (key: string): string => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 

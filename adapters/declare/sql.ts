@@ -234,8 +234,15 @@ function matching(resource: Resource, dialect: Dialect, tenantId: string | null,
       if (spec.kind === "jsonTags") params.push(dialect.jsonNames ? dialect.jsonNames(values as readonly string[], spec.key) : dialect.list(values));
       else params.push(dialect.list(values.map((v) => encodeValue(column, v))));
     } else if (spec.kind === "condition" || spec.kind === "idAmong") {
-      const encoded = encodeValue(column, value);
-      for (let mark = 0; mark < marksOf(spec.sql); mark++) params.push(encoded);
+      const marks = marksOf(spec.sql);
+      if (spec.each) {
+        const values = value as readonly unknown[];
+        if (values.length !== marks) throw new Error(`casekit: filter ${name} binds ${marks} values, was given ${values.length}`);
+        for (const one of values) params.push(encodeValue(column, one));
+      } else {
+        const encoded = encodeValue(column, value);
+        for (let mark = 0; mark < marks; mark++) params.push(encoded);
+      }
     } else params.push(spec.kind === "contains" ? likePattern(value as string) : encodeValue(column, value));
     shape.push(name);
   }
@@ -246,7 +253,7 @@ function matching(resource: Resource, dialect: Dialect, tenantId: string | null,
   return { shape, params };
 }
 
-/** The `?` marks of a declared condition, each bound to the filter's value. */
+/** The `?` marks of a declared condition, each bound to the filter's value (or, with `each`, to its values in order). */
 const marksOf = (sql: string): number => sql.split("?").length - 1;
 
 /** The shape entry of a list restricted to some ids (no filter can be named so: it has a colon). */

@@ -104,21 +104,28 @@ export async function indexCustomFieldValuesOfMany(values: ValueRepository, enti
 }
 
 /**
- * The SQL of a list filter on one value, in two forms. A value few records hold (`rare`): the
- * matching ids are read from the value index and each record is sought by id, in id order.
- * A value many hold (`common`): the list walks its own index newest first and probes the value
- * index per record, stopping once the page is full. Each form alone is slow where the other is
- * fast (SQLite cannot order the first form's matches by the index; the second walks every record
- * for a value nobody holds), so the repository picks by a bounded count (customFieldFilters).
+ * The SQL of a list's `cf.` filters, in two forms. When the rarest value is one few records hold
+ * (`held`): its holders are read from the value index, each kept only if it holds every other
+ * value too (probed in the same index, so records matching one value but not the rest are never
+ * read), and the records left are sought by id, in id order. When every value is one many hold
+ * (`common`): the list walks its own index newest first and probes the value index per record,
+ * stopping once the page is full. Each form alone is slow where the other is fast (SQLite cannot
+ * order the first form's matches by the index; the second walks every record for a value nobody
+ * holds), so the repository picks by a bounded count per value (customFieldFilters).
  */
-// The holders' ids, as the dialect's idAmong takes them: SQLite `IN`, PostgreSQL `= ANY(ARRAY(…))`,
-// which walks the list's id index through them in order (an IN there is a semi-join: the whole
-// table merged or hashed against the holders, then sorted).
-export const customFieldHolders = "SELECT record_id FROM custom_field_values WHERE lookup = ?";
 // A scalar subquery, not EXISTS: PostgreSQL turns EXISTS into a semi-join, which it plans as a
 // hash of every holder and a sort of the matches (158 ms p50 for a value 25 % of 100 000 cases
 // hold); a scalar subquery stays a probe per record, as on SQLite.
-export const customFieldProbe = (table: string): string => `(SELECT 1 FROM custom_field_values v WHERE v.lookup = ? AND v.record_id = ${table}.id LIMIT 1) IS NOT NULL`;
+const probe = (alias: string, recordId: string): string => `(SELECT 1 FROM custom_field_values ${alias} WHERE ${alias}.lookup = ? AND ${alias}.record_id = ${recordId} LIMIT 1) IS NOT NULL`;
+
+// The ids of the records holding all of 1 to 3 values (the rarest first), as the dialect's
+// idAmong takes them: SQLite `IN`, PostgreSQL `= ANY(ARRAY(…))`, which walks the list's id index
+// through them in order (an IN there is a semi-join: the whole table merged or hashed against the
+// holders, then sorted). The other values are probed in the covering (lookup, record_id) index.
+export const customFieldHolders = (values: 1 | 2 | 3): string =>
+  ["SELECT h.record_id FROM custom_field_values h WHERE h.lookup = ?", ...Array.from({ length: values - 1 }, (_, i) => probe(`o${i}`, "h.record_id"))].join(" AND ");
+
+export const customFieldProbe = (table: string): string => probe("v", `${table}.id`);
 
 /**
  * Matches at or above this count use the probing form, for a page of `limit` records. Seeking
@@ -129,20 +136,23 @@ export const customFieldProbe = (table: string): string => `(SELECT 1 FROM custo
 export const commonValueRows = (limit: number): number => Math.max(1000, 20 * limit);
 
 /**
- * The filters a declaration adds for `cf.` matches: three of each form. `textColumn` is any text
- * column of the table: a condition's value is encoded as its column's kind, and a lookup is text.
+ * The filters a declaration adds for `cf.` matches: the held form for one, two or three values
+ * (bound in order, the rarest first), and a probe per value for the common form. `textColumn` is
+ * any text column of the table: a condition's values are encoded as its column's kind, and a
+ * lookup is text.
  */
 export function customFieldFilterSpecs<const K extends string>(table: string, textColumn: K) {
-  const rare = { kind: "idAmong", column: textColumn, sql: customFieldHolders } as const;
+  const held = (values: 1 | 2 | 3) => ({ kind: "idAmong", column: textColumn, sql: customFieldHolders(values), each: true }) as const;
   const common = { kind: "condition", column: textColumn, sql: customFieldProbe(table) } as const;
-  return { customField0: rare, customField1: rare, customField2: rare, commonField0: common, commonField1: common, commonField2: common };
+  return { heldBy1: held(1), heldBy2: held(2), heldBy3: held(3), commonField0: common, commonField1: common, commonField2: common };
 }
 
-type FilterName = `customField${0 | 1 | 2}` | `commonField${0 | 1 | 2}`;
+type CustomFieldFilterValues = { heldBy1?: readonly string[]; heldBy2?: readonly string[]; heldBy3?: readonly string[] } & Partial<Record<`commonField${0 | 1 | 2}`, string>>;
 
 /**
- * A list's `cf.` matches as the declared filters take them (each one lookup text), each in the form
- * its count calls for: one bounded count per match, from the covering value index.
+ * A list's `cf.` matches as the declared filters take them: one bounded count per match, from the
+ * covering value index, then the held form driven by the rarest value when any is rare, else a
+ * probe per value.
  */
 export async function customFieldFilters(
   dialect: Dialect,
@@ -151,19 +161,24 @@ export async function customFieldFilters(
   entity: IndexedEntity,
   matches: readonly { key: string; value: string }[] | undefined,
   limit: number,
-): Promise<Partial<Record<FilterName, string>>> {
+): Promise<CustomFieldFilterValues> {
   if (matches === undefined || matches.length === 0) return {};
   if (matches.length > 3) throw new Error("casekit: at most three custom field filters");
   const common = commonValueRows(limit);
   const count = `SELECT count(*) AS n FROM (SELECT 1 FROM custom_field_values WHERE lookup = ${dialect.param(1)} LIMIT ${dialect.param(2)}) held`;
-  const filters: Partial<Record<FilterName, string>> = {};
-  for (const [index, match] of matches.entries()) {
+  const counted: { lookup: string; held: number }[] = [];
+  for (const match of matches) {
     const lookup = lookupOf(organizationId, entity, match.key, match.value);
     const [row] = await executor.all(count, [lookup, common]);
-    const held = Number((row as { n: unknown } | undefined)?.n ?? 0);
-    filters[`${held >= common ? "commonField" : "customField"}${index as 0 | 1 | 2}`] = lookup;
+    counted.push({ lookup, held: Number((row as { n: unknown } | undefined)?.n ?? 0) });
   }
-  return filters;
+  // The same value twice is one condition.
+  const distinct = [...new Map(counted.map((c) => [c.lookup, c])).values()].sort((a, b) => a.held - b.held);
+  if (distinct[0]!.held < common) {
+    const lookups = distinct.map((c) => c.lookup);
+    return { [`heldBy${lookups.length as 1 | 2 | 3}`]: lookups };
+  }
+  return Object.fromEntries(distinct.map((c, index) => [`commonField${index}`, c.lookup]));
 }
 
 export type { ValueRepository };

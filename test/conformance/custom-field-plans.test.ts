@@ -4,7 +4,7 @@
  * backward through the holders' ids (`= ANY(ARRAY(…))`, read from the value index), never a
  * semi-join over the whole table and a sort; a value many hold walks the list's own index and
  * probes the value index per row. The same for a bulk selectAll's 1 000-record page, for two
- * filters at once, and for tasks and observables, whose parent's marking is one lookup per row.
+ * filters at once (the rarer value's holders probed for the other in the value index alone), and for tasks and observables, whose parent's marking is one lookup per row.
  * The schema is seeded through the repositories (so the value index is written as in use),
  * vacuumed and analyzed. SQLite's plans are pinned in the resources' own plan tests.
  */
@@ -65,7 +65,7 @@ describe.skipIf(!run)("custom field list query plans: postgres", () => {
       };
       for (const [table, resource, entity] of lists) {
         const lookup = (key: string, value: string) => `${orgId}|${entity}|${key}|${value}`;
-        const rare = { customField0: lookup("impact", "critical") };
+        const rare = { heldBy1: [lookup("impact", "critical")] };
         for (const detail of [await explain(resource, rare, 51), await explain(resource, rare, 1001)]) {
           expect(detail).toMatch(new RegExp(`Index Scan Backward using ${table}_pkey on ${table} [^\\n]*\\n\\s*Index Cond: \\(id = ANY \\(\\$\\d\\)\\)`));
           expect(detail).toMatch(/Index Only Scan using custom_field_values_lookup_idx on custom_field_values/);
@@ -75,8 +75,12 @@ describe.skipIf(!run)("custom field list query plans: postgres", () => {
         expect(common).toMatch(new RegExp(`Index Scan Backward using (${table}_pkey|${table}_organization_id_idx) on ${table}`));
         expect(common).toMatch(/Index Only Scan using custom_field_values_lookup_idx on custom_field_values v/);
         expect(common).not.toMatch(never);
-        const both = await explain(resource, { customField0: lookup("impact", "critical"), commonField1: lookup("flag", "false") }, 51);
+        // Two values, the rarer first: its holders are probed for the other value in the value
+        // index alone, and only records holding both are read.
+        const both = await explain(resource, { heldBy2: [lookup("impact", "critical"), lookup("flag", "false")] }, 51);
         expect(both).toMatch(new RegExp(`Index Scan Backward using ${table}_pkey on ${table}`));
+        expect(both).toMatch(/Index Only Scan using custom_field_values_lookup_idx on custom_field_values h/);
+        expect(both).toMatch(/Index Only Scan using custom_field_values_lookup_idx on custom_field_values o0/);
         expect(both).not.toMatch(never);
       }
     });

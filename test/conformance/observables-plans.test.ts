@@ -44,7 +44,7 @@ describe("observable list query plans: sqlite", () => {
   });
 
   it.each([
-    ["a value few hold: matches read from the value index, each sought by id", { customField0: "org_1|observable|verdict|malicious" }, /LIST SUBQUERY/],
+    ["a value few hold: matches read from the value index, each sought by id", { heldBy1: ["org_1|observable|verdict|malicious"] }, /LIST SUBQUERY/],
     ["a value many hold: the list's own index walked, the value index probed per row", { commonField0: "org_1|observable|verdict|benign" }, /SEARCH v USING COVERING INDEX custom_field_values_lookup_idx \(lookup=\? AND record_id=\?\)/],
   ])("cf.<key>, %s, without sorting", (_name, byValue, form) => {
     const detail = sqlitePlan(listQuery(observableResource, sqliteDialect, "org_1", { maxTlp: 4, ...byValue }, { limit: 50, order: "desc" })!);

@@ -221,16 +221,20 @@ export function describeCustomFields(ctx: SuiteContext): void {
       expect(await tasks(org.id, [{ key: "effort", value: "m" }])).toEqual([]);
     });
 
-    it("finds a value many records hold (the probing form) exactly as a rare one, page by page", async () => {
+    it("finds a value many records hold (the probing form) exactly as a rare one, and every mix of two and three, page by page", async () => {
       const storage = ctx.storage();
       const f = ctx.fixtures();
       // Pages of 40: from 1 000 holders (commonValueRows) the list probes the value index per record.
-      const records = Array.from({ length: 1_600 }, (_, i) => f.caseRecord(org.id, { customFields: { impact: i % 3 === 0 ? "rare" : "common", tier: i % 2 === 0 ? "even" : "odd" }, tlp: i % 5 }));
+      const records = Array.from({ length: 1_600 }, (_, i) => f.caseRecord(org.id, { customFields: { impact: i % 3 === 0 ? "rare" : "common", tier: i % 2 === 0 ? "even" : "odd", band: i % 7 === 0 ? "seven" : "other" }, tlp: i % 5 }));
       await storage.transaction(async (tx) => {
         for (const record of records) await tx.cases.insert(record);
       });
-      const expected = (impact: string, tier?: string) =>
-        records.filter((r) => r.customFields.impact === impact && (tier === undefined || r.customFields.tier === tier) && r.tlp <= 3).map((r) => r.id).sort().reverse();
+      const expected = (impact: string, tier?: string, band?: string) =>
+        records
+          .filter((r) => r.customFields.impact === impact && (tier === undefined || r.customFields.tier === tier) && (band === undefined || r.customFields.band === band) && r.tlp <= 3)
+          .map((r) => r.id)
+          .sort()
+          .reverse();
       const walk = async (customField: { key: string; value: string }[]) => {
         const seen: string[] = [];
         for (let beforeId: string | undefined; ; ) {
@@ -244,6 +248,11 @@ export function describeCustomFields(ctx: SuiteContext): void {
       expect(await walk([{ key: "impact", value: "rare" }])).toEqual(expected("rare"));
       expect(await walk([{ key: "impact", value: "common" }, { key: "tier", value: "odd" }])).toEqual(expected("common", "odd"));
       expect(await walk([{ key: "tier", value: "even" }, { key: "impact", value: "rare" }])).toEqual(expected("rare", "even"));
+      // Two and three values, the rarest driving whatever their order; a value twice is one; a value nobody holds matches nothing.
+      expect(await walk([{ key: "impact", value: "rare" }, { key: "band", value: "seven" }])).toEqual(expected("rare", undefined, "seven"));
+      expect(await walk([{ key: "tier", value: "odd" }, { key: "band", value: "seven" }, { key: "impact", value: "rare" }])).toEqual(expected("rare", "odd", "seven"));
+      expect(await walk([{ key: "impact", value: "rare" }, { key: "impact", value: "rare" }])).toEqual(expected("rare"));
+      expect(await walk([{ key: "impact", value: "common" }, { key: "band", value: "none" }])).toEqual([]);
     }, 60_000);
   });
 }

@@ -41,7 +41,7 @@ describe("task list query plans: sqlite", () => {
   });
 
   it.each([
-    ["a value few hold: matches read from the value index, each sought by id", { customField0: "org_1|task|effort|s" }, /LIST SUBQUERY/],
+    ["a value few hold: matches read from the value index, each sought by id", { heldBy1: ["org_1|task|effort|s"] }, /LIST SUBQUERY/],
     ["a value many hold: the list's own index walked, the value index probed per row", { commonField0: "org_1|task|effort|m" }, /SEARCH v USING COVERING INDEX custom_field_values_lookup_idx \(lookup=\? AND record_id=\?\)/],
   ])("cf.<key>, %s, without sorting", (_name, byValue, form) => {
     const detail = sqlitePlan(listQuery(taskResource, sqliteDialect, "org_1", { maxTlp: 4, ...byValue }, { limit: 51, order: "desc" })!);
