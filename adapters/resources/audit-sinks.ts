@@ -9,7 +9,7 @@ import { auditSinkStatuses } from "../../core/audit-sinks/types.js";
 import type { AuditSinkCursor, StoredAuditSink } from "../../core/audit-sinks/types.js";
 import type { Scope } from "../../core/access/scopes.js";
 import type { AuditSinkRepository } from "../../core/ports/storage.js";
-import { enumOf, id, int, json, text, timestamp } from "../declare/columns.js";
+import { enumOf, id, int, internal, json, text, timestamp } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { DeclaredRepository } from "../declare/repository.js";
@@ -55,6 +55,13 @@ export const auditSinkCursorResource = defineResource({
     /** The seq of the last event handed to the receiver. */
     seq: int({ big: true }),
     updatedAt: timestamp(),
+    /**
+     * The delivery host that runs the sink, until when: one host at a time, so hosts sharing a
+     * database never send an event twice (server/audit-delivery/sink-host.ts). Not the record's:
+     * moving the cursor never touches them.
+     */
+    leaseHolder: internal(text({ nullable: true })),
+    leaseUntil: internal(timestamp({ nullable: true })),
   },
 });
 
@@ -88,6 +95,23 @@ const heldCursorSqlFor = oncePerDialect(
   (dialect: Dialect) => `SELECT seq FROM audit_sink_cursors WHERE organization_id = ${dialect.param(1)} AND id = ${dialect.param(2)}${dialect.holdRow}`,
 );
 
+/** Takes the lease when it is free, expired or already the holder's; renews it then. */
+const claimLeaseSqlFor = oncePerDialect(
+  (dialect: Dialect) =>
+    `UPDATE audit_sink_cursors SET lease_holder = ${dialect.param(1)}, lease_until = ${dialect.param(2)} WHERE organization_id = ${dialect.param(3)} AND id = ${dialect.param(4)} AND (lease_holder IS NULL OR lease_holder = ${dialect.param(5)} OR lease_until < ${dialect.param(6)})`,
+);
+
+const releaseLeaseSqlFor = oncePerDialect(
+  (dialect: Dialect) =>
+    `UPDATE audit_sink_cursors SET lease_holder = NULL, lease_until = NULL WHERE organization_id = ${dialect.param(1)} AND id = ${dialect.param(2)} AND lease_holder = ${dialect.param(3)}`,
+);
+
+/** Moves the cursor only while the holder's lease runs. */
+const moveLeasedCursorSqlFor = oncePerDialect(
+  (dialect: Dialect) =>
+    `UPDATE audit_sink_cursors SET seq = ${dialect.param(1)}, updated_at = ${dialect.param(2)} WHERE organization_id = ${dialect.param(3)} AND id = ${dialect.param(4)} AND lease_holder = ${dialect.param(5)} AND lease_until >= ${dialect.param(6)}`,
+);
+
 export function auditSinkRepository(
   sinks: DeclaredRepository<AuditSinkRecord, FilterValues<typeof auditSinkResource>>,
   cursors: DeclaredRepository<AuditSinkCursor, FilterValues<typeof auditSinkCursorResource>>,
@@ -98,6 +122,9 @@ export function auditSinkRepository(
   const { reading, writing } = unitGuards(unit);
   const active = activeSqlFor(dialect);
   const heldCursor = heldCursorSqlFor(dialect);
+  const claimLease = claimLeaseSqlFor(dialect);
+  const releaseLease = releaseLeaseSqlFor(dialect);
+  const moveLeasedCursor = moveLeasedCursorSqlFor(dialect);
   return {
     insert: (sink) => sinks.insert(toRecord(sink)),
     async findById(organizationId, id) {
@@ -126,5 +153,17 @@ export function auditSinkRepository(
       return row ? Number(row.seq) : 0;
     },
     setCursor: (organizationId, sinkId, seq, at) => cursors.upsert({ id: sinkId, organizationId, seq, updatedAt: at }),
+    async claimLease(organizationId, sinkId, holder, now, until) {
+      writing();
+      return (await executor.run(claimLease, [holder, until, organizationId, sinkId, holder, now])) === 1;
+    },
+    async releaseLease(organizationId, sinkId, holder) {
+      writing();
+      await executor.run(releaseLease, [organizationId, sinkId, holder]);
+    },
+    async setLeasedCursor(organizationId, sinkId, holder, seq, at) {
+      writing();
+      return (await executor.run(moveLeasedCursor, [seq, at, organizationId, sinkId, holder, at])) === 1;
+    },
   };
 }

@@ -59,14 +59,42 @@ export function createAuditSinkDelivery(deps: Pick<CaseKitDeps, "storage" | "clo
     /** The seq the sink delivered last (0: none). */
     cursor: (organizationId: string, sinkId: string): Promise<number> => storage.read((tx) => tx.auditSinks.cursor(organizationId, sinkId)),
 
-    /** Moves the sink's cursor; a sink deleted meanwhile keeps none (its delivery is being stopped). */
-    async setCursor(organizationId: string, sinkId: string, seq: number): Promise<void> {
+    /**
+     * Takes or renews the sink's delivery lease for `holder`, for `leaseMs` from now: true when
+     * this host may run the sink (nobody else held it, or their lease ran out).
+     */
+    async claim(sink: StoredAuditSink, holder: string, leaseMs: number): Promise<boolean> {
+      const now = clock.now();
+      const until = new Date(now.getTime() + leaseMs).toISOString();
+      return storage.transaction((tx) => tx.auditSinks.claimLease(sink.organizationId, sink.id, holder, now.toISOString(), until));
+    },
+
+    /** Gives the lease up (a host stopping, or no longer running the sink). */
+    release: (sink: Pick<StoredAuditSink, "id" | "organizationId">, holder: string): Promise<void> =>
+      storage.transaction((tx) => tx.auditSinks.releaseLease(sink.organizationId, sink.id, holder)),
+
+    /**
+     * Moves the sink's cursor while `holder` holds its lease. A sink deleted meanwhile keeps none
+     * (its delivery is being stopped); a lease lost to another host throws AuditSinkLeaseLost,
+     * and that host goes on from the cursor as stored.
+     */
+    async setCursor(organizationId: string, sinkId: string, seq: number, holder: string): Promise<void> {
       await storage.transaction(async (tx) => {
         if (!(await tx.auditSinks.findById(organizationId, sinkId))) return;
-        await tx.auditSinks.setCursor(organizationId, sinkId, seq, clock.now().toISOString());
+        if (!(await tx.auditSinks.setLeasedCursor(organizationId, sinkId, holder, seq, clock.now().toISOString()))) throw new AuditSinkLeaseLost(sinkId);
       });
     },
   };
+}
+
+/** The host moving a sink's cursor no longer holds its lease: another host runs the sink now. */
+export class AuditSinkLeaseLost extends Error {
+  /** Retrying cannot help: the sink's delivery here ends (server/audit-delivery/syslog-sink.ts). */
+  readonly stopsDelivery = true;
+  constructor(readonly sinkId: string) {
+    super(`audit sink ${sinkId}: the delivery lease passed to another host`);
+    this.name = "AuditSinkLeaseLost";
+  }
 }
 
 export type AuditSinkDelivery = ReturnType<typeof createAuditSinkDelivery>;

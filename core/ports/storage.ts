@@ -441,6 +441,16 @@ export interface AuditSinkRepository extends Omit<RecordRepository<StoredAuditSi
   heldCursor(organizationId: string, sinkId: string): Promise<number>;
   /** Stores the sink's cursor, created or moved. */
   setCursor(organizationId: string, sinkId: string, seq: number, at: string): Promise<void>;
+  /**
+   * The delivery lease of a sink with a cursor: taken (or renewed) for `holder` until `until` when
+   * no one holds it, its holder is `holder`, or it ran out before `now`. True when `holder` holds it.
+   * Delivery hosts sharing a database run each sink on the one host holding its lease.
+   */
+  claimLease(organizationId: string, sinkId: string, holder: string, now: string, until: string): Promise<boolean>;
+  /** Gives the lease up when `holder` holds it, so another host takes the sink over at once. */
+  releaseLease(organizationId: string, sinkId: string, holder: string): Promise<void>;
+  /** Moves the cursor if `holder` still holds the lease at `at`; false (nothing moved) otherwise. */
+  setLeasedCursor(organizationId: string, sinkId: string, holder: string, seq: number, at: string): Promise<boolean>;
 }
 
 /**

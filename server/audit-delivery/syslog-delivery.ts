@@ -20,6 +20,8 @@ export interface AuditSyslogDeliveryOptions<E extends DeliverableAuditEvent> {
   /** Reads each sink's organization (redacted for that sink's grant; see AuditSource). */
   sourceFor(spec: SyslogSinkSpec): AuditSource<E>;
   cursors: DeliveryCursorStore;
+  /** Asked before every write: false holds delivery back (this host's lease is not good now). */
+  mayWrite?: () => boolean;
   /** The deployment's SSRF allowlist (CASEKIT_WEBHOOK_ALLOWLIST): one rule for every way data leaves. */
   allowlist: WebhookAllowlist;
   /** HOSTNAME of every message; the machine's name by default. */
@@ -60,6 +62,7 @@ export function startAuditSyslogDelivery<E extends DeliverableAuditEvent>(option
       connect: () => connectSyslog(spec.config.target, { allowlist: options.allowlist, ...(options.lookup ? { lookup: options.lookup } : {}) }),
       source: options.sourceFor(spec),
       cursors: options.cursors,
+      ...(options.mayWrite ? { mayWrite: options.mayWrite } : {}),
       format: auditSyslogFormatter({ facility: spec.config.facility, hostname, enterpriseId: spec.config.enterpriseId }),
       onError: (error) => options.onError?.(spec.sinkId, error),
       ...(options.onDelivered ? { onDelivered: (count: number) => options.onDelivered?.(spec.sinkId, count) } : {}),

@@ -11,6 +11,11 @@ export interface SyslogSinkOptions<E extends DeliverableAuditEvent> {
   connect(): Promise<Socket>;
   source: AuditSource<E>;
   cursors: DeliveryCursorStore;
+  /**
+   * Asked before every write: false holds delivery back (nothing is read or written; asked again
+   * after pollMs). A host runs a sink only while it holds the sink's lease (sink-host.ts).
+   */
+  mayWrite?: () => boolean;
   /** One event as one syslog message, unframed (auditSyslogFormatter). */
   format(event: E): string;
   /** Events `notify` holds before it drops (and counts) new ones. Default 1 000. */
@@ -140,6 +145,7 @@ export function startSyslogSink<E extends DeliverableAuditEvent>(options: Syslog
 
   /** One batch: read, connect if needed, write, move the cursor. Answers whether there was anything. */
   const step = async (): Promise<boolean> => {
+    if (options.mayWrite && !options.mayWrite()) return false;
     const batch = fromQueue(stats.cursor) ?? (await options.source.after(options.organizationId, stats.cursor, batchSize));
     stats.queued = queue.length;
     if (batch.length === 0) return false;
@@ -147,6 +153,8 @@ export function startSyslogSink<E extends DeliverableAuditEvent>(options: Syslog
     // A receiver that closed meanwhile: its FIN was handled before this turn, so nothing is written into a dead connection.
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (!target.writable) throw new Error("the receiver closed the connection");
+    // The read and the connect took time: the right to write is asked again right before writing.
+    if (options.mayWrite && !options.mayWrite()) return false;
     try {
       await write(target, Buffer.concat(batch.map((event) => frameOctetCounted(options.format(event)))));
     } catch (error) {
@@ -185,8 +193,9 @@ export function startSyslogSink<E extends DeliverableAuditEvent>(options: Syslog
       randomize: true,
       signal: stopping.signal,
       onFailedAttempt: ({ error }: { error: unknown }) => report(error),
-      // Every failure is retried: a receiver or a database away comes back; stop() ends it.
-      shouldRetry: () => !stopping.signal.aborted,
+      // Every failure is retried (a receiver or a database away comes back; stop() ends it) but
+      // one that says delivery must stop (stopsDelivery: another host runs the sink now).
+      shouldRetry: ({ error }: { error: unknown }) => !stopping.signal.aborted && (error as { stopsDelivery?: unknown } | null)?.stopsDelivery !== true,
     };
   }
 

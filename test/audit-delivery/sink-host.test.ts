@@ -77,4 +77,58 @@ describe("the audit sink host: stored sinks started, restarted and stopped as th
     expect(seqsOf(b).at(-1)).toBeLessThanOrEqual(resumed + 1);
     expect(new Set(seqsOf(b)).size).toBe(seqsOf(b).length);
   }, 30_000);
+
+  it("two hosts sharing the database: one runs the sink (its lease); a stopped one hands over at once, one that cannot renew stops writing before another takes over; each event once", async () => {
+    const { a, kit, admin, head, change } = await setUp();
+    await host!.stop();
+    host = undefined;
+    const real = kit.auditSinkDelivery;
+    // Host one's renewals can be made to fail, as a host cut off from the database.
+    let cutOff = false;
+    const oneDelivery = { ...real, claim: (...args: Parameters<typeof real.claim>) => (cutOff ? Promise.reject(new Error("database away")) : real.claim(...args)) };
+    const options = { allowlist: parseWebhookAllowlist(`127.0.0.1:${a.port}`), reloadMs: 100, leaseMs: 1_500, tuning: { pollMs: 20, retry: { minMs: 10, maxMs: 50 } } };
+    const one = startAuditSinkHost({ ...options, delivery: oneDelivery, holder: "one" });
+    const first = (await head()) + 1;
+    await kit.auditSinks.create(admin, { name: "A", config: { target: `tcp://127.0.0.1:${a.port}` } });
+    await until(() => one.running().size === 1, "host one runs the sink");
+    const two = startAuditSinkHost({ ...options, delivery: real, holder: "two" });
+    let three: AuditSinkHost | undefined;
+    try {
+      await change(5);
+      let sent = await head();
+      await until(() => seqsOf(a).at(-1) === sent, "everything so far delivered");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect([one.running().size, two.running().size]).toEqual([1, 0]);
+
+      // Host one cannot renew: it writes until its lease is no longer good by its own clock, then
+      // holds back; host two takes the sink once the lease ran out, and continues after the cursor.
+      cutOff = true;
+      const cut = Date.now();
+      for (let i = 0; i < 12; i++) {
+        await change(1);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      await until(() => two.running().size === 1, "host two took the sink over");
+      expect(Date.now() - cut).toBeGreaterThanOrEqual(1_000);
+      sent = await head();
+      await until(() => seqsOf(a).at(-1) === sent, "everything delivered after the takeover");
+      expect(seqsOf(a)).toEqual(range(first, sent));
+      cutOff = false;
+      await until(() => one.running().size === 0, "host one, back, finds the lease taken and stops");
+
+      // Host two stops: it gives the lease up, and a new host takes the sink at its first reload.
+      await two.stop();
+      three = startAuditSinkHost({ ...options, delivery: real, holder: "three" });
+      const stoppedAt = Date.now();
+      await until(() => three!.running().size === 1, "host three took the sink over");
+      expect(Date.now() - stoppedAt).toBeLessThan(1_000);
+      await change(3);
+      sent = await head();
+      await until(() => seqsOf(a).at(-1) === sent, "everything delivered by host three");
+      expect(seqsOf(a)).toEqual(range(first, sent));
+      expect(one.running().size).toBe(0);
+    } finally {
+      await Promise.all([one.stop(), two.stop(), three?.stop()]);
+    }
+  }, 30_000);
 });

@@ -87,5 +87,44 @@ export function describeAuditSinks(ctx: SuiteContext): void {
       expect(await ctx.storage().read((tx) => tx.auditSinks.findById(org.id, sink.id))).toBeNull();
       expect(await ctx.storage().read((tx) => tx.auditSinks.cursor(org.id, sink.id))).toBe(0);
     });
+
+    it("leases a sink to one holder at a time: taken when free or run out, renewed by its holder, given up; the cursor moves only under it", async () => {
+      const sink = await insert(org.id);
+      const storage = ctx.storage();
+      await storage.transaction((tx) => tx.auditSinks.setCursor(org.id, sink.id, 5, "2026-03-01T12:00:00.000Z"));
+      const claim = (holder: string, now: string, until: string, organizationId = org.id) => storage.transaction((tx) => tx.auditSinks.claimLease(organizationId, sink.id, holder, now, until));
+      const move = (holder: string, seq: number, at: string) => storage.transaction((tx) => tx.auditSinks.setLeasedCursor(org.id, sink.id, holder, seq, at));
+      const cursor = () => storage.read((tx) => tx.auditSinks.cursor(org.id, sink.id));
+
+      // Nobody holds it: the cursor does not move for anyone.
+      expect(await move("host-a", 6, "2026-03-01T12:00:00.000Z")).toBe(false);
+      expect(await claim("host-a", "2026-03-01T12:00:00.000Z", "2026-03-01T12:00:30.000Z")).toBe(true);
+      // Held: another holder is refused until it runs out; another organization never reaches it.
+      expect(await claim("host-b", "2026-03-01T12:00:10.000Z", "2026-03-01T12:00:40.000Z")).toBe(false);
+      expect(await claim("host-b", "2026-03-01T12:00:31.000Z", "2026-03-01T12:01:01.000Z", other.id)).toBe(false);
+      expect(await move("host-b", 6, "2026-03-01T12:00:10.000Z")).toBe(false);
+      expect(await move("host-a", 6, "2026-03-01T12:00:10.000Z")).toBe(true);
+      expect(await cursor()).toBe(6);
+      // Its holder renews it.
+      expect(await claim("host-a", "2026-03-01T12:00:20.000Z", "2026-03-01T12:00:50.000Z")).toBe(true);
+      expect(await claim("host-b", "2026-03-01T12:00:40.000Z", "2026-03-01T12:01:10.000Z")).toBe(false);
+      // Run out: the holder can no longer move the cursor, and another takes it over.
+      expect(await move("host-a", 7, "2026-03-01T12:00:51.000Z")).toBe(false);
+      expect(await claim("host-b", "2026-03-01T12:00:51.000Z", "2026-03-01T12:01:21.000Z")).toBe(true);
+      expect(await claim("host-a", "2026-03-01T12:00:52.000Z", "2026-03-01T12:01:22.000Z")).toBe(false);
+      expect(await move("host-b", 7, "2026-03-01T12:00:52.000Z")).toBe(true);
+      expect(await cursor()).toBe(7);
+      // Given up by someone else: nothing; by its holder: free at once.
+      await storage.transaction((tx) => tx.auditSinks.releaseLease(org.id, sink.id, "host-a"));
+      expect(await claim("host-a", "2026-03-01T12:00:53.000Z", "2026-03-01T12:01:23.000Z")).toBe(false);
+      await storage.transaction((tx) => tx.auditSinks.releaseLease(org.id, sink.id, "host-b"));
+      expect(await move("host-b", 8, "2026-03-01T12:00:54.000Z")).toBe(false);
+      expect(await claim("host-a", "2026-03-01T12:00:54.000Z", "2026-03-01T12:01:24.000Z")).toBe(true);
+      // Moving the cursor outside the lease (setCursor, as at creation) leaves the lease as it is.
+      await storage.transaction((tx) => tx.auditSinks.setCursor(org.id, sink.id, 9, "2026-03-01T12:00:55.000Z"));
+      expect(await claim("host-b", "2026-03-01T12:00:56.000Z", "2026-03-01T12:01:26.000Z")).toBe(false);
+      expect(await move("host-a", 10, "2026-03-01T12:00:56.000Z")).toBe(true);
+      expect(await cursor()).toBe(10);
+    });
   });
 }
