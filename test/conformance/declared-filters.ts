@@ -68,15 +68,20 @@ function needle(records: readonly Row[], column: string): fc.Arbitrary<string> {
   return fc.oneof(part, literal);
 }
 
+/** The `?` marks of a condition's SQL. */
+const marksOf = (sql: string): number => sql.split("?").length - 1;
+
 /** A value of the filter named by `spec`, drawn from `records` and beyond them. */
 export function filterValueArbitrary(resource: Resource, spec: FilterSpec<string>, records: readonly Row[]): fc.Arbitrary<unknown> {
   switch (spec.kind) {
     case "equals":
     case "atLeast":
     case "below":
+      return columnValue(resource, spec, records);
     case "condition":
     case "idAmong":
-      return columnValue(resource, spec, records);
+      // With `each`, one value per mark.
+      return spec.each ? fc.array(columnValue(resource, spec, records), { minLength: marksOf(spec.sql), maxLength: marksOf(spec.sql) }) : columnValue(resource, spec, records);
     case "anyOf":
       return fc.array(columnValue(resource, spec, records), { maxLength: 3 });
     case "range": {
@@ -108,8 +113,10 @@ export function valueMatching(resource: Resource, spec: FilterSpec<string>, reco
   switch (spec.kind) {
     case "equals":
     case "atLeast":
-    case "condition":
       return held;
+    case "condition":
+    case "idAmong":
+      return spec.each ? Array.from({ length: marksOf(spec.sql) }, () => held) : held;
     case "anyOf":
       return [held];
     case "range":

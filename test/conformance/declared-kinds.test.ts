@@ -64,6 +64,7 @@ const specimens = defineResource({
     labels: { kind: "jsonTags", column: "labels", key: "name" },
     code: { kind: "contains", column: "code" },
     small: { kind: "condition", column: "size", sql: "size <= ? OR weight <= ?" },
+    sizeBetween: { kind: "condition", column: "size", sql: "size >= ? AND size <= ?", each: true },
   },
 });
 
