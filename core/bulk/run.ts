@@ -66,8 +66,8 @@ import { definitionsOf } from "../custom-fields/definitions.js";
 
 /** Ids per `load` call. */
 const loadChunk = 250;
-/** Records per selectAll page. */
-const selectPage = 250;
+/** Records per selectAll page (the benchmarks read pages of this size). */
+export const selectPage = 250;
 
 export async function runBulk<T extends { id: string; tlp: number }, V extends string, F>(
   deps: CaseKitDeps,
