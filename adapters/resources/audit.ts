@@ -11,7 +11,8 @@
  * organization's latest signed checkpoint (audit_checkpoints, retention).
  */
 import { actorColumns, actorFromColumns } from "../../core/audit/actor.js";
-import { chainAuditRows, lastSeqOf } from "../../core/audit/chain.js";
+import { chainAuditRowsInTurns, lastSeqOf } from "../../core/audit/chain.js";
+import { breather } from "../shared/breather.js";
 import { expandAuditRow } from "../../core/audit/expand.js";
 import type { AuditActorType, AuditChange, AuditCheckpoint, AuditEvent, AuditEventFilter, AuditItem, AuditOutcome, ChainedAuditRow, NewAuditEvent } from "../../core/audit/types.js";
 import { auditActorTypes, auditOutcomes } from "../../core/audit/types.js";
@@ -260,7 +261,8 @@ export function auditRepository(
     if (events.some((event) => event.organizationId !== first.organizationId)) throw new CaseKitError("conflict", "One run of audit events belongs to one organization");
     const held: HeldCounters | undefined = await counters.held(first.organizationId);
     // An unknown organization: chained from the start, its foreign key then fails the insert.
-    const chained = chainAuditRows(held?.audit ?? { seq: 0, hash: "" }, events);
+    // A bulk's group row hashes every record's changes: between turns, not in one stretch.
+    const chained = await chainAuditRowsInTurns(held?.audit ?? { seq: 0, hash: "" }, events, breather());
     const stored: AuditRow[] = [];
     for (const row of chained) stored.push(await toRow(row));
     if (stored.length === 1) await rows.insert(stored[0]!);

@@ -1,5 +1,5 @@
 import type { ChainHead, ChainVerdict } from "../log/chain.js";
-import { linkHash, verifyLinks } from "../log/chain.js";
+import { linkHash, linkHashInTurns, verifyLinks } from "../log/chain.js";
 import type { ChainedAuditRow, NewAuditEvent } from "./types.js";
 
 /** How many chain positions a row covers: one per record of a group, else one. */
@@ -13,6 +13,11 @@ export const lastSeqOf = (row: Pick<ChainedAuditRow, "seq" | "items">): number =
  * event, a group's items included (each record's id, case, marking and changes), in a fixed order.
  */
 export function hashAuditRow(row: Omit<ChainedAuditRow, "hash">): string {
+  return linkHash(row.prevHash, hashedFields(row));
+}
+
+/** The fields hashAuditRow covers, in its order. */
+function hashedFields(row: Omit<ChainedAuditRow, "hash">): unknown[] {
   const fields: unknown[] = [
     row.id,
     row.organizationId,
@@ -34,7 +39,7 @@ export function hashAuditRow(row: Omit<ChainedAuditRow, "hash">): string {
     row.tlp,
   ];
   if (row.items !== undefined) fields.push(row.items.map((item) => [item.resourceId, item.caseId ?? null, item.tlp ?? null, item.changes]));
-  return linkHash(row.prevHash, fields);
+  return fields;
 }
 
 /** `events`, in order, chained after `head`: each row's position, link and hash. */
@@ -44,6 +49,23 @@ export function chainAuditRows(head: ChainHead, events: readonly NewAuditEvent[]
   for (const event of events) {
     const unhashed = { ...event, seq: previous.seq + 1, prevHash: previous.hash };
     const row = { ...unhashed, hash: hashAuditRow(unhashed) };
+    rows.push(row);
+    previous = { seq: lastSeqOf(row), hash: row.hash };
+  }
+  return rows;
+}
+
+/**
+ * chainAuditRows for a writer that keeps the event loop turning: a group's hash (one item per
+ * record of a bulk, each with its changes) is computed between the turns `turn` offers
+ * (linkHashInTurns). The rows and hashes are chainAuditRows'.
+ */
+export async function chainAuditRowsInTurns(head: ChainHead, events: readonly NewAuditEvent[], turn: () => Promise<void> | undefined): Promise<ChainedAuditRow[]> {
+  const rows: ChainedAuditRow[] = [];
+  let previous = head;
+  for (const event of events) {
+    const unhashed = { ...event, seq: previous.seq + 1, prevHash: previous.hash };
+    const row = { ...unhashed, hash: await linkHashInTurns(unhashed.prevHash, hashedFields(unhashed), turn) };
     rows.push(row);
     previous = { seq: lastSeqOf(row), hash: row.hash };
   }
