@@ -24,6 +24,8 @@ describe("a link's hash in turns", () => {
         let offered = 0;
         const everyPiece = () => (offered++, Promise.resolve());
         expect(await linkHashInTurns(prevHash, fields, everyPiece)).toBe(whole);
+        // One offer per piece: the opening, a comma and a value per field (arrays element by element), the close.
+        expect(offered).toBeGreaterThanOrEqual(2 + 2 * fields.length);
         expect(await linkHashInTurns(prevHash, fields, () => undefined)).toBe(whole);
       }),
       { numRuns: 300 },
