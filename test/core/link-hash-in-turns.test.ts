@@ -15,6 +15,32 @@ const value = fc.letrec((tie) => ({
   node: fc.oneof({ depthSize: "small" }, tie("leaf"), fc.array(tie("node"), { maxLength: 4 }), fc.dictionary(fc.oneof(fc.string(), fc.nat().map(String)), tie("node"), { maxKeys: 4 })),
 })).node;
 
+/** How the hashes were first computed: JSON.stringify handing on every object with its keys sorted. */
+const reference = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : v,
+  );
+
+// Keys that enumerate first (array indices) beside ones that look alike but do not.
+const key = fc.oneof(fc.string(), fc.nat().map(String), fc.constantFrom("0", "01", "-1", "1.5", "4294967294", "4294967295", "99999999999", "1e3", "__proto__x", "é", "\u{1F600}"));
+const anyValue = fc.letrec((tie) => ({
+  leaf: fc.oneof(fc.string(), fc.integer(), fc.double(), fc.constant(-0), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.date({ noInvalidDate: true })),
+  node: fc.oneof({ depthSize: "small" }, tie("leaf"), fc.array(tie("node"), { maxLength: 4 }), fc.dictionary(key, tie("node"), { maxKeys: 5 })),
+})).node;
+
+describe("canonical JSON", () => {
+  it("is, for any value, what JSON.stringify with a key-sorting replacer writes", () => {
+    fc.assert(
+      fc.property(anyValue, (value) => {
+        expect(canonicalJson(value)).toBe(reference(value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe("a link's hash in turns", () => {
   it("is the hash of canonicalJson([prevHash, ...fields]) in one go, for any fields", async () => {
     await fc.assert(
