@@ -3,7 +3,7 @@ import type { AuditEventFilter, AuditItem, NewAuditEvent, Organization, Principa
 import { allScopes, createCaseKit } from "../../core/index.js";
 import { readBack } from "./audit-reads.js";
 import type { SuiteContext } from "./suite-context.js";
-import { withoutAuditGuards } from "./suite-context.js";
+import { expectAppendOnlyRefusal, withoutAuditGuards } from "./suite-context.js";
 
 const secret = "conformance-key-hash-secret-0123456789";
 const day = 86_400_000;
@@ -39,17 +39,6 @@ export function describeAuditEvents(ctx: SuiteContext): void {
       ({ org, user } = await ctx.seedOrganization());
     });
 
-    async function expectRefused(sql: string, params: unknown[]): Promise<void> {
-      const error = await ctx
-        .raw()
-        .exec(sql, params)
-        .then(
-          () => null,
-          (e: unknown) => e,
-        );
-      expect(error, `expected the database to refuse: ${sql}`).toBeInstanceOf(Error);
-      expect((error as Error).message).toMatch(/append-only/i);
-    }
 
     it("the storage chains each event after the head, a group taking one position per record; the head moves when the unit commits, not when it rolls back", async () => {
       const f = ctx.fixtures();
@@ -109,16 +98,16 @@ export function describeAuditEvents(ctx: SuiteContext): void {
       const f = ctx.fixtures();
       const events = Array.from({ length: 4 }, () => f.auditEntry(org.id));
       await append(events);
-      await expectRefused("UPDATE audit_log SET action = ? WHERE organization_id = ? AND id = ?", ["case.deleted", org.id, events[1]!.id]);
-      await expectRefused("UPDATE audit_log SET hash = ? WHERE organization_id = ?", ["0", org.id]);
-      await expectRefused("DELETE FROM audit_log WHERE organization_id = ? AND id = ?", [org.id, events[0]!.id]);
-      await expectRefused("DELETE FROM audit_log WHERE organization_id = ?", [org.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "UPDATE audit_log SET action = ? WHERE organization_id = ? AND id = ?", ["case.deleted", org.id, events[1]!.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "UPDATE audit_log SET hash = ? WHERE organization_id = ?", ["0", org.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "DELETE FROM audit_log WHERE organization_id = ? AND id = ?", [org.id, events[0]!.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "DELETE FROM audit_log WHERE organization_id = ?", [org.id]);
       expect(await verify()).toMatchObject({ ok: true, checked: 4 });
       ctx.fixtures().clock.advance(10 * day);
       expect(await kit(5).audit.prune()).toEqual({ checkpoints: 1, deleted: 4 });
       expect(await verify()).toMatchObject({ ok: true, checked: 1, from: { seq: 4, kind: "checkpoint" } });
-      await expectRefused("UPDATE audit_checkpoints SET seq = 1 WHERE organization_id = ?", [org.id]);
-      await expectRefused("DELETE FROM audit_checkpoints WHERE organization_id = ?", [org.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "UPDATE audit_checkpoints SET seq = 1 WHERE organization_id = ?", [org.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "DELETE FROM audit_checkpoints WHERE organization_id = ?", [org.id]);
     });
 
     it("a changed row is found by verify (hash), a removed one (sequence), a cut end (missing); another organization's chain stays green", async () => {

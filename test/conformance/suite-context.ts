@@ -107,3 +107,13 @@ export async function withoutAuditGuards<T>(raw: RawAccess, work: () => Promise<
     await raw.enableAuditGuards();
   }
 }
+
+/** Runs `sql` on the raw database, expecting an append-only guard to refuse it (saying so). */
+export async function expectAppendOnlyRefusal(raw: RawAccess, sql: string, params: unknown[]): Promise<void> {
+  const error = await raw.exec(sql, params).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error, `expected the database to refuse: ${sql}`).toBeInstanceOf(Error);
+  expect((error as Error).message).toMatch(/append-only/i);
+}

@@ -6,7 +6,7 @@ import { tlpActions, tlpResourceTypes } from "../../core/tlp/types.js";
 import type { ChainHead, TlpEntryOverrides } from "./fixtures.js";
 import { sleep } from "./fixtures.js";
 import type { SuiteContext } from "./suite-context.js";
-import { expectConflict, expectNoUndefined, idsOf, newestFirst, walkPages, withoutAuditGuards } from "./suite-context.js";
+import { expectAppendOnlyRefusal, expectConflict, expectNoUndefined, idsOf, newestFirst, walkPages, withoutAuditGuards } from "./suite-context.js";
 
 /** The TLP audit list semantics the port promises: the oracle of the filter tests. */
 function entryMatches(entry: TlpAuditEntry, filter: TlpAuditFilter): boolean {
@@ -265,29 +265,18 @@ export function describeTlpAudit(ctx: SuiteContext): void {
       entries = await appendEach(org.id, 5);
     });
 
-    async function expectRefused(sql: string, params: unknown[]): Promise<void> {
-      const error = await ctx
-        .raw()
-        .exec(sql, params)
-        .then(
-          () => null,
-          (e: unknown) => e,
-        );
-      expect(error, `expected the database to refuse: ${sql}`).toBeInstanceOf(Error);
-      expect((error as Error).message).toMatch(/append-only/i);
-    }
 
     it("the database refuses UPDATE of an entry, whatever the column", async () => {
       const middle = entries[2]!;
-      await expectRefused("UPDATE tlp_audit_log SET resource_id = ? WHERE organization_id = ? AND id = ?", ["case_forged", org.id, middle.id]);
-      await expectRefused("UPDATE tlp_audit_log SET outcome = 'allowed', hash = ? WHERE organization_id = ? AND id = ?", ["0", org.id, middle.id]);
-      await expectRefused("UPDATE tlp_audit_log SET seq = seq + 100 WHERE organization_id = ?", [org.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "UPDATE tlp_audit_log SET resource_id = ? WHERE organization_id = ? AND id = ?", ["case_forged", org.id, middle.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "UPDATE tlp_audit_log SET outcome = 'allowed', hash = ? WHERE organization_id = ? AND id = ?", ["0", org.id, middle.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "UPDATE tlp_audit_log SET seq = seq + 100 WHERE organization_id = ?", [org.id]);
       expect(await chain(org.id)).toStrictEqual(entries);
     });
 
     it("the database refuses DELETE of an entry, one or all", async () => {
-      await expectRefused("DELETE FROM tlp_audit_log WHERE organization_id = ? AND id = ?", [org.id, entries[4]!.id]);
-      await expectRefused("DELETE FROM tlp_audit_log WHERE organization_id = ?", [org.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "DELETE FROM tlp_audit_log WHERE organization_id = ? AND id = ?", [org.id, entries[4]!.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "DELETE FROM tlp_audit_log WHERE organization_id = ?", [org.id]);
       expect(await chain(org.id)).toStrictEqual(entries);
       expect(verifyTlpChain(await chain(org.id))).toEqual({ ok: true, checked: 5 });
     });
@@ -304,7 +293,7 @@ export function describeTlpAudit(ctx: SuiteContext): void {
       expect(verifyTlpChain(found)).toEqual({ ok: false, checked: 3, firstBad: { id: middle.id, seq: 3, reason: "hash" } });
       // Another organization's chain is untouched, and the guards are back.
       expect(verifyTlpChain(await chain(other.id))).toEqual({ ok: true, checked: theirs.length });
-      await expectRefused("UPDATE tlp_audit_log SET resource_id = ? WHERE organization_id = ? AND id = ?", [middle.resourceId, org.id, middle.id]);
+      await expectAppendOnlyRefusal(ctx.raw(), "UPDATE tlp_audit_log SET resource_id = ? WHERE organization_id = ? AND id = ?", [middle.resourceId, org.id, middle.id]);
     });
 
     it("a deleted middle entry is found: the next entry is out of sequence", async () => {

@@ -1,17 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Case, ErrorCode, LifecycleStatus, LifecycleTransition, Principal, StatusChange } from "../../core/index.js";
+import type { Case, LifecycleStatus, LifecycleTransition, Principal, StatusChange } from "../../core/index.js";
 import type { TestKit } from "../helpers/kit.js";
 import { addUser, makeTestKit, principalFor } from "../helpers/kit.js";
-
-async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; paths: string[]; unmet?: string[] }> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { code: ErrorCode; errors?: { path: string }[]; unmet?: string[] };
-    return { code: e.code, paths: (e.errors ?? []).map((x) => x.path), ...(e.unmet ? { unmet: e.unmet } : {}) };
-  }
-  throw new Error("expected a failure");
-}
+import { refusal } from "../helpers/refusal.js";
 
 /** A short lifecycle for phishing cases: reported → analysing → (waiting) → done, done final. */
 const quickStatuses: LifecycleStatus[] = [
@@ -43,8 +34,8 @@ describe("a case type's lifecycle", () => {
 
   describe("named case lifecycles", () => {
     it("are published, read, listed and versioned per key; default names the default one; unknown keys are not_found", async () => {
-      expect((await failure(t.kit.lifecycles.get(t.admin, "case", "quick"))).code).toBe("not_found");
-      expect((await failure(t.kit.lifecycles.versions(t.admin, "case", {}, "quick"))).code).toBe("not_found");
+      expect((await refusal(t.kit.lifecycles.get(t.admin, "case", "quick"))).code).toBe("not_found");
+      expect((await refusal(t.kit.lifecycles.versions(t.admin, "case", {}, "quick"))).code).toBe("not_found");
       const v1 = await t.kit.lifecycles.publish(t.admin, "case", quick, "quick");
       expect(v1).toMatchObject({ entity: "case", key: "quick", version: 1, mapping: {} });
       expect(await t.kit.lifecycles.get(analyst, "case", "quick")).toEqual(v1);
@@ -57,16 +48,16 @@ describe("a case type's lifecycle", () => {
       expect((await t.kit.lifecycles.versions(t.admin, "case", {})).data).toEqual([]);
       expect((await t.kit.lifecycles.listCase(analyst)).data.map((l) => [l.key, l.version])).toEqual([["default", 0], ["quick", 2]]);
       // Only cases have named lifecycles; keys have a shape; publishing is the admins'.
-      expect((await failure(t.kit.lifecycles.publish(t.admin, "task", quick, "quick"))).code).toBe("not_found");
-      expect(await failure(t.kit.lifecycles.publish(t.admin, "case", quick, "Not A Key"))).toMatchObject({ code: "validation_failed" });
+      expect((await refusal(t.kit.lifecycles.publish(t.admin, "task", quick, "quick"))).code).toBe("not_found");
+      expect(await refusal(t.kit.lifecycles.publish(t.admin, "case", quick, "Not A Key"))).toMatchObject({ code: "validation_failed" });
       const writer = principalFor(t.admin, { scopes: new Set(["cases:read", "cases:write"]) });
-      expect((await failure(t.kit.lifecycles.publish(writer, "case", quick, "other"))).code).toBe("missing_scope");
-      expect((await failure(t.kit.lifecycles.publish(t.admin, "case", { ...quick, statuses: quickStatuses.slice(1) }, "broken"))).code).toBe("invalid_lifecycle");
+      expect((await refusal(t.kit.lifecycles.publish(writer, "case", quick, "other"))).code).toBe("missing_scope");
+      expect((await refusal(t.kit.lifecycles.publish(t.admin, "case", { ...quick, statuses: quickStatuses.slice(1) }, "broken"))).code).toBe("invalid_lifecycle");
     });
 
     it("an organization has at most 50 named case lifecycles, so their list is one page", async () => {
       for (let n = 0; n < 50; n++) await t.kit.lifecycles.publish(t.admin, "case", quick, `named-${n}`);
-      expect((await failure(t.kit.lifecycles.publish(t.admin, "case", quick, "one-too-many"))).code).toBe("conflict");
+      expect((await refusal(t.kit.lifecycles.publish(t.admin, "case", quick, "one-too-many"))).code).toBe("conflict");
       // A new version of one it has is no new lifecycle.
       expect((await t.kit.lifecycles.publish(t.admin, "case", quick, "named-0")).version).toBe(2);
       const listed = await t.kit.lifecycles.listCase(t.admin);
@@ -75,10 +66,10 @@ describe("a case type's lifecycle", () => {
     });
 
     it("a case type names a lifecycle the organization has: 400 unknown_lifecycle otherwise, on create and update", async () => {
-      expect(await failure(t.kit.caseTypes.create(t.admin, { key: "phishing", label: "Phishing", lifecycle: "quick" }))).toEqual({ code: "unknown_lifecycle", paths: ["lifecycle"] });
+      expect(await refusal(t.kit.caseTypes.create(t.admin, { key: "phishing", label: "Phishing", lifecycle: "quick" }))).toEqual({ code: "unknown_lifecycle", paths: ["lifecycle"] });
       const plain = await t.kit.caseTypes.create(t.admin, { key: "plain", label: "Plain", lifecycle: "default" });
       expect(plain.lifecycle).toBe("default");
-      expect(await failure(t.kit.caseTypes.update(t.admin, plain.id, { lifecycle: "nope" }))).toEqual({ code: "unknown_lifecycle", paths: ["lifecycle"] });
+      expect(await refusal(t.kit.caseTypes.update(t.admin, plain.id, { lifecycle: "nope" }))).toEqual({ code: "unknown_lifecycle", paths: ["lifecycle"] });
       await t.kit.lifecycles.publish(t.admin, "case", quick, "quick");
       expect((await t.kit.caseTypes.create(t.admin, { key: "phishing", label: "Phishing", lifecycle: "quick" })).lifecycle).toBe("quick");
       expect((await t.kit.caseTypes.list(t.admin, {})).data.map((c) => c.key)).toEqual(["phishing", "plain"]);
@@ -96,15 +87,15 @@ describe("a case type's lifecycle", () => {
       const phish = await phishingCase();
       expect(phish.statusValue).toBe("reported");
       expect((await phishingCase({ statusValue: "analysing" })).statusValue).toBe("analysing");
-      expect(await failure(phishingCase({ statusValue: "in_progress" }))).toEqual({ code: "unknown_status", paths: ["statusValue"] });
-      expect((await failure(phishingCase({ statusValue: "done" }))).code).toBe("invalid_transition");
+      expect(await refusal(phishingCase({ statusValue: "in_progress" }))).toEqual({ code: "unknown_status", paths: ["statusValue"] });
+      expect((await refusal(phishingCase({ statusValue: "done" }))).code).toBe("invalid_transition");
       const malware = await t.kit.cases.create(t.admin, { title: "Worm", severity: 3, typeValue: "malware" });
       expect(malware.statusValue).toBe("new");
 
       expect((await t.kit.transitions.list(t.admin, "case", phish.id)).data.map((o) => o.to)).toEqual(["analysing"]);
       expect((await t.kit.transitions.list(t.admin, "case", malware.id)).data.map((o) => o.to)).toEqual(["in_progress", "on_hold", "resolved", "closed"]);
-      expect((await failure(t.kit.cases.update(t.admin, phish.id, { statusValue: "in_progress" }))).code).toBe("unknown_status");
-      expect((await failure(t.kit.cases.update(t.admin, phish.id, { statusValue: "waiting" }))).code).toBe("invalid_transition");
+      expect((await refusal(t.kit.cases.update(t.admin, phish.id, { statusValue: "in_progress" }))).code).toBe("unknown_status");
+      expect((await refusal(t.kit.cases.update(t.admin, phish.id, { statusValue: "waiting" }))).code).toBe("invalid_transition");
       await t.kit.transitions.perform(t.admin, "case", phish.id, { to: "analysing", reason: "Looking" });
       await t.kit.cases.update(t.admin, phish.id, { statusValue: "waiting" });
       expect((await history(phish.id)).map((h) => [h.from, h.to, h.toCategory, h.reason])).toEqual([
@@ -116,24 +107,24 @@ describe("a case type's lifecycle", () => {
       // Status filters take the statuses of every case lifecycle of the organization.
       expect((await t.kit.cases.list(t.admin, { statusValue: "waiting" })).data.map((c) => c.id)).toEqual([phish.id]);
       expect((await t.kit.cases.list(t.admin, { statusValue: ["new", "reported"] })).data.map((c) => c.id)).toEqual([malware.id]);
-      expect((await failure(t.kit.cases.list(t.admin, { statusValue: "nowhere" }))).code).toBe("unknown_status");
+      expect((await refusal(t.kit.cases.list(t.admin, { statusValue: "nowhere" }))).code).toBe("unknown_status");
     });
 
     it("gates and closed-record rules come from the type's lifecycle: mandatory tasks, a frozen case, its frozen tasks, bulk", async () => {
       const phish = await phishingCase({ statusValue: "analysing" });
       const task = await t.kit.tasks.create(t.admin, phish.id, { title: "Reset", mandatory: true });
       expect((await t.kit.transitions.list(t.admin, "case", phish.id)).data.find((o) => o.to === "done")?.unmet).toEqual(["no_open_mandatory_tasks"]);
-      expect((await failure(t.kit.transitions.perform(t.admin, "case", phish.id, { to: "done" }))).code).toBe("mandatory_tasks_open");
+      expect((await refusal(t.kit.transitions.perform(t.admin, "case", phish.id, { to: "done" }))).code).toBe("mandatory_tasks_open");
       await t.kit.tasks.update(t.admin, task.id, { status: "completed" });
       const done = await t.kit.transitions.perform(t.admin, "case", phish.id, { to: "done" });
       expect(done).toMatchObject({ statusValue: "done", closedAt: expect.any(String) });
       // done is final and of the closed category in this lifecycle: the case and its tasks are frozen.
-      expect((await failure(t.kit.cases.update(t.admin, phish.id, { title: "Edited" }))).code).toBe("record_closed");
-      expect((await failure(t.kit.tasks.create(t.admin, phish.id, { title: "Late" }))).code).toBe("record_closed");
+      expect((await refusal(t.kit.cases.update(t.admin, phish.id, { title: "Edited" }))).code).toBe("record_closed");
+      expect((await refusal(t.kit.tasks.create(t.admin, phish.id, { title: "Late" }))).code).toBe("record_closed");
       const bulk = await t.kit.tasks.bulkUpdate(t.admin, { ids: [task.id], fields: { title: "Renamed" } });
       expect(bulk).toMatchObject({ matched: 1, updated: 0, skipped: [{ id: task.id, code: "record_closed" }] });
       // Reopening is this lifecycle's transition, for its roles.
-      expect((await failure(t.kit.transitions.perform(analyst, "case", phish.id, { to: "analysing" }))).code).toBe("invalid_transition");
+      expect((await refusal(t.kit.transitions.perform(analyst, "case", phish.id, { to: "analysing" }))).code).toBe("invalid_transition");
       expect(await t.kit.transitions.perform(t.admin, "case", phish.id, { to: "analysing" })).toMatchObject({ statusValue: "analysing", closedAt: null });
     });
 
@@ -143,27 +134,27 @@ describe("a case type's lifecycle", () => {
       const promotedCase = await t.kit.cases.get(t.admin, promoted.case.id);
       expect(promotedCase).toMatchObject({ typeValue: "phishing", statusValue: "reported" });
       expect((await history(promotedCase.id))[0]).toMatchObject({ from: null, to: "reported", toCategory: "new" });
-      expect((await failure(t.kit.alerts.promote(t.admin, (await t.kit.alerts.create(t.admin, { title: "B", severity: 1, source: "mail", sourceRef: "m-2", typeValue: "phishing" })).id, { statusValue: "new" }))).code).toBe("unknown_status");
+      expect((await refusal(t.kit.alerts.promote(t.admin, (await t.kit.alerts.create(t.admin, { title: "B", severity: 1, source: "mail", sourceRef: "m-2", typeValue: "phishing" })).id, { statusValue: "new" }))).code).toBe("unknown_status");
 
       const closed = await phishingCase({ statusValue: "analysing" });
       await t.kit.transitions.perform(t.admin, "case", closed.id, { to: "done" });
       const late = await t.kit.alerts.create(t.admin, { title: "Late", severity: 1, source: "mail", sourceRef: "m-3" });
-      expect((await failure(t.kit.alerts.merge(t.admin, late.id, { caseId: closed.id }))).code).toBe("record_closed");
+      expect((await refusal(t.kit.alerts.merge(t.admin, late.id, { caseId: closed.id }))).code).toBe("record_closed");
     });
 
     it("changing a case's type to another lifecycle: the status carries over when it exists there, else the request names where it enters", async () => {
       // waiting exists only in quick; new only in the default.
       const worm = await t.kit.cases.create(t.admin, { title: "Worm", severity: 3, typeValue: "malware" });
-      expect(await failure(t.kit.cases.update(t.admin, worm.id, { typeValue: "phishing" }))).toEqual({ code: "status_not_in_lifecycle", paths: ["typeValue"] });
+      expect(await refusal(t.kit.cases.update(t.admin, worm.id, { typeValue: "phishing" }))).toEqual({ code: "status_not_in_lifecycle", paths: ["typeValue"] });
       expect((await t.kit.cases.get(t.admin, worm.id)).typeValue).toBe("malware");
-      expect((await failure(t.kit.cases.update(t.admin, worm.id, { typeValue: "phishing", statusValue: "in_progress" }))).code).toBe("unknown_status");
-      expect((await failure(t.kit.cases.update(t.admin, worm.id, { typeValue: "phishing", statusValue: "done" }))).code).toBe("invalid_transition");
+      expect((await refusal(t.kit.cases.update(t.admin, worm.id, { typeValue: "phishing", statusValue: "in_progress" }))).code).toBe("unknown_status");
+      expect((await refusal(t.kit.cases.update(t.admin, worm.id, { typeValue: "phishing", statusValue: "done" }))).code).toBe("invalid_transition");
       const moved = await t.kit.cases.update(t.admin, worm.id, { typeValue: "phishing", statusValue: "waiting" });
       expect(moved).toMatchObject({ typeValue: "phishing", statusValue: "waiting" });
       // The entry's categories come from each side's lifecycle.
       expect((await history(worm.id)).at(-1)).toMatchObject({ from: "new", to: "waiting", fromCategory: "new", toCategory: "on_hold" });
       // Back to the default lifecycle, through POST …/transitions: `to` is where it enters, a status of the default lifecycle.
-      expect(await failure(t.kit.transitions.perform(t.admin, "case", worm.id, { to: "waiting", fields: { typeValue: "malware" } }))).toEqual({ code: "unknown_status", paths: ["statusValue"] });
+      expect(await refusal(t.kit.transitions.perform(t.admin, "case", worm.id, { to: "waiting", fields: { typeValue: "malware" } }))).toEqual({ code: "unknown_status", paths: ["statusValue"] });
       const back = await t.kit.transitions.perform(t.admin, "case", worm.id, { to: "in_progress", reason: "Back to malware", fields: { typeValue: "malware" } });
       expect(back).toMatchObject({ typeValue: "malware", statusValue: "in_progress" });
       expect((await history(worm.id)).at(-1)).toMatchObject({ from: "waiting", to: "in_progress", fromCategory: "on_hold", toCategory: "in_progress", reason: "Back to malware" });
@@ -171,18 +162,18 @@ describe("a case type's lifecycle", () => {
       // A status both lifecycles have carries over, and a move beside it is the new lifecycle's transition.
       await t.kit.lifecycles.publish(t.admin, "case", { ...quick, statuses: [...quickStatuses, { key: "in_progress", label: "In progress", category: "in_progress", final: false, color: null }], transitions: [...quickTransitions, { from: ["in_progress"], to: "done" }] }, "quick");
       expect(await t.kit.cases.update(t.admin, worm.id, { typeValue: "phishing" })).toMatchObject({ typeValue: "phishing", statusValue: "in_progress" });
-      expect((await failure(t.kit.cases.update(t.admin, worm.id, { typeValue: "malware", statusValue: "waiting" }))).code).toBe("unknown_status");
+      expect((await refusal(t.kit.cases.update(t.admin, worm.id, { typeValue: "malware", statusValue: "waiting" }))).code).toBe("unknown_status");
 
       // A closed case changes lifecycle only once reopened.
       const closed = await phishingCase({ statusValue: "analysing" });
       await t.kit.transitions.perform(t.admin, "case", closed.id, { to: "done" });
-      expect((await failure(t.kit.cases.update(t.admin, closed.id, { typeValue: "malware", statusValue: "in_progress" }))).code).toBe("record_closed");
+      expect((await refusal(t.kit.cases.update(t.admin, closed.id, { typeValue: "malware", statusValue: "in_progress" }))).code).toBe("record_closed");
     });
 
     it("entering a new lifecycle checks the fields required on entering the status it enters", async () => {
       await t.kit.customFields.create(t.admin, { key: "reporter", label: "Reporter", scopes: ["case"], type: "string", required: { onEnter: ["waiting"] } });
       const worm = await t.kit.cases.create(t.admin, { title: "Worm", severity: 3, typeValue: "malware" });
-      expect(await failure(t.kit.cases.update(t.admin, worm.id, { typeValue: "phishing", statusValue: "waiting" }))).toEqual({
+      expect(await refusal(t.kit.cases.update(t.admin, worm.id, { typeValue: "phishing", statusValue: "waiting" }))).toEqual({
         code: "required_fields_unset",
         paths: ["customFields.reporter"],
         unmet: ["field:customFields.reporter"],
@@ -192,14 +183,14 @@ describe("a case type's lifecycle", () => {
 
     it("without statusValue, a change of type is refused when the new lifecycle lacks the status, and allowed when it has it", async () => {
       const phish = await phishingCase();
-      expect(await failure(t.kit.cases.update(t.admin, phish.id, { typeValue: "malware", title: "Renamed" }))).toEqual({ code: "status_not_in_lifecycle", paths: ["typeValue"] });
+      expect(await refusal(t.kit.cases.update(t.admin, phish.id, { typeValue: "malware", title: "Renamed" }))).toEqual({ code: "status_not_in_lifecycle", paths: ["typeValue"] });
       expect(await t.kit.cases.get(t.admin, phish.id)).toMatchObject({ typeValue: "phishing", title: "Phish" });
     });
 
     it("a type's lifecycle changes only while none of its cases is in a status the new one lacks", async () => {
       const phish = await phishingCase({ statusValue: "analysing" });
       const type = (await t.kit.caseTypes.list(t.admin, {})).data.find((c) => c.key === "phishing")!;
-      expect(await failure(t.kit.caseTypes.update(t.admin, type.id, { lifecycle: null }))).toEqual({ code: "status_not_in_lifecycle", paths: ["lifecycle"] });
+      expect(await refusal(t.kit.caseTypes.update(t.admin, type.id, { lifecycle: null }))).toEqual({ code: "status_not_in_lifecycle", paths: ["lifecycle"] });
       await t.kit.cases.update(t.admin, phish.id, { typeValue: "malware", statusValue: "in_progress" });
       expect((await t.kit.caseTypes.update(t.admin, type.id, { lifecycle: null })).lifecycle).toBeNull();
     });
@@ -217,7 +208,7 @@ describe("a case type's lifecycle", () => {
       await t.kit.cases.update(t.admin, worm.id, { statusValue: "waiting" });
 
       const dropped = { statuses: quickStatuses.filter((s) => s.key !== "waiting"), transitions: quickTransitions.filter((x) => x.to !== "waiting" && !x.from.includes("waiting")) };
-      expect(await failure(t.kit.lifecycles.publish(t.admin, "case", dropped, "quick"))).toMatchObject({ code: "invalid_lifecycle", paths: ["mapping.waiting"] });
+      expect(await refusal(t.kit.lifecycles.publish(t.admin, "case", dropped, "quick"))).toMatchObject({ code: "invalid_lifecycle", paths: ["mapping.waiting"] });
       await t.kit.lifecycles.publish(t.admin, "case", { ...dropped, mapping: { waiting: "analysing" } }, "quick");
       expect((await t.kit.cases.get(t.admin, phish.id)).statusValue).toBe("analysing");
       expect((await t.kit.cases.get(t.admin, worm.id)).statusValue).toBe("waiting");
@@ -242,12 +233,12 @@ describe("a case type's lifecycle", () => {
       await t.kit.caseTypes.create(t.admin, { key: "malware", label: "Malware" });
       expect((await t.kit.cases.create(t.admin, { title: "Phish", typeValue: "phishing" })).severity).toBe(3);
       expect((await t.kit.cases.create(t.admin, { title: "Phish", typeValue: "phishing", severity: 1 })).severity).toBe(1);
-      expect(await failure(t.kit.cases.create(t.admin, { title: "Worm", typeValue: "malware" }))).toEqual({ code: "severity_required", paths: ["severity"] });
-      expect(await failure(t.kit.cases.create(t.admin, { title: "No type" }))).toEqual({ code: "severity_required", paths: ["severity"] });
-      expect((await failure(t.kit.cases.create(t.admin, { title: "Unknown", typeValue: "nope" }))).code).toBe("unknown_case_type");
-      expect((await failure(t.kit.caseTypes.create(t.admin, { key: "bad", label: "Bad", defaultSeverity: 5 }))).code).toBe("validation_failed");
+      expect(await refusal(t.kit.cases.create(t.admin, { title: "Worm", typeValue: "malware" }))).toEqual({ code: "severity_required", paths: ["severity"] });
+      expect(await refusal(t.kit.cases.create(t.admin, { title: "No type" }))).toEqual({ code: "severity_required", paths: ["severity"] });
+      expect((await refusal(t.kit.cases.create(t.admin, { title: "Unknown", typeValue: "nope" }))).code).toBe("unknown_case_type");
+      expect((await refusal(t.kit.caseTypes.create(t.admin, { key: "bad", label: "Bad", defaultSeverity: 5 }))).code).toBe("validation_failed");
       expect((await t.kit.caseTypes.update(t.admin, type.id, { defaultSeverity: null })).defaultSeverity).toBeNull();
-      expect((await failure(t.kit.cases.create(t.admin, { title: "Phish", typeValue: "phishing" }))).paths).toEqual(["severity"]);
+      expect((await refusal(t.kit.cases.create(t.admin, { title: "Phish", typeValue: "phishing" }))).paths).toEqual(["severity"]);
       // Nothing was written by the refusals.
       expect((await t.kit.cases.list(t.admin, {})).data).toHaveLength(2);
     });
@@ -278,10 +269,10 @@ describe("a case type's lifecycle", () => {
       const before = JSON.stringify(doc);
       doc.caseTypes = [{ ...doc.caseTypes[0]!, lifecycle: "default" }, { key: "malware", label: "Malware", customFields: [], lifecycle: "slow", archived: false }];
       doc.caseLifecycles.push({ key: "fast", statuses: quickStatuses, transitions: [] });
-      const refused = await failure(t.kit.configuration.import(t.admin, doc));
+      const refused = await refusal(t.kit.configuration.import(t.admin, doc));
       expect(refused).toEqual({ code: "invalid_configuration", paths: ["caseTypes.0.lifecycle", "caseTypes.1.lifecycle"] });
       expect(JSON.stringify(await t.kit.configuration.export(t.admin))).toBe(before);
-      expect((await failure(t.kit.configuration.import(t.admin, { ...doc, caseLifecycles: [{ key: "default", ...quick }] }))).paths).toEqual(["caseLifecycles.0.key"]);
+      expect((await refusal(t.kit.configuration.import(t.admin, { ...doc, caseLifecycles: [{ key: "default", ...quick }] }))).paths).toEqual(["caseLifecycles.0.key"]);
 
       // A type may name a lifecycle the same document brings, and a named lifecycle's mapping moves that type's cases.
       const ok = await t.kit.configuration.export(t.admin);

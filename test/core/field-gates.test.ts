@@ -1,23 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ErrorCode } from "../../core/index.js";
 import { makeTestKit } from "../helpers/kit.js";
-
-interface Refusal {
-  code: ErrorCode;
-  paths: string[];
-  unmet: string[] | undefined;
-}
-
-async function failure(promise: Promise<unknown>): Promise<Refusal> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { code: ErrorCode; errors?: { path: string }[]; unmet?: string[] };
-    return { code: e.code, paths: (e.errors ?? []).map((x) => x.path), unmet: e.unmet };
-  }
-  throw new Error("expected a failure");
-}
+import { refusal } from "../helpers/refusal.js";
 
 /** The lifecycle: triage → investigating → waiting_customer (on hold) → contained → closed. */
 const statuses = [
@@ -56,12 +40,12 @@ describe("custom field requirements are lifecycle gates", () => {
       { to: "closed", unmet: ["reason", "field:customFields.root_cause", "field:customFields.lessons"] },
     ]);
     // Closing is refused for exactly what the listing says; fields alone are required_fields_unset.
-    expect(await failure(t.kit.transitions.perform(admin, "case", c.id, { to: "closed" }))).toEqual({
+    expect(await refusal(t.kit.transitions.perform(admin, "case", c.id, { to: "closed" }))).toEqual({
       code: "transition_blocked",
       paths: [],
       unmet: ["reason", "field:customFields.root_cause", "field:customFields.lessons"],
     });
-    expect(await failure(t.kit.transitions.perform(admin, "case", c.id, { to: "closed", reason: "False positive" }))).toEqual({
+    expect(await refusal(t.kit.transitions.perform(admin, "case", c.id, { to: "closed", reason: "False positive" }))).toEqual({
       code: "required_fields_unset",
       paths: ["customFields.root_cause", "customFields.lessons"],
       unmet: ["field:customFields.root_cause", "field:customFields.lessons"],
@@ -73,7 +57,7 @@ describe("custom field requirements are lifecycle gates", () => {
       { to: "contained", unmet: ["field:assigneeId", "field:customFields.root_cause"] },
       { to: "closed", unmet: ["reason", "field:customFields.root_cause", "field:customFields.lessons"] },
     ]);
-    expect(await failure(t.kit.transitions.perform(admin, "case", c.id, { to: "waiting_customer", reason: "Asked for logs" }))).toEqual({
+    expect(await refusal(t.kit.transitions.perform(admin, "case", c.id, { to: "waiting_customer", reason: "Asked for logs" }))).toEqual({
       code: "required_fields_unset",
       paths: ["customFields.customer_contact"],
       unmet: ["field:customFields.customer_contact"],
@@ -84,7 +68,7 @@ describe("custom field requirements are lifecycle gates", () => {
     await t.kit.transitions.perform(admin, "case", c.id, { to: "contained", fields: { assigneeId: admin.userId, customFields: set } });
     expect(await list()).toEqual([{ to: "closed", unmet: ["field:customFields.lessons"] }]);
     // PATCH obeys the same gates as POST …/transitions.
-    expect(await failure(t.kit.cases.update(admin, c.id, { statusValue: "closed" }))).toMatchObject({ code: "required_fields_unset", paths: ["customFields.lessons"] });
+    expect(await refusal(t.kit.cases.update(admin, c.id, { statusValue: "closed" }))).toMatchObject({ code: "required_fields_unset", paths: ["customFields.lessons"] });
     expect((await t.kit.cases.get(admin, c.id)).statusValue).toBe("contained");
     const closed = await t.kit.transitions.perform(admin, "case", c.id, { to: "closed", fields: { customFields: { ...set, lessons: "MFA everywhere" } } });
     expect(closed).toMatchObject({ statusValue: "closed", closedAt: expect.any(String), customFields: { vectors: ["email", "web"], lessons: "MFA everywhere" } });
@@ -104,12 +88,12 @@ describe("custom field requirements are lifecycle gates", () => {
     const t = await makeTestKit();
     const admin = t.admin;
     const create = (key: string, scopes: string[], onEnter: string[]) => t.kit.customFields.create(admin, { key, label: key, scopes, type: "text", required: { onEnter } });
-    expect(await failure(create("a", ["case"], ["contained"]))).toMatchObject({ code: "invalid_field_definition", paths: ["required.onEnter.0"] });
-    expect(await failure(create("b", ["observable"], ["closed"]))).toMatchObject({ code: "invalid_field_definition", paths: ["required.onEnter.0"] });
+    expect(await refusal(create("a", ["case"], ["contained"]))).toMatchObject({ code: "invalid_field_definition", paths: ["required.onEnter.0"] });
+    expect(await refusal(create("b", ["observable"], ["closed"]))).toMatchObject({ code: "invalid_field_definition", paths: ["required.onEnter.0"] });
     // A task status is enough for a field of the case and task scopes (waiting is the task default's).
     expect((await create("c", ["case", "task"], ["waiting", "closed"])).required.onEnter).toEqual(["waiting", "closed"]);
     expect((await t.kit.customFields.list(admin, {})).data.map((d) => d.key)).toEqual(["c"]);
-    expect(await failure(t.kit.lifecycles.publish(admin, "case", { statuses, transitions }))).toMatchObject({ code: "invalid_lifecycle", paths: ["transitions.3.requires.1"] });
+    expect(await refusal(t.kit.lifecycles.publish(admin, "case", { statuses, transitions }))).toMatchObject({ code: "invalid_lifecycle", paths: ["transitions.3.requires.1"] });
   });
 
   it("for random fields, records and moves: an option listed with nothing unmet is accepted, one with unmet gates is refused with exactly those", async () => {
@@ -147,7 +131,7 @@ describe("custom field requirements are lifecycle gates", () => {
             await t.kit.transitions.perform(admin, "case", subject.id, { to: option.to });
             expect((await t.kit.cases.get(admin, subject.id)).statusValue).toBe(option.to);
           } else {
-            const refused = await failure(t.kit.transitions.perform(admin, "case", subject.id, { to: option.to }));
+            const refused = await refusal(t.kit.transitions.perform(admin, "case", subject.id, { to: option.to }));
             expect(refused.unmet).toEqual(option.unmet);
             // Only fields the definitions require: required_fields_unset; any other gate: transition_blocked.
             expect(refused.code).toBe(option.unmet.every((g) => required.has(g)) ? "required_fields_unset" : "transition_blocked");

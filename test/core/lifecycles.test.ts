@@ -1,18 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ErrorCode, LifecycleStatus, LifecycleTransition, Principal, StatusChange } from "../../core/index.js";
+import type { LifecycleStatus, LifecycleTransition, Principal, StatusChange } from "../../core/index.js";
 import { defaultLifecycles } from "../../core/index.js";
 import type { TestKit } from "../helpers/kit.js";
 import { addOrganization, addUser, makeTestKit, principalFor } from "../helpers/kit.js";
-
-async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; paths: string[]; unmet?: string[] }> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { code: ErrorCode; errors?: { path: string }[]; unmet?: string[] };
-    return { code: e.code, paths: (e.errors ?? []).map((x) => x.path), ...(e.unmet ? { unmet: e.unmet } : {}) };
-  }
-  throw new Error("expected a failure");
-}
+import { refusal } from "../helpers/refusal.js";
 
 /** The issue's example: triage → investigating → waiting_customer (on hold) → contained → closed. */
 const socStatuses: LifecycleStatus[] = [
@@ -69,7 +60,7 @@ describe("lifecycles", () => {
       const closing = (await t.kit.transitions.list(t.admin, "case", record.id)).data.find((o) => o.to === "closed");
       expect(closing?.unmet).toEqual(["no_open_mandatory_tasks"]);
       // The legacy code stays for that one gate, with the list beside it.
-      expect(await failure(t.kit.transitions.perform(t.admin, "case", record.id, { to: "closed" }))).toEqual({ code: "mandatory_tasks_open", paths: [], unmet: ["no_open_mandatory_tasks"] });
+      expect(await refusal(t.kit.transitions.perform(t.admin, "case", record.id, { to: "closed" }))).toEqual({ code: "mandatory_tasks_open", paths: [], unmet: ["no_open_mandatory_tasks"] });
 
       const other = await newCase();
       await t.kit.cases.update(t.admin, other.id, { statusValue: "closed" });
@@ -153,7 +144,7 @@ describe("lifecycles", () => {
     it("publishes a version: records of a dropped status move as the mapping says, with history; audited and announced", async () => {
       const fresh = await newCase();
       const working = await newCase({ statusValue: "in_progress" });
-      const refused = await failure(t.kit.lifecycles.publish(t.admin, "case", socLifecycle));
+      const refused = await refusal(t.kit.lifecycles.publish(t.admin, "case", socLifecycle));
       expect(refused.code).toBe("invalid_lifecycle");
       // Statuses records are in need a mapping; on_hold, resolved hold no case and need none.
       expect(refused.paths).toEqual(["mapping.new", "mapping.in_progress"]);
@@ -190,15 +181,15 @@ describe("lifecycles", () => {
         { to: "waiting_customer", category: "on_hold", unmet: ["reason"] },
         { to: "contained", category: "resolved", unmet: ["field:assigneeId", "field:customFields.root_cause"] },
       ]);
-      expect(await failure(t.kit.transitions.perform(t.admin, "case", record.id, { to: "contained" }))).toEqual({
+      expect(await refusal(t.kit.transitions.perform(t.admin, "case", record.id, { to: "contained" }))).toEqual({
         code: "transition_blocked",
         paths: [],
         unmet: ["field:assigneeId", "field:customFields.root_cause"],
       });
       // PATCH obeys the same rules.
-      expect((await failure(t.kit.cases.update(t.admin, record.id, { statusValue: "waiting_customer" }))).unmet).toEqual(["reason"]);
-      expect((await failure(t.kit.cases.update(t.admin, record.id, { statusValue: "closed" }))).code).toBe("invalid_transition");
-      expect(await failure(t.kit.cases.update(t.admin, record.id, { statusValue: "resolved" }))).toEqual({ code: "unknown_status", paths: ["statusValue"] });
+      expect((await refusal(t.kit.cases.update(t.admin, record.id, { statusValue: "waiting_customer" }))).unmet).toEqual(["reason"]);
+      expect((await refusal(t.kit.cases.update(t.admin, record.id, { statusValue: "closed" }))).code).toBe("invalid_transition");
+      expect(await refusal(t.kit.cases.update(t.admin, record.id, { statusValue: "resolved" }))).toEqual({ code: "unknown_status", paths: ["statusValue"] });
 
       await t.kit.transitions.perform(t.admin, "case", record.id, { to: "waiting_customer", reason: "Asked the customer for logs" });
       await t.kit.transitions.perform(t.admin, "case", record.id, { to: "investigating" });
@@ -217,9 +208,9 @@ describe("lifecycles", () => {
       expect(closed).toMatchObject({ statusValue: "closed", closedAt: expect.any(String) });
 
       // Closed means closed: a final status of the organization's own lifecycle freezes the case.
-      expect((await failure(t.kit.cases.update(t.admin, record.id, { title: "Edited" }))).code).toBe("record_closed");
-      expect((await failure(t.kit.tasks.create(t.admin, record.id, { title: "Late" }))).code).toBe("record_closed");
-      expect((await failure(t.kit.transitions.perform(analyst, "case", record.id, { to: "investigating" }))).code).toBe("invalid_transition");
+      expect((await refusal(t.kit.cases.update(t.admin, record.id, { title: "Edited" }))).code).toBe("record_closed");
+      expect((await refusal(t.kit.tasks.create(t.admin, record.id, { title: "Late" }))).code).toBe("record_closed");
+      expect((await refusal(t.kit.transitions.perform(analyst, "case", record.id, { to: "investigating" }))).code).toBe("invalid_transition");
 
       expect((await history("case", record.id)).map((e) => [e.from, e.to, e.toCategory, e.reason])).toEqual([
         [null, "triage", "new", null],
@@ -253,7 +244,7 @@ describe("lifecycles", () => {
       expect(promoted.alert.statusValue).toBe("imported");
       expect(await moves("case", promoted.case.id)).toEqual([[null, "triage"]]);
       // Unknown statuses are refused by name, in filters too.
-      expect(await failure(t.kit.alerts.list(t.admin, { statusValue: "new" }))).toEqual({ code: "unknown_status", paths: ["statusValue"] });
+      expect(await refusal(t.kit.alerts.list(t.admin, { statusValue: "new" }))).toEqual({ code: "unknown_status", paths: ["statusValue"] });
       expect((await t.kit.alerts.list(t.admin, { statusValue: "imported" })).data.map((a) => a.id)).toEqual([alert.id]);
     });
 
@@ -268,24 +259,24 @@ describe("lifecycles", () => {
           { from: ["a"], to: "a", requires: ["field:x..y"] },
         ],
       };
-      const refused = await failure(t.kit.lifecycles.publish(t.admin, "case", bad));
+      const refused = await refusal(t.kit.lifecycles.publish(t.admin, "case", bad));
       expect(refused.code).toBe("invalid_lifecycle");
       expect(refused.paths).toEqual(["statuses.1.key", "statuses", "transitions.0.from.1", "transitions.0.to", "transitions.0.requires.0", "transitions.1.requires.0"]);
       // The shape itself is the schema's: validation_failed.
-      expect(await failure(t.kit.lifecycles.publish(t.admin, "case", { ...bad, statuses: [{ key: "a", label: "A", category: "sideways", final: false }] }))).toEqual({ code: "validation_failed", paths: ["statuses.0.category"] });
+      expect(await refusal(t.kit.lifecycles.publish(t.admin, "case", { ...bad, statuses: [{ key: "a", label: "A", category: "sideways", final: false }] }))).toEqual({ code: "validation_failed", paths: ["statuses.0.category"] });
       const noImported = { statuses: [{ key: "open", label: "Open", category: "new", final: false }], transitions: [] };
-      expect((await failure(t.kit.lifecycles.publish(t.admin, "alert", noImported))).paths).toEqual(["statuses"]);
+      expect((await refusal(t.kit.lifecycles.publish(t.admin, "alert", noImported))).paths).toEqual(["statuses"]);
       const taskGate = { statuses: defaultLifecycles.task.statuses, transitions: [{ from: ["waiting"], to: "completed", requires: ["no_open_mandatory_tasks"] }] };
-      expect((await failure(t.kit.lifecycles.publish(t.admin, "task", taskGate))).paths).toEqual(["transitions.0.requires.0"]);
+      expect((await refusal(t.kit.lifecycles.publish(t.admin, "task", taskGate))).paths).toEqual(["transitions.0.requires.0"]);
       // A field:customFields.<key> gate names a field defined for the entity: root_cause is a case field, rootCause no key at all.
       const gated = (key: string) => ({ ...socLifecycle, transitions: [{ from: ["triage"], to: "investigating", requires: [`field:customFields.${key}`] }] });
-      expect(await failure(t.kit.lifecycles.publish(t.admin, "case", gated("rootCause")))).toEqual({ code: "invalid_lifecycle", paths: ["transitions.0.requires.0"] });
-      expect(await failure(t.kit.lifecycles.publish(t.admin, "task", { statuses: socStatuses, transitions: gated("root_cause").transitions }))).toEqual({ code: "invalid_lifecycle", paths: ["transitions.0.requires.0"] });
+      expect(await refusal(t.kit.lifecycles.publish(t.admin, "case", gated("rootCause")))).toEqual({ code: "invalid_lifecycle", paths: ["transitions.0.requires.0"] });
+      expect(await refusal(t.kit.lifecycles.publish(t.admin, "task", { statuses: socStatuses, transitions: gated("root_cause").transitions }))).toEqual({ code: "invalid_lifecycle", paths: ["transitions.0.requires.0"] });
       const mapsKept = { ...defaultLifecycles.case, mapping: { new: "closed" } };
-      expect((await failure(t.kit.lifecycles.publish(t.admin, "case", { statuses: mapsKept.statuses, transitions: mapsKept.transitions, mapping: mapsKept.mapping }))).paths).toEqual(["mapping.new"]);
-      expect(await failure(t.kit.lifecycles.publish(t.admin, "project", socLifecycle))).toMatchObject({ code: "validation_failed" });
+      expect((await refusal(t.kit.lifecycles.publish(t.admin, "case", { statuses: mapsKept.statuses, transitions: mapsKept.transitions, mapping: mapsKept.mapping }))).paths).toEqual(["mapping.new"]);
+      expect(await refusal(t.kit.lifecycles.publish(t.admin, "project", socLifecycle))).toMatchObject({ code: "validation_failed" });
       const writer = principalFor(t.admin, { scopes: new Set(["cases:read", "cases:write"]) });
-      expect((await failure(t.kit.lifecycles.publish(writer, "case", socLifecycle))).code).toBe("missing_scope");
+      expect((await refusal(t.kit.lifecycles.publish(writer, "case", socLifecycle))).code).toBe("missing_scope");
       expect((await t.kit.lifecycles.get(t.admin, "case")).version).toBe(0);
     });
 
@@ -306,8 +297,8 @@ describe("lifecycles", () => {
       const task = await t.kit.tasks.create(t.admin, record.id, { title: "Mandatory", mandatory: true });
       expect(task.status).toBe("todo");
       await t.kit.tasks.update(t.admin, task.id, { status: "blocked" });
-      expect((await failure(t.kit.cases.update(t.admin, record.id, { statusValue: "closed" }))).code).toBe("mandatory_tasks_open");
-      expect(await failure(t.kit.transitions.perform(t.admin, "task", task.id, { to: "done" }))).toMatchObject({ code: "transition_blocked", unmet: ["reason"] });
+      expect((await refusal(t.kit.cases.update(t.admin, record.id, { statusValue: "closed" }))).code).toBe("mandatory_tasks_open");
+      expect(await refusal(t.kit.transitions.perform(t.admin, "task", task.id, { to: "done" }))).toMatchObject({ code: "transition_blocked", unmet: ["reason"] });
       const bulk = await t.kit.tasks.bulkUpdate(t.admin, { ids: [task.id], fields: { status: "done" } });
       expect(bulk.skipped).toEqual([{ id: task.id, code: "transition_blocked" }]);
       await t.kit.transitions.perform(t.admin, "task", task.id, { to: "done", reason: "Finished" });
@@ -319,13 +310,13 @@ describe("lifecycles", () => {
     it("another organization's record is not_found; above the caller's clearance is tlp_restricted", async () => {
       const red = await newCase({ tlp: 4 });
       const other = await addOrganization(t.kit, "Other SOC");
-      expect((await failure(t.kit.transitions.list(other.admin, "case", red.id))).code).toBe("not_found");
-      expect((await failure(t.kit.transitions.history(other.admin, "case", red.id, {}))).code).toBe("not_found");
+      expect((await refusal(t.kit.transitions.list(other.admin, "case", red.id))).code).toBe("not_found");
+      expect((await refusal(t.kit.transitions.history(other.admin, "case", red.id, {}))).code).toBe("not_found");
       const low = principalFor(t.admin, { tlpClearance: 1 });
-      expect((await failure(t.kit.transitions.list(low, "case", red.id))).code).toBe("tlp_restricted");
-      expect((await failure(t.kit.transitions.history(low, "case", red.id, {}))).code).toBe("tlp_restricted");
+      expect((await refusal(t.kit.transitions.list(low, "case", red.id))).code).toBe("tlp_restricted");
+      expect((await refusal(t.kit.transitions.history(low, "case", red.id, {}))).code).toBe("tlp_restricted");
       const reader = principalFor(t.admin, { scopes: new Set(["alerts:read"]) });
-      expect((await failure(t.kit.transitions.history(reader, "case", red.id, {}))).code).toBe("missing_scope");
+      expect((await refusal(t.kit.transitions.history(reader, "case", red.id, {}))).code).toBe("missing_scope");
     });
   });
 });
