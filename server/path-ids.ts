@@ -38,11 +38,21 @@ export function idPrefixOf(routePath: string, param: string): string {
  */
 const keysByCollection: Record<string, RegExp> = { named: lifecycleKeyPattern };
 
-/** The pattern a path parameter's value must match: its kind of id's, or a key's. */
+/**
+ * The pattern a path parameter's value must match: its kind of id's, or a key's. Kept per route
+ * template and parameter (a finite set): every request with a path parameter checks it.
+ */
+const patterns = new Map<string, RegExp>();
 function patternOfParam(routePath: string, param: string): RegExp {
-  const segments = routePath.split("/");
-  const key = param === "key" ? keysByCollection[segments[segments.indexOf(`:${param}`) - 1] ?? ""] : undefined;
-  return key ?? idPattern(idPrefixOf(routePath, param));
+  const cacheKey = `${routePath}\0${param}`;
+  let pattern = patterns.get(cacheKey);
+  if (pattern === undefined) {
+    const segments = routePath.split("/");
+    const key = param === "key" ? keysByCollection[segments[segments.indexOf(`:${param}`) - 1] ?? ""] : undefined;
+    pattern = key ?? idPattern(idPrefixOf(routePath, param));
+    patterns.set(cacheKey, pattern);
+  }
+  return pattern;
 }
 
 /** The JSON Schema of a path parameter, as the document declares it. */
