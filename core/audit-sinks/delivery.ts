@@ -1,10 +1,10 @@
 import type { Principal } from "../access/principal.js";
-import { redactAuditEvent } from "../audit/redact.js";
+import { redactForReader } from "../audit/redact.js";
 import type { AuditEvent } from "../audit/types.js";
 import type { CaseKitDeps } from "../context.js";
-import { hiddenKeys } from "../custom-fields/floor.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { deliveryPrincipal, isBlocked } from "../webhooks/grant.js";
+import { holdersOf } from "../webhooks/send-context.js";
 import type { StoredAuditSink } from "./types.js";
 
 /** How many active sinks one read loads (the host pages through them all). */
@@ -15,14 +15,12 @@ const sinksPerRead = 500;
  * which sinks are active, what each may send next, and where each stands. Every read is bound to
  * the sink's grant, so no host has a rule of its own.
  */
-export function createAuditSinkDelivery(deps: Pick<CaseKitDeps, "storage" | "clock">) {
+export function createAuditSinkDelivery(deps: Pick<CaseKitDeps, "storage" | "clock" | "definitions">) {
   const { storage, clock } = deps;
 
   /** The principal the sink reads as now, or null when it may send nothing (held: see deliveryPrincipal). */
   async function readerOf(tx: UnitOfWork, sink: StoredAuditSink): Promise<Principal | null> {
-    const owner = sink.createdBy ? await tx.users.findById(sink.organizationId, sink.createdBy) : null;
-    const key = sink.grant.keyId ? await tx.apiKeys.findById(sink.organizationId, sink.grant.keyId) : null;
-    const principal = deliveryPrincipal(sink, { owner, key }, clock.now());
+    const principal = deliveryPrincipal(sink, await holdersOf(tx, sink), clock.now());
     if (isBlocked(principal) || !principal.scopes.has("audit:read")) return null;
     return principal;
   }
@@ -47,12 +45,12 @@ export function createAuditSinkDelivery(deps: Pick<CaseKitDeps, "storage" | "clo
      */
     async eventsAfter(sink: StoredAuditSink, afterSeq: number, limit: number): Promise<AuditEvent[]> {
       return storage.read(async (tx) => {
-        const reader = await readerOf(tx, sink);
-        if (!reader) return [];
+        // The events first: a sink polls every second, and most polls find none to send.
         const events = await tx.audit.pageAfter(sink.organizationId, afterSeq, limit);
         if (events.length === 0) return events;
-        const hidden = hiddenKeys(await tx.customFields.listAll(sink.organizationId), reader.tlpClearance);
-        return events.map((event) => redactAuditEvent(event, reader.tlpClearance, hidden));
+        const reader = await readerOf(tx, sink);
+        if (!reader) return [];
+        return redactForReader(deps, tx, sink.organizationId, reader.tlpClearance, events);
       });
     },
 
@@ -80,8 +78,9 @@ export function createAuditSinkDelivery(deps: Pick<CaseKitDeps, "storage" | "clo
      */
     async setCursor(organizationId: string, sinkId: string, seq: number, holder: string): Promise<void> {
       await storage.transaction(async (tx) => {
-        if (!(await tx.auditSinks.findById(organizationId, sinkId))) return;
-        if (!(await tx.auditSinks.setLeasedCursor(organizationId, sinkId, holder, seq, clock.now().toISOString()))) throw new AuditSinkLeaseLost(sinkId);
+        if (await tx.auditSinks.setLeasedCursor(organizationId, sinkId, holder, seq, clock.now().toISOString())) return;
+        // Not moved: the sink was deleted (its cursor row with it), or another host holds the lease.
+        if (await tx.auditSinks.findById(organizationId, sinkId)) throw new AuditSinkLeaseLost(sinkId);
       });
     },
   };

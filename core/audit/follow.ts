@@ -2,10 +2,9 @@ import { z } from "zod";
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
-import { hiddenKeys } from "../custom-fields/floor.js";
 import { boundedString } from "../schema/common.js";
 import { parse } from "../validation.js";
-import { redactAuditEvent } from "./redact.js";
+import { redactForReader } from "./redact.js";
 import { auditFilterShape } from "./filter-shape.js";
 import { standingAccess } from "./standing-access.js";
 import type { AuditEvent, AuditEventFilter } from "./types.js";
@@ -29,16 +28,14 @@ export const auditStreamQuerySchema = z.strictObject({
  * key, an inactive owner or a lost scope stops the read; a lowered clearance narrows it) and
  * redacted for that clearance, like every other read of audit events.
  */
-export function createAuditFollow(deps: Pick<CaseKitDeps, "storage" | "clock">) {
+export function createAuditFollow(deps: Pick<CaseKitDeps, "storage" | "clock" | "definitions">) {
   const { storage } = deps;
 
   /** Up to `limit` events after `afterSeq` that `filter` keeps, redacted for `principal`. */
   function readAfter(principal: Principal, afterSeq: number, limit: number, filter: AuditEventFilter): Promise<AuditEvent[]> {
     return storage.read(async (tx) => {
       const events = await tx.audit.pageAfter(principal.organizationId, afterSeq, limit, filter);
-      if (events.length === 0) return events;
-      const hidden = hiddenKeys(await tx.customFields.listAll(principal.organizationId), principal.tlpClearance);
-      return events.map((event) => redactAuditEvent(event, principal.tlpClearance, hidden));
+      return redactForReader(deps, tx, principal.organizationId, principal.tlpClearance, events);
     });
   }
 

@@ -1,4 +1,8 @@
 import { withinClearance } from "../access/clearance.js";
+import type { CaseKitDeps } from "../context.js";
+import { definitionsOf } from "../custom-fields/definitions.js";
+import { hiddenKeys } from "../custom-fields/floor.js";
+import type { UnitOfWork } from "../ports/storage.js";
 import type { AuditEvent } from "./types.js";
 
 /** What a redacted value reads as. */
@@ -26,4 +30,15 @@ export function redactAuditEvent(event: AuditEvent, clearance: number, hiddenFie
 function hidesField(path: string, hiddenFields: ReadonlySet<string>): boolean {
   if (hiddenFields.size === 0 || !path.startsWith("customFields.")) return false;
   return hiddenFields.has(path.slice("customFields.".length).split(".")[0]!);
+}
+
+/**
+ * A page of the organization's events as a reader cleared to `clearance` may see them: the one
+ * redaction step of every read path (the list, the export, the stream, the syslog sinks), with the
+ * custom fields' floors read through the definitions cache.
+ */
+export async function redactForReader(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, clearance: number, events: AuditEvent[]): Promise<AuditEvent[]> {
+  if (events.length === 0) return events;
+  const hidden = hiddenKeys(await definitionsOf(deps, tx, organizationId), clearance);
+  return events.map((event) => redactAuditEvent(event, clearance, hidden));
 }

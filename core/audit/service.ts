@@ -2,7 +2,6 @@ import { z } from "zod";
 import type { Principal } from "../access/principal.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
-import { hiddenKeys } from "../custom-fields/floor.js";
 import { CaseKitError } from "../errors.js";
 import type { ChainHead } from "../log/chain.js";
 import { walkChain } from "../log/chain.js";
@@ -13,7 +12,7 @@ import { hashAuditRow, spanOf } from "./chain.js";
 import { checkpointSignatureValid } from "./checkpoint.js";
 import { createAuditFollow } from "./follow.js";
 import { auditFilterShape } from "./filter-shape.js";
-import { redactAuditEvent } from "./redact.js";
+import { redactForReader } from "./redact.js";
 import { pruneAuditEvents } from "./retention.js";
 import type { AuditEvent, AuditEventFilter, ChainedAuditRow } from "./types.js";
 import { auditActorTypes, auditOutcomes } from "./types.js";
@@ -86,8 +85,7 @@ export function createAuditService(deps: CaseKitDeps) {
   async function page(principal: Principal, tx: UnitOfWork, filter: AuditEventFilter, limit: number, cursor: string | undefined) {
     const beforeSeq = cursor === undefined ? undefined : Number(cursor);
     const rows = await tx.audit.list(principal.organizationId, { limit: limit + 1, ...(beforeSeq !== undefined ? { beforeSeq } : {}) }, filter);
-    const hidden = hiddenKeys(await tx.customFields.listAll(principal.organizationId), principal.tlpClearance);
-    const data = rows.slice(0, limit).map((event) => redactAuditEvent(event, principal.tlpClearance, hidden));
+    const data = await redactForReader(deps, tx, principal.organizationId, principal.tlpClearance, rows.slice(0, limit));
     return { data, nextCursor: rows.length > limit ? String(data.at(-1)!.seq) : null };
   }
 

@@ -1,4 +1,5 @@
 import type { CaseKitDeps } from "../context.js";
+import { definitionsOf } from "../custom-fields/definitions.js";
 import { hiddenKeys } from "../custom-fields/floor.js";
 import type { CustomFieldDefinition } from "../custom-fields/types.js";
 import type { DomainEvent } from "../events/types.js";
@@ -47,8 +48,8 @@ export interface SendContext {
   hiddenFieldsFor(clearance: number): ReadonlySet<string>;
 }
 
-/** The owner and the key a subscription's grant names, as they are now. */
-export async function holdersOf(tx: UnitOfWork, webhook: StoredWebhook): Promise<GrantHolders> {
+/** The owner and the key a grant names (a subscription's, an audit sink's), as they are now. */
+export async function holdersOf(tx: UnitOfWork, webhook: Pick<StoredWebhook, "organizationId" | "createdBy" | "grant">): Promise<GrantHolders> {
   const owner = webhook.createdBy ? await tx.users.findById(webhook.organizationId, webhook.createdBy) : null;
   const key = webhook.grant.keyId ? await tx.apiKeys.findById(webhook.organizationId, webhook.grant.keyId) : null;
   return { owner, key };
@@ -115,7 +116,7 @@ export function createContextReader(deps: CaseKitDeps, unseal: Unseal) {
         if (event === undefined) events.set(eventKey, (event = await eventOf(tx, delivery)));
         let fields = noDefinitions;
         if (event?.resourceType === auditEventResourceType) {
-          fields = definitions.get(delivery.organizationId) ?? (await tx.customFields.listAll(delivery.organizationId));
+          fields = definitions.get(delivery.organizationId) ?? (await definitionsOf(deps, tx, delivery.organizationId));
           definitions.set(delivery.organizationId, fields);
         }
         const hiddenFieldsFor = (clearance: number) => hiddenKeys(fields, clearance);
