@@ -34,7 +34,7 @@ import { chunkIdsOf, eachInTurn } from "../shared/group-items.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { checkReading, checkWriting } from "../shared/unit-state.js";
-import { likePattern } from "../shared/values.js";
+import { fromJsonOrNull, likePattern } from "../shared/values.js";
 import { auditCheckpointResource } from "./audit-checkpoints.js";
 import type { HeldCounters } from "./organization-counters.js";
 import { organizationCounters } from "./organization-counters.js";
@@ -348,7 +348,7 @@ export function auditRepository(
       if (doomed.length === 0) return 0;
       // A chunked group's chunk rows go with it (ids as shared/group-items.ts names them).
       const chunkIds = doomed.flatMap((row) => {
-        const items: unknown = typeof row.items === "string" ? JSON.parse(row.items) : row.items;
+        const items = fromJsonOrNull<unknown>(row.items);
         return isChunked(items) ? chunkIdsOf("audit", String(row.id), items) : [];
       });
       if (chunkIds.length > 0) await executor.run(sql.deleteChunks, [organizationId, dialect.list(chunkIds)]);

@@ -42,23 +42,10 @@ function hashedFields(row: Omit<ChainedAuditRow, "hash">): unknown[] {
   return fields;
 }
 
-/** `events`, in order, chained after `head`: each row's position, link and hash. */
-export function chainAuditRows(head: ChainHead, events: readonly NewAuditEvent[]): ChainedAuditRow[] {
-  const rows: ChainedAuditRow[] = [];
-  let previous = head;
-  for (const event of events) {
-    const unhashed = { ...event, seq: previous.seq + 1, prevHash: previous.hash };
-    const row = { ...unhashed, hash: hashAuditRow(unhashed) };
-    rows.push(row);
-    previous = { seq: lastSeqOf(row), hash: row.hash };
-  }
-  return rows;
-}
-
 /**
- * chainAuditRows for a writer that keeps the event loop turning: a group's hash (one item per
- * record of a bulk, each with its changes) is computed between the turns `turn` offers
- * (linkHashInTurns). The rows and hashes are chainAuditRows'.
+ * `events`, in order, chained after `head`: each row's position, link and hash (hashAuditRow's).
+ * A group's hash (one item per record of a bulk, each with its changes) is computed between the
+ * turns `turn` offers (linkHashInTurns), so a writer keeps the event loop turning.
  */
 export async function chainAuditRowsInTurns(head: ChainHead, events: readonly NewAuditEvent[], turn: () => Promise<void> | undefined): Promise<ChainedAuditRow[]> {
   const rows: ChainedAuditRow[] = [];

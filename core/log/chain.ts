@@ -168,16 +168,12 @@ export function verifyLinks<L extends ChainLink>(
 }
 
 /** Whether `links`, in order, extend the chain whose head is `head` (one organization, no gap, no fork). */
-export function extendsChain(
-  head: ChainHead,
-  links: readonly (Pick<ChainLink, "seq" | "prevHash" | "hash"> & { organizationId: string })[],
-  spanOf: (link: (typeof links)[number]) => number = () => 1,
-): boolean {
+export function extendsChain(head: ChainHead, links: readonly (Pick<ChainLink, "seq" | "prevHash" | "hash"> & { organizationId: string })[]): boolean {
   let previous = head;
   for (const link of links) {
     if (link.organizationId !== links[0]!.organizationId) return false;
     if (link.seq !== previous.seq + 1 || link.prevHash !== previous.hash) return false;
-    previous = { seq: link.seq + spanOf(link) - 1, hash: link.hash };
+    previous = { seq: link.seq, hash: link.hash };
   }
   return true;
 }

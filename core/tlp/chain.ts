@@ -1,6 +1,6 @@
 import type { ChainHead, ChainVerdict } from "../log/chain.js";
-import { extendsChain as extendsLinks, linkHash, verifyLinks } from "../log/chain.js";
-import type { StoredTlpAuditEntry, TlpAuditEntry } from "./types.js";
+import { linkHash, verifyLinks } from "../log/chain.js";
+import type { StoredTlpAuditEntry } from "./types.js";
 
 export type { ChainVerdict } from "../log/chain.js";
 
@@ -40,7 +40,5 @@ export function verifyTlpChain(entries: Iterable<StoredTlpAuditEntry>, previous:
   return verdict;
 }
 
-/** Whether `entries`, in order, extend the chain whose last entry is `head` (no gap, no fork). */
-export function extendsChain(head: ChainHead, entries: readonly Pick<TlpAuditEntry, "organizationId" | "seq" | "prevHash" | "hash">[]): boolean {
-  return extendsLinks(head, entries);
-}
+/** Whether entries, in order, extend the chain whose last entry is `head` (no gap, no fork): one position per entry. */
+export { extendsChain } from "../log/chain.js";

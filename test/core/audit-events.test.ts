@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { declaredTables } from "../../adapters/resources/tables.js";
 import { actorOf } from "../../core/audit/actor.js";
-import { chainAuditRows, hashAuditRow, verifyAuditRows } from "../../core/audit/chain.js";
+import { chainAuditRowsInTurns, hashAuditRow, verifyAuditRows } from "../../core/audit/chain.js";
 import { diffChanges } from "../../core/audit/changes.js";
 import { recordDenial } from "../../core/audit/record-event.js";
 import { redactAuditEvent, redactedValue } from "../../core/audit/redact.js";
@@ -166,9 +166,9 @@ describe("audit events: the chain", () => {
     ...(items ? { items } : {}),
   });
 
-  it("a group row reserves one position per record, its hash covers its items, and verify walks the spans", () => {
+  it("a group row reserves one position per record, its hash covers its items, and verify walks the spans", async () => {
     const items = [0, 1, 2].map((i) => ({ resourceId: `task_${i}`, caseId: "case_1", tlp: 1, changes: [{ path: "status", before: "a", after: "b" }] }));
-    const rows = chainAuditRows({ seq: 10, hash: "h" }, [base("aud_1"), base("aud_2", items), base("aud_3")]);
+    const rows = await chainAuditRowsInTurns({ seq: 10, hash: "h" }, [base("aud_1"), base("aud_2", items), base("aud_3")], () => undefined);
     expect(rows.map((r) => r.seq)).toEqual([11, 12, 15]);
     expect(verifyAuditRows(rows, { seq: 10, hash: "h" })).toEqual({ ok: true, checked: 3, head: { seq: 15, hash: rows[2]!.hash } });
     const altered = { ...rows[1]!, items: items.map((item, i) => (i === 2 ? { ...item, resourceId: "task_x" } : item)) };
