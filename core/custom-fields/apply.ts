@@ -13,8 +13,12 @@ import { caseTypeOf } from "../case-types/apply.js";
 
 /** The scope's definitions that apply to one record: all, or a case type's list when it names some. */
 export async function applicableDefinitions(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, scope: CustomFieldScope, typeFields?: readonly string[]): Promise<CustomFieldDefinition[]> {
-  const all = definitionsFor(await definitionsOf(deps, tx, organizationId), scope);
-  return typeFields && typeFields.length > 0 ? all.filter((d) => typeFields.includes(d.key)) : all;
+  return ofType(definitionsFor(await definitionsOf(deps, tx, organizationId), scope), typeFields);
+}
+
+/** `scoped`, narrowed to a case type's list when it names some. */
+function ofType(scoped: CustomFieldDefinition[], typeFields: readonly string[] | undefined): CustomFieldDefinition[] {
+  return typeFields && typeFields.length > 0 ? scoped.filter((d) => typeFields.includes(d.key)) : scoped;
 }
 
 export interface FieldWrite {
@@ -37,7 +41,7 @@ export interface FieldWrite {
 export async function prepareCustomFields(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, write: FieldWrite): Promise<Record<string, unknown>> {
   const scoped = definitionsFor(await definitionsOf(deps, tx, principal.organizationId), write.scope);
   if (scoped.length === 0) return write.input; // no definitions for the scope: free-form, as before
-  const definitions = await applicableDefinitions(deps, tx, principal.organizationId, write.scope, write.typeFields);
+  const definitions = ofType(scoped, write.typeFields);
   const hidden = hiddenKeys(definitions, principal.tlpClearance);
   const errors: FieldError[] = [];
   const visibleInput: Record<string, unknown> = {};
@@ -69,8 +73,12 @@ export async function prepareCustomFields(deps: Pick<CaseKitDeps, "definitions">
  * narrowed to a case's type's list when the type names some (core/lifecycles/engine.ts).
  */
 export async function gatingDefinitions(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, scope: "case" | "alert" | "task", typeValue: string | null = null): Promise<CustomFieldDefinition[]> {
-  const type = scope === "case" && typeValue !== null ? await caseTypeOf(deps, tx, organizationId, typeValue) : null;
-  return applicableDefinitions(deps, tx, organizationId, scope, type?.customFields);
+  return applicableDefinitions(deps, tx, organizationId, scope, await typeFieldsOf(deps, tx, organizationId, scope, typeValue));
+}
+
+/** A case's type's field keys (none for alerts, tasks and untyped cases). */
+async function typeFieldsOf(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, scope: "case" | "alert" | "task", typeValue: string | null): Promise<readonly string[] | undefined> {
+  return scope === "case" && typeValue !== null ? (await caseTypeOf(deps, tx, organizationId, typeValue))?.customFields : undefined;
 }
 
 /**
@@ -79,10 +87,10 @@ export async function gatingDefinitions(deps: Pick<CaseKitDeps, "definitions">, 
  * clearance, whose gates are named as floor.ts says.
  */
 export async function moveFields(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, scope: "case" | "alert" | "task", typeValue: string | null = null): Promise<{ fields: CustomFieldDefinition[]; hidden: Set<string> }> {
-  return {
-    fields: await gatingDefinitions(deps, tx, principal.organizationId, scope, typeValue),
-    hidden: hiddenKeys(await definitionsOf(deps, tx, principal.organizationId), principal.tlpClearance),
-  };
+  const typeFields = await typeFieldsOf(deps, tx, principal.organizationId, scope, typeValue);
+  // The organization's definitions read once: the gating ones and the hidden keys both come from them.
+  const all = await definitionsOf(deps, tx, principal.organizationId);
+  return { fields: ofType(definitionsFor(all, scope), typeFields), hidden: hiddenKeys(all, principal.tlpClearance) };
 }
 
 /** Records as the caller may see them (every read and list path), the organization's definitions read once. */

@@ -94,7 +94,8 @@ export function createLifecyclePublisher(deps: CaseKitDeps) {
         moved = page.map((record) => record.id);
       } else {
         const page = await tx.tasks.list(org, { maxTlp: 4, status: [from] }, { limit: remapPage });
-        if (page.length > 0) await tx.tasks.updateMany(page.map((record) => ({ ...record, status: to, updatedAt: at })));
+        // One patch for the page (the status alone changes: the value rows stay as they are).
+        if (page.length > 0) await tx.tasks.patchMany(org, page.map((record) => record.id), { status: to, updatedAt: at });
         moved = page.map((record) => record.id);
       }
       await history(moved);
