@@ -10,7 +10,7 @@ import { selectionOf } from "../bulk/schema.js";
 import type { BulkCandidate, BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
 import { parse } from "../validation.js";
-import { checkedMatches } from "../custom-fields/list-filter.js";
+import { bulkCustomFieldMatches } from "../custom-fields/list-filter.js";
 import { checkAssignee } from "./access.js";
 import { alertBulkAssignSchema } from "./schema.js";
 import type { Alert, AlertFilter } from "./types.js";
@@ -49,8 +49,7 @@ export function createAlertBulk(deps: CaseKitDeps) {
           async prepare(tx) {
             await checkAssignee(tx, principal, assigneeId);
             if (selection.kind === "all") await checkStatusFilter(deps, tx, organizationId, "alert", selection.filters.statusValue, "options.filters.statusValue");
-            const entries = Object.entries(customFields ?? {}).map(([key, value]): [string, unknown, string] => [key, value, `options.filters.customFields.${key}`]);
-            filter.customField = await checkedMatches(deps, tx, principal, "alert", entries, "unknown_reference");
+            filter.customField = await bulkCustomFieldMatches(deps, tx, principal, "alert", customFields);
           },
           async load(tx, ids) {
             return (await tx.alerts.findMany(organizationId, ids)).map(candidate(await lifecycleOf(deps, tx, organizationId, "alert")));

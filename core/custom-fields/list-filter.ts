@@ -31,12 +31,18 @@ export async function customFieldMatches(deps: Pick<CaseKitDeps, "definitions">,
 }
 
 /**
- * customFieldMatches for a JSON object of key → value (a bulk body's filters). A query's `cf.`
- * parameters are not in the document, so their problems are the query's (400 validation_failed);
- * a body's `customFields` filter is, and naming a field that is not there or not filterable is
- * 422 unknown_reference.
+ * customFieldMatches for a bulk selectAll's `options.filters.customFields` (key → value). A
+ * query's `cf.` parameters are not in the document, so their problems are the query's (400
+ * validation_failed); a body's `customFields` filter is, and naming a field that is not there or
+ * not filterable is 422 unknown_reference.
  */
-export async function checkedMatches(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, scope: CustomFieldScope, entries: [key: string, value: unknown, path: string][], code: "validation_failed" | "unknown_reference" = "validation_failed"): Promise<CustomFieldMatch[] | undefined> {
+export function bulkCustomFieldMatches(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, scope: CustomFieldScope, customFields: Record<string, unknown> | undefined): Promise<CustomFieldMatch[] | undefined> {
+  const entries = Object.entries(customFields ?? {}).map(([key, value]): [string, unknown, string] => [key, value, `options.filters.customFields.${key}`]);
+  return checkedMatches(deps, tx, principal, scope, entries, "unknown_reference");
+}
+
+/** The matches of `entries` (key, value, the path a problem names), or the problems as `code`. */
+async function checkedMatches(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, scope: CustomFieldScope, entries: [key: string, value: unknown, path: string][], code: "validation_failed" | "unknown_reference" = "validation_failed"): Promise<CustomFieldMatch[] | undefined> {
   if (entries.length === 0) return undefined;
   const definitions = new Map(definitionsFor(await definitionsOf(deps, tx, principal.organizationId), scope).map((d) => [d.key, d]));
   const errors: FieldError[] = [];

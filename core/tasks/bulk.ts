@@ -17,7 +17,7 @@ import { lifecycleOf } from "../lifecycles/current.js";
 import { bulkMoveRefusal, requireStatus } from "../lifecycles/engine.js";
 import type { Lifecycle } from "../lifecycles/types.js";
 import { gatingDefinitions, prepareCustomFields } from "../custom-fields/apply.js";
-import { checkedMatches } from "../custom-fields/list-filter.js";
+import { bulkCustomFieldMatches } from "../custom-fields/list-filter.js";
 import { mergedValues } from "../custom-fields/merge.js";
 import type { CustomFieldDefinition } from "../custom-fields/types.js";
 import type { TaskBulkFilters } from "./schema.js";
@@ -43,8 +43,7 @@ function taskAccess<V extends string>(deps: Pick<CaseKitDeps, "definitions">, pr
     /** The selectAll filters' `customFields`, checked as the list's `cf.` parameters are. */
     async prepare(tx) {
       if (filters?.status !== undefined) await checkStatusFilter(deps, tx, organizationId, "task", filters.status, "options.filters.status");
-      const entries = Object.entries(customFields ?? {}).map(([key, value]): [string, unknown, string] => [key, value, `options.filters.customFields.${key}`]);
-      filter.customField = await checkedMatches(deps, tx, principal, "task", entries, "unknown_reference");
+      filter.customField = await bulkCustomFieldMatches(deps, tx, principal, "task", customFields);
     },
     async load(tx: UnitOfWork, ids: readonly string[]): Promise<BulkCandidate<Task>[]> {
       const found = await tx.tasks.findMany(organizationId, ids);
