@@ -23,6 +23,18 @@ export function rightsOfUser(user: { role: UserRole; tlpClearance: number }): Ri
   return { scopes: scopesOfRole[user.role], tlpClearance: user.tlpClearance };
 }
 
+/**
+ * Recorded rights (a request's, a grant's) capped by their key's rights as they are now: only
+ * scopes the key still has, a clearance no higher than the key's; never widened. No key (a
+ * session's, a host's): the recorded rights as they are. The owner caps them next
+ * (resolvePrincipal).
+ */
+export function cappedByKey(recorded: { scopes: Iterable<Scope>; tlpClearance: number }, key: { scopes: readonly Scope[]; tlpClearance: number } | null): { scopes: Scope[]; tlpClearance: number } {
+  if (key === null) return { scopes: [...recorded.scopes], tlpClearance: recorded.tlpClearance };
+  const keyScopes = new Set<Scope>(key.scopes);
+  return { scopes: [...recorded.scopes].filter((scope) => keyScopes.has(scope)), tlpClearance: Math.min(recorded.tlpClearance, key.tlpClearance) };
+}
+
 /** Tiers rise in the order of `keyTiers`: basic < standard < professional < enterprise < unlimited. */
 export function tierAtMost(tier: KeyTier, ceiling: KeyTier): boolean {
   const rank = keyTiers.indexOf(tier);

@@ -1,4 +1,5 @@
 import { fastVersionRead } from "../access/access-cache.js";
+import { cappedByKey } from "../access/grants.js";
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
 import { resolvePrincipal } from "../access/resolve-principal.js";
@@ -32,14 +33,7 @@ export function standingAccess(deps: Pick<CaseKitDeps, "storage" | "clock">, pri
     }
     keyExpiresAt = key?.expiresAt ?? null;
     if (!owner) throw new CaseKitError("owner_inactive");
-    const keyScopes = key ? new Set<Scope>(key.scopes) : null;
-    const narrowed = resolvePrincipal(owner, {
-      authenticatedBy: principal.authenticatedBy,
-      keyId: principal.keyId,
-      tier: principal.tier,
-      scopes: [...principal.scopes].filter((s) => keyScopes === null || keyScopes.has(s)),
-      tlpClearance: key ? Math.min(principal.tlpClearance, key.tlpClearance) : principal.tlpClearance,
-    });
+    const narrowed = resolvePrincipal(owner, { authenticatedBy: principal.authenticatedBy, keyId: principal.keyId, tier: principal.tier, ...cappedByKey(principal, key) });
     return principal.origin ? { ...narrowed, origin: principal.origin } : narrowed;
   }
 

@@ -1,7 +1,6 @@
-import { requireHolds } from "../access/grants.js";
+import { cappedByKey, requireHolds } from "../access/grants.js";
 import type { Principal } from "../access/principal.js";
 import { resolvePrincipal } from "../access/resolve-principal.js";
-import type { Scope } from "../access/scopes.js";
 import type { StoredApiKey } from "../keys/types.js";
 import type { StoredUser } from "../users/types.js";
 import type { StoredWebhook, WebhookGrant } from "./types.js";
@@ -63,14 +62,8 @@ export function deliveryPrincipal(webhook: Pick<StoredWebhook, "grant">, holders
     if (key.status !== "active") return { kind: "held" };
   }
   if (!owner || owner.status !== "active") return { kind: "held" };
-  const keyScopes = key ? new Set<Scope>(key.scopes) : null;
   try {
-    return resolvePrincipal(owner, {
-      authenticatedBy: key ? "key" : "session",
-      keyId: grant.keyId,
-      scopes: grant.scopes.filter((scope) => keyScopes === null || keyScopes.has(scope)),
-      tlpClearance: key ? Math.min(grant.tlpClearance, key.tlpClearance) : grant.tlpClearance,
-    });
+    return resolvePrincipal(owner, { authenticatedBy: key ? "key" : "session", keyId: grant.keyId, ...cappedByKey(grant, key) });
   } catch {
     // Rights that do not resolve (a stored value out of range, say) deliver nothing: fail closed.
     return { kind: "held" };
