@@ -26,6 +26,7 @@ import { allCaseTypes } from "../case-types/all.js";
 import { definitionsOf } from "../custom-fields/definitions.js";
 import { lifecycleSwitchProblems, unknownLifecycle } from "../case-types/lifecycle-rules.js";
 import type { Lifecycle } from "../lifecycles/types.js";
+import { lifecycleKeyOf } from "../lifecycles/case-lifecycle.js";
 import { defaultLifecycleKey } from "../lifecycles/types.js";
 import { createLifecyclePublisher } from "../lifecycles/service.js";
 import { lifecycleEntities } from "../lifecycles/types.js";
@@ -202,7 +203,7 @@ export function createConfigurationService(deps: CaseKitDeps) {
             if (!caseFields.has(field)) errors.push({ path: `caseTypes.${index}.customFields.${at}`, message: `${JSON.stringify(field)} is not a case custom field of your organization` });
           });
           // A type's lifecycle: default, or a named one stored or in the document.
-          const lifecycleKey = entry.lifecycle ?? defaultLifecycleKey;
+          const lifecycleKey = lifecycleKeyOf(entry);
           const target = lifecycleKey === defaultLifecycleKey ? documentLifecycles[0]! : finalNamed.get(lifecycleKey);
           if (!target) errors.push(...unknownLifecycle(lifecycleKey, `caseTypes.${index}.lifecycle`).errors!);
           const before = existingTypes.get(key);
@@ -228,8 +229,8 @@ export function createConfigurationService(deps: CaseKitDeps) {
             continue;
           }
           // Its cases must have their statuses in the lifecycle it moves them to, as the document leaves it.
-          if (target && (before.lifecycle ?? defaultLifecycleKey) !== lifecycleKey) {
-            const from = await lifecycleOf(deps, tx, org, "case", before.lifecycle ?? defaultLifecycleKey);
+          if (target && lifecycleKeyOf(before) !== lifecycleKey) {
+            const from = await lifecycleOf(deps, tx, org, "case", lifecycleKeyOf(before));
             errors.push(...(await lifecycleSwitchProblems(deps, tx, org, key, from, target, `caseTypes.${index}.lifecycle`)));
           }
           if (errors.length > 0) continue;

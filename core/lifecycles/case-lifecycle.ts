@@ -10,11 +10,14 @@ import { lifecycleOf } from "./current.js";
 import type { Lifecycle } from "./types.js";
 import { defaultLifecycleKey } from "./types.js";
 
+/** The key of the lifecycle the cases of `type` follow (no type, or one naming none: the default). */
+export function lifecycleKeyOf(type: { lifecycle?: string | null } | null | undefined): string {
+  return type?.lifecycle ?? defaultLifecycleKey;
+}
+
 /** The key of the lifecycle cases of type `typeValue` follow. */
 export async function caseLifecycleKey(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, typeValue: string | null): Promise<string> {
-  if (typeValue === null) return defaultLifecycleKey;
-  const type = await caseTypeOf(deps, tx, organizationId, typeValue);
-  return type?.lifecycle ?? defaultLifecycleKey;
+  return lifecycleKeyOf(typeValue === null ? null : await caseTypeOf(deps, tx, organizationId, typeValue));
 }
 
 /** The lifecycle a case of type `typeValue` follows. */

@@ -7,6 +7,7 @@ import type { CaseKitDeps } from "../context.js";
 import { allCaseTypes } from "../case-types/all.js";
 import type { Case } from "../cases/types.js";
 import type { UnitOfWork } from "../ports/storage.js";
+import { lifecycleKeyOf } from "./case-lifecycle.js";
 import { defaultLifecycleKey } from "./types.js";
 
 const pageSize = 500;
@@ -14,8 +15,8 @@ const pageSize = 500;
 /** Calls `each` with every page of the organization's cases in `status` that follow lifecycle `key`. */
 export async function forCasesFollowing(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, key: string, status: string, each: (page: Case[]) => Promise<boolean | void>): Promise<void> {
   const types = await allCaseTypes(deps, tx, organizationId);
-  const lifecycleOfType = new Map(types.map((t) => [t.key, t.lifecycle ?? defaultLifecycleKey]));
-  const follows = (c: Case) => (c.typeValue === null ? defaultLifecycleKey : (lifecycleOfType.get(c.typeValue) ?? defaultLifecycleKey)) === key;
+  const typesByKey = new Map(types.map((t) => [t.key, t]));
+  const follows = (c: Case) => lifecycleKeyOf(c.typeValue === null ? null : typesByKey.get(c.typeValue)) === key;
   // A named lifecycle's cases are those of the types naming it: one filtered range.
   const typeValue = key === defaultLifecycleKey ? undefined : types.filter((t) => t.lifecycle === key).map((t) => t.key);
   if (typeValue !== undefined && typeValue.length === 0) return;
