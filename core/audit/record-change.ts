@@ -1,9 +1,9 @@
 import type { Principal } from "../access/principal.js";
-import type { AuditItem, AuditOutcome, NewAuditEvent } from "./types.js";
+import type { AuditItem, NewAuditEvent } from "./types.js";
 import type { DomainEvent, EventItem } from "../events/types.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
-import { actorOf } from "./actor.js";
+import { newAuditEvent } from "./record-event.js";
 import { diffChanges, removedChanges } from "./changes.js";
 import { caseOfRecord, caseOfTarget } from "./case-of.js";
 
@@ -86,31 +86,21 @@ export async function recordBulkChanges(deps: Pick<CaseKitDeps, "ids">, tx: Unit
 }
 
 /** The audit event and the outbox event of one change. */
-function recordsOf<T extends { id: string }>(
-  deps: Pick<CaseKitDeps, "ids">,
-  actor: Principal,
-  change: Change<T>,
-  caseId: string | undefined,
-  outcome: AuditOutcome = "success",
-): { entry: NewAuditEvent; event: DomainEvent } {
+function recordsOf<T extends { id: string }>(deps: Pick<CaseKitDeps, "ids">, actor: Principal, change: Change<T>, caseId: string | undefined): { entry: NewAuditEvent; event: DomainEvent } {
   // A change always happens inside the actor's organization: tenant isolation by construction.
   const organizationId = actor.organizationId;
   const at = change.now.toISOString();
-  const entry: NewAuditEvent = {
-    id: deps.ids.next("aud"),
+  const entry = newAuditEvent(deps, {
     organizationId,
-    at,
-    actor: actorOf(actor),
-    requestId: actor.origin?.requestId ?? null,
-    ip: actor.origin?.ip ?? null,
-    userAgent: actor.origin?.userAgent ?? null,
+    actor,
     action: change.name,
     target: caseId === undefined ? { type: change.resourceType, id: change.after.id } : { type: change.resourceType, id: change.after.id, caseId },
-    outcome,
+    outcome: "success",
     changes: change.gone ? removedChanges(change.after) : change.before ? diffChanges(change.before, change.after) : [],
     bulkRequestId: change.bulkRequestId ?? null,
     tlp: change.tlp,
-  };
+    now: change.now,
+  });
   const event: DomainEvent = {
     id: deps.ids.next("evt"),
     organizationId,

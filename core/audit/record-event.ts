@@ -3,7 +3,7 @@ import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { actorOf } from "./actor.js";
 import { maskSecrets } from "./secrets.js";
-import type { AuditActor, AuditChange, AuditOutcome, AuditTarget } from "./types.js";
+import type { AuditActor, AuditChange, AuditOutcome, AuditTarget, NewAuditEvent } from "./types.js";
 
 /** An audit event that is no record's change: a sign-in, a refusal, a system job's work. */
 export interface AuditNote {
@@ -19,11 +19,14 @@ export interface AuditNote {
   now: Date;
 }
 
-/** Writes one audit event inside the caller's unit of work (chained there, like every event). */
-export async function recordAuditEvent(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, note: AuditNote): Promise<void> {
+/**
+ * The audit event of a note, as every writer builds it (recordAuditEvent, and a record's change in
+ * record-change.ts): who from the principal and its origin, `changes` as given (masked already).
+ */
+export function newAuditEvent(deps: Pick<CaseKitDeps, "ids">, note: Omit<AuditNote, "changes" | "tlp"> & { changes: AuditChange[]; tlp: number | null; bulkRequestId: string | null }): NewAuditEvent {
   const principal = "organizationId" in note.actor ? note.actor : undefined;
   const origin = note.origin ?? principal?.origin;
-  await tx.audit.append({
+  return {
     id: deps.ids.next("aud"),
     organizationId: note.organizationId,
     at: note.now.toISOString(),
@@ -34,10 +37,15 @@ export async function recordAuditEvent(deps: Pick<CaseKitDeps, "ids">, tx: UnitO
     action: note.action,
     target: note.target,
     outcome: note.outcome,
-    changes: maskSecrets(note.changes ?? []),
-    bulkRequestId: null,
-    tlp: note.tlp ?? null,
-  });
+    changes: note.changes,
+    bulkRequestId: note.bulkRequestId,
+    tlp: note.tlp,
+  };
+}
+
+/** Writes one audit event inside the caller's unit of work (chained there, like every event). */
+export async function recordAuditEvent(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, note: AuditNote): Promise<void> {
+  await tx.audit.append(newAuditEvent(deps, { ...note, changes: maskSecrets(note.changes ?? []), tlp: note.tlp ?? null, bulkRequestId: null }));
 }
 
 /**
