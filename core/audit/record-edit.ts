@@ -3,7 +3,7 @@ import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { appendTlpAudit } from "../tlp/audit-log.js";
 import { effectiveTlp } from "../tlp/effective.js";
-import { inheritedTlp } from "../tlp/lineage.js";
+import { inheritedFrom, recordLineage } from "../tlp/lineage.js";
 import type { TlpAction, TlpResourceType } from "../tlp/types.js";
 import { recordChange } from "./record-change.js";
 import { eventViews } from "../custom-fields/event-view.js";
@@ -36,13 +36,16 @@ export async function recordEdit<T extends { id: string; tlp: number }>(
 ): Promise<void> {
   const { tlpAction, ...change } = edit;
   const { before, after, resourceType, now } = edit;
-  // A record never changes its parent, so one lookup serves before and after.
-  const inherited = await inheritedTlp(tx, actor.organizationId, resourceType, after);
+  // A record never changes its parent, so one lookup serves before and after, and names the case
+  // it lives in for the audit event (a comment on a task: the task's case, without reading it again).
+  const lineage = await recordLineage(tx, actor.organizationId, resourceType, after);
+  const inherited = inheritedFrom(lineage);
+  const caseId = lineage?.find((marking) => marking.resourceType === "case")?.id;
   const tlpBefore = before === null ? null : effectiveTlp(before.tlp, [inherited]);
   const tlpAfter = effectiveTlp(after.tlp, [inherited]);
   // Custom field values above the event's TLP stay out of the event and the audit entry.
   const [shownAfter, shownBefore] = await eventViews(deps, tx, tlpAfter, before === null ? [after] : [after, before]);
-  await recordChange(deps, tx, actor, { ...change, before: shownBefore ?? null, after: shownAfter!, tlp: tlpAfter });
+  await recordChange(deps, tx, actor, { ...change, before: shownBefore ?? null, after: shownAfter!, tlp: tlpAfter, ...(caseId !== undefined ? { caseId } : {}) });
   const action = tlpAction ?? (before !== null && after.tlp !== before.tlp ? "change" : "edit");
   await appendTlpAudit(deps, tx, actor, { resourceType, resourceId: after.id, action, tlpBefore, tlpAfter, outcome: "allowed" }, now);
 }

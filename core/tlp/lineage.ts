@@ -80,9 +80,17 @@ export async function loadLineage(tx: UnitOfWork, organizationId: string, parent
  * counts as RED: whatever is written about such a record goes out as restricted as possible.
  */
 export async function inheritedTlp(tx: UnitOfWork, organizationId: string, resourceType: string, record: object): Promise<number> {
+  return inheritedFrom(await recordLineage(tx, organizationId, resourceType, record));
+}
+
+/** The record's ancestors, nearest first (lineageOf): [] for a root, null when one is gone. */
+export async function recordLineage(tx: UnitOfWork, organizationId: string, resourceType: string, record: object): Promise<Marking[] | null> {
   const parent = parentOf(resourceType, record);
-  if (!parent) return 0;
-  const lineage = await lineageOf(tx, organizationId, parent);
+  return parent ? lineageOf(tx, organizationId, parent) : [];
+}
+
+/** The marking a record inherits from its ancestors (recordLineage); a missing one fails closed (highest). */
+export function inheritedFrom(lineage: readonly Marking[] | null): number {
   return lineage ? effectiveTlp(0, lineage.map((m) => m.tlp)) : highestTlp;
 }
 

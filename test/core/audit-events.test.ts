@@ -146,6 +146,21 @@ describe("audit events: redaction at read time", () => {
     expect(seen.data[0]!.changes).toEqual([{ path: "title", before: redactedValue, after: redactedValue }]);
     expect((await t.kit.audit.list(t.admin, { action: "case.updated" })).data[0]!.changes).toEqual([{ path: "title", before: "Red matter", after: "Still red" }]);
   });
+
+  it("each event names the case its record lives in: the case itself, a task's, a comment on the case, and a comment on a task (its task's case)", async () => {
+    const t = await makeTestKit();
+    const made = await t.kit.cases.create(t.admin, { title: "Phishing", severity: 2, tlp: 2 });
+    const task = await t.kit.tasks.create(t.admin, made.id, { title: "Pull the mail" });
+    await t.kit.comments.create(t.admin, { kind: "case", id: made.id }, { body: "On the case." });
+    await t.kit.comments.create(t.admin, { kind: "task", id: task.id }, { body: "On the task." });
+    const trail = await t.kit.audit.listForCase(t.admin, made.id, {});
+    expect(trail.data.map((event) => [event.action, event.target.type, event.target.caseId]).reverse()).toEqual([
+      ["case.created", "case", made.id],
+      ["task.created", "task", made.id],
+      ["comment.created", "comment", made.id],
+      ["comment.created", "comment", made.id],
+    ]);
+  });
 });
 
 describe("audit events: the chain", () => {
