@@ -28,6 +28,7 @@ import { caseLifecycleOf, caseLifecycleResolver } from "../lifecycles/case-lifec
 import { isCategory, isFinal } from "../lifecycles/engine.js";
 import type { Lifecycle } from "../lifecycles/types.js";
 import type { UnitOfWork } from "../ports/storage.js";
+import { canonicalJson } from "../log/chain.js";
 
 /** Fields the lifecycle itself keeps: they change with a status move, never on their own. */
 const lifecycleFields = new Set(["statusValue", "updatedAt", "closedAt"]);
@@ -90,13 +91,5 @@ export function changedFields(before: object, after: object): string[] {
   const a = before as Record<string, unknown>;
   const b = after as Record<string, unknown>;
   const names = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return [...names].filter((name) => a[name] !== b[name] && canonical(a[name]) !== canonical(b[name]));
-}
-
-function canonical(value: unknown): string | undefined {
-  return JSON.stringify(value ?? null, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-      : v,
-  );
+  return [...names].filter((name) => a[name] !== b[name] && canonicalJson(a[name] ?? null) !== canonicalJson(b[name] ?? null));
 }

@@ -35,18 +35,13 @@ import type { UnitOfWork } from "../ports/storage.js";
 import { parse } from "../validation.js";
 import type { Configuration, ConfigurationChanges, ConfigurationDocument } from "./schema.js";
 import { configurationDocumentSchema } from "./schema.js";
+import { canonicalJson } from "../log/chain.js";
 
 type FieldEntry = ConfigurationDocument["customFields"][number];
 type TypeEntry = ConfigurationDocument["caseTypes"][number];
 
 const byKey = <T extends { key: string }>(a: T, b: T) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
-/** JSON with object members sorted: two values that mean the same compare equal. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
-}
 
 /** A definition as the document states it: nulls left out where the create body leaves them out. */
 function fieldEntry(d: CustomFieldDefinition): FieldEntry {
@@ -99,6 +94,11 @@ export function createConfigurationService(deps: CaseKitDeps) {
   const { storage, clock, ids } = deps;
   const { publishWithin } = createLifecyclePublisher(deps);
 
+  /** The organization's named case lifecycles (every case lifecycle but the default one). */
+  async function namedCaseLifecycles(tx: UnitOfWork, organizationId: string): Promise<Lifecycle[]> {
+    return (await allLifecyclesOf(deps, tx, organizationId, "case")).filter((l) => l.key !== defaultLifecycleKey);
+  }
+
   /**
    * The export leaves `mapping` out: it belongs to one publication, not to the setup. A field's
    * default value is left out for a caller below its floor (core/custom-fields/floor.ts).
@@ -109,7 +109,7 @@ export function createConfigurationService(deps: CaseKitDeps) {
       const current = await lifecycleOf(deps, tx, organizationId, entity);
       lifecycles[entity] = { statuses: current.statuses, transitions: current.transitions };
     }
-    const named = (await allLifecyclesOf(deps, tx, organizationId, "case")).filter((l) => l.key !== defaultLifecycleKey);
+    const named = await namedCaseLifecycles(tx, organizationId);
     const caseLifecycles = named.sort(byKey).map((l) => ({ key: l.key, statuses: l.statuses, transitions: l.transitions }));
     const fields = [...(await definitionsOf(deps, tx, organizationId))].sort(byKey).map((d) => fieldEntry(definitionAsSeen(d, clearance)));
     const types = [...(await allCaseTypes(deps, tx, organizationId))].sort(byKey).map(typeEntry);
@@ -149,7 +149,7 @@ export function createConfigurationService(deps: CaseKitDeps) {
       };
       return storage.transaction(async (tx) => {
         // The case lifecycles as the document leaves them: its named ones over the stored ones.
-        const finalNamed = new Map<string, Lifecycle>((await allLifecyclesOf(deps, tx, org, "case")).filter((l) => l.key !== defaultLifecycleKey).map((l) => [l.key, l]));
+        const finalNamed = new Map<string, Lifecycle>((await namedCaseLifecycles(tx, org)).map((l) => [l.key, l]));
         for (const entry of document.caseLifecycles) finalNamed.set(entry.key, { entity: "case", key: entry.key, version: 0, statuses: entry.statuses, transitions: entry.transitions });
         // A field required on entering a status names a status of the lifecycles the document leaves.
         const documentLifecycles: Lifecycle[] = [...lifecycleEntities.map((entity) => ({ entity, key: defaultLifecycleKey, version: 0, ...document.lifecycles[entity] })), ...finalNamed.values()];
@@ -179,7 +179,7 @@ export function createConfigurationService(deps: CaseKitDeps) {
           const patch = { ...rest, description: rest.description ?? null, defaultValue: rest.defaultValue ?? keptDefault, tlpFloor: rest.tlpFloor ?? null };
           const after = changedDefinition(before, patch, archived, now);
           finalFields.set(key, after);
-          if (canonical(fieldEntry(after)) === canonical(fieldEntry(before))) {
+          if (canonicalJson(fieldEntry(after)) === canonicalJson(fieldEntry(before))) {
             changes.customFields.unchanged.push(key);
             continue;
           }
@@ -224,7 +224,7 @@ export function createConfigurationService(deps: CaseKitDeps) {
             lifecycle: rest.lifecycle ?? null,
           };
           const after = changedCaseType(before, patch, archived, now);
-          if (canonical(typeEntry(after)) === canonical(typeEntry(before))) {
+          if (canonicalJson(typeEntry(after)) === canonicalJson(typeEntry(before))) {
             changes.caseTypes.unchanged.push(key);
             continue;
           }
@@ -245,7 +245,7 @@ export function createConfigurationService(deps: CaseKitDeps) {
         for (const entity of lifecycleEntities) {
           const wanted = document.lifecycles[entity];
           const current = await lifecycleOf(deps, tx, org, entity);
-          if (canonical({ s: current.statuses, t: current.transitions }) === canonical({ s: wanted.statuses, t: wanted.transitions }) && Object.keys(wanted.mapping).length === 0) continue;
+          if (unchangedLifecycle(current, wanted)) continue;
           if (errors.length > 0) continue;
           const problems = await rulesOfAsync(`lifecycles.${entity}`, () => publishWithin(tx, principal, entity, wanted, now));
           errors.push(...problems);
@@ -254,7 +254,7 @@ export function createConfigurationService(deps: CaseKitDeps) {
         // Named case lifecycles after the types: a remap moves the cases of the types as the document leaves them.
         for (const [index, entry] of document.caseLifecycles.entries()) {
           const current = await findLifecycle(deps, tx, org, "case", entry.key);
-          if (current && canonical({ s: current.statuses, t: current.transitions }) === canonical({ s: entry.statuses, t: entry.transitions }) && Object.keys(entry.mapping).length === 0) {
+          if (current && unchangedLifecycle(current, entry)) {
             changes.caseLifecycles.unchanged.push(entry.key);
             continue;
           }
@@ -282,3 +282,8 @@ async function rulesOfAsync(prefix: string, run: () => Promise<unknown>): Promis
 }
 
 export type ConfigurationService = ReturnType<typeof createConfigurationService>;
+
+/** A document's lifecycle that would publish nothing: the same statuses and transitions, no mapping. */
+function unchangedLifecycle(current: Pick<Lifecycle, "statuses" | "transitions">, wanted: Pick<Lifecycle, "statuses" | "transitions"> & { mapping: Record<string, string> }): boolean {
+  return canonicalJson({ s: current.statuses, t: current.transitions }) === canonicalJson({ s: wanted.statuses, t: wanted.transitions }) && Object.keys(wanted.mapping).length === 0;
+}
