@@ -3,6 +3,7 @@ import pg from "pg";
 import type { Column, ColumnKind } from "../declare/columns.js";
 import type { Dialect, Executor } from "../declare/dialect.js";
 import type { Field } from "../declare/resource.js";
+import { sendQuery } from "./send-query.js";
 
 /** SQLSTATE unique_violation. */
 export const uniqueViolationCode = "23505";
@@ -68,20 +69,20 @@ const nameOf = (text: string): string => {
 
 /** The executor of one unit on its pooled connection. */
 export function postgresExecutor(client: pg.ClientBase): Executor {
-  const query = (text: string, params: readonly unknown[]) => client.query<Record<string, unknown>>({ name: nameOf(text), text, values: params as unknown[] });
+  const query = (text: string, params: readonly unknown[]) => sendQuery(client, text, params, nameOf(text));
   return {
     all: async (text, params) => (await query(text, params)).rows,
     records: async <T>(text: string, params: readonly unknown[]) => (await query(text, params)).rows as T[],
     run: async (text, params) => (await query(text, params)).rowCount ?? 0,
     // A failed statement aborts a PostgreSQL transaction; rolling back to the savepoint undoes only it.
     async guarded(text, params) {
-      await client.query("SAVEPOINT casekit_guarded");
+      await sendQuery(client, "SAVEPOINT casekit_guarded");
       try {
         const changed = (await query(text, params)).rowCount ?? 0;
-        await client.query("RELEASE SAVEPOINT casekit_guarded");
+        await sendQuery(client, "RELEASE SAVEPOINT casekit_guarded");
         return changed;
       } catch (error) {
-        await client.query("ROLLBACK TO SAVEPOINT casekit_guarded");
+        await sendQuery(client, "ROLLBACK TO SAVEPOINT casekit_guarded");
         throw error;
       }
     },

@@ -1,6 +1,7 @@
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import type pg from "pg";
+import { sendQuery } from "./send-query.js";
 
 /** First key of casekit's advisory locks ("ck" in ASCII); the second is the schema's hash. */
 const advisoryLockClass = 0x636b;
@@ -23,16 +24,16 @@ export async function migrateSchema(
   options: { schema: string | undefined; migrationsFolder: string },
 ): Promise<void> {
   const { schema, migrationsFolder } = options;
-  const target = schema ?? (await client.query<{ schema: string | null }>("select current_schema() as schema")).rows[0]?.schema;
+  const target = schema ?? (await sendQuery<{ schema: string | null }>(client, "select current_schema() as schema")).rows[0]?.schema;
   if (!target) throw new Error("casekit: no schema to migrate into; the connection's search_path names no existing schema");
 
-  await client.query("select pg_advisory_lock($1, hashtext($2))", [advisoryLockClass, target]);
+  await sendQuery(client, "select pg_advisory_lock($1, hashtext($2))", [advisoryLockClass, target]);
   try {
     // Inside the lock: two concurrent CREATE SCHEMA IF NOT EXISTS can otherwise both try to
     // create it, and one fails. The name matched ^[a-z_][a-z0-9_]*$; quoting keeps keywords usable.
-    if (schema !== undefined) await client.query(`create schema if not exists "${schema}"`);
+    if (schema !== undefined) await sendQuery(client, `create schema if not exists "${schema}"`);
     await migrate(db, { migrationsFolder, migrationsSchema: target, migrationsTable });
   } finally {
-    await client.query("select pg_advisory_unlock($1, hashtext($2))", [advisoryLockClass, target]);
+    await sendQuery(client, "select pg_advisory_unlock($1, hashtext($2))", [advisoryLockClass, target]);
   }
 }

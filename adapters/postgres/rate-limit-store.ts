@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { LimiterState } from "../../core/limits/limiter.js";
 import type { RateLimitStore } from "../../core/ports/rate-limit-store.js";
+import { sendQuery } from "./send-query.js";
 
 export type PostgresRateLimitStoreOptions = (
   | { connectionString: string; max?: number }
@@ -45,13 +46,13 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
     };
     client.on("error", onError);
     try {
-      await client.query("BEGIN");
-      if (searchPath) await client.query(searchPath);
+      await sendQuery(client, "BEGIN");
+      if (searchPath) await sendQuery(client, searchPath);
       const result = await work(client);
-      await client.query("COMMIT");
+      await sendQuery(client, "COMMIT");
       return result;
     } catch (error) {
-      await client.query("ROLLBACK").catch(() => {
+      await sendQuery(client, "ROLLBACK").catch(() => {
         broken = true;
       });
       throw error;
@@ -64,14 +65,14 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
   return {
     async update(key, next) {
       const result = await inTransaction(async (client) => {
-        await client.query("INSERT INTO rate_limits (key, state, expires_at) VALUES ($1, NULL, 0) ON CONFLICT (key) DO NOTHING", [key]);
-        const { rows } = await client.query<{ state: LimiterState | null }>("SELECT state FROM rate_limits WHERE key = $1 FOR UPDATE", [key]);
+        await sendQuery(client, "INSERT INTO rate_limits (key, state, expires_at) VALUES ($1, NULL, 0) ON CONFLICT (key) DO NOTHING", [key]);
+        const { rows } = await sendQuery<{ state: LimiterState | null }>(client, "SELECT state FROM rate_limits WHERE key = $1 FOR UPDATE", [key]);
         const { state, result } = next(rows[0]?.state ?? null);
-        await client.query("UPDATE rate_limits SET state = $2, expires_at = $3 WHERE key = $1", [key, JSON.stringify(state), Math.ceil(Math.max(state.tat, state.reset) + retentionMs)]);
+        await sendQuery(client, "UPDATE rate_limits SET state = $2, expires_at = $3 WHERE key = $1", [key, JSON.stringify(state), Math.ceil(Math.max(state.tat, state.reset) + retentionMs)]);
         return result;
       });
       if (++updates % sweepEvery === 0) {
-        await inTransaction((client) => client.query("DELETE FROM rate_limits WHERE expires_at < $1", [now()]));
+        await inTransaction((client) => sendQuery(client, "DELETE FROM rate_limits WHERE expires_at < $1", [now()]));
       }
       return result;
     },
@@ -80,11 +81,11 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
       const client = await pool.connect();
       try {
         if (searchPath) {
-          await client.query("BEGIN");
-          await client.query(searchPath);
+          await sendQuery(client, "BEGIN");
+          await sendQuery(client, searchPath);
         }
-        const { rows } = await client.query<{ state: LimiterState | null }>("SELECT state FROM rate_limits WHERE key = $1", [key]);
-        if (searchPath) await client.query("COMMIT");
+        const { rows } = await sendQuery<{ state: LimiterState | null }>(client, "SELECT state FROM rate_limits WHERE key = $1", [key]);
+        if (searchPath) await sendQuery(client, "COMMIT");
         return rows[0]?.state ?? null;
       } finally {
         client.release();

@@ -6,6 +6,7 @@ import type { Storage, StorageStats, UnitOfWork } from "../../core/ports/storage
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
 import { postgresDialect, postgresExecutor } from "./dialect.js";
 import { translateError } from "./errors.js";
+import { sendQuery } from "./send-query.js";
 import { migrateSchema } from "./migrate.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
 import type { UnitState } from "../shared/unit-state.js";
@@ -74,7 +75,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
 
   async function prepare(client: pg.PoolClient): Promise<void> {
     if (schema === undefined || searchPaths.get(client) === schema) return;
-    await client.query("select set_config('search_path', $1, false)", [`"${schema}"`]);
+    await sendQuery(client, "select set_config('search_path', $1, false)", [`"${schema}"`]);
     searchPaths.set(client, schema);
   }
 
@@ -136,15 +137,15 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
   return {
     transaction<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
       return withConnection(async (client, discard) => {
-        await client.query("begin");
+        await sendQuery(client, "begin");
         let result: T;
         try {
           result = await runUnit(client, { open: true, writable: true }, work);
         } catch (error) {
-          await client.query("rollback").catch(discard);
+          await sendQuery(client, "rollback").catch(discard);
           throw error;
         }
-        await client.query("commit");
+        await sendQuery(client, "commit");
         return result;
       });
     },
@@ -160,7 +161,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
 
     async ping(): Promise<void> {
       await withConnection(async (client) => {
-        await client.query("select 1");
+        await sendQuery(client, "select 1");
       });
     },
 
