@@ -77,13 +77,31 @@ export async function checkTaskCaseOpen(deps: Pick<CaseKitDeps, "definitions">, 
 
 /** The cases among `caseIds` whose tasks are closed with them (one query per 500 ids). */
 export async function closedTaskCases(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, caseIds: Iterable<string>): Promise<Set<string>> {
-  const ids = [...new Set(caseIds)];
   const closed = new Set<string>();
+  for (const [id, parent] of await taskParentsOf(deps, tx, organizationId, caseIds)) if (parent.closed) closed.add(id);
+  return closed;
+}
+
+/**
+ * What a page of tasks needs of their cases, read once (one query per 500 ids): each found case's
+ * marking (the tasks inherit it) and whether its tasks are closed with it. A case not found is
+ * absent: its tasks' callers fail closed.
+ */
+export async function taskParentsOf(
+  deps: Pick<CaseKitDeps, "definitions">,
+  tx: UnitOfWork,
+  organizationId: string,
+  caseIds: Iterable<string>,
+): Promise<Map<string, { tlp: number; closed: boolean }>> {
+  const ids = [...new Set(caseIds)];
+  const parents = new Map<string, { tlp: number; closed: boolean }>();
   const lifecycleOfType = caseLifecycleResolver(deps, tx, organizationId);
   for (let start = 0; start < ids.length; start += 500) {
-    for (const found of await tx.cases.findMany(organizationId, ids.slice(start, start + 500))) if (closesItsTasks(await lifecycleOfType(found.typeValue), found.statusValue)) closed.add(found.id);
+    for (const found of await tx.cases.findMany(organizationId, ids.slice(start, start + 500))) {
+      parents.set(found.id, { tlp: found.tlp, closed: closesItsTasks(await lifecycleOfType(found.typeValue), found.statusValue) });
+    }
   }
-  return closed;
+  return parents;
 }
 
 /** Names of the fields whose values differ (JSON-equal values, keys in any order, are the same). */

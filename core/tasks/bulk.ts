@@ -1,6 +1,6 @@
 import type { Principal } from "../access/principal.js";
 import { checkStatusFilter } from "../lifecycles/filter-check.js";
-import { closedTaskCases } from "../access/closed-records.js";
+import { closedTaskCases, taskParentsOf } from "../access/closed-records.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { runBulk } from "../bulk/run.js";
 import { selectionOf } from "../bulk/schema.js";
@@ -8,7 +8,6 @@ import type { BulkCandidate, BulkPlan, BulkResult } from "../bulk/types.js";
 import type { CaseKitDeps } from "../context.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { highestTlp } from "../access/clearance.js";
-import { inheritedTlpOfMany } from "../tlp/lineage.js";
 import { parse } from "../validation.js";
 import { checkAssignee } from "./access.js";
 import { toTaskFilter } from "./filter.js";
@@ -30,8 +29,8 @@ type TaskPlan<V extends string> = Pick<BulkPlan<Task, V>, "load" | "select"> & {
  * How the bulk mechanism finds and writes tasks for one caller: ids through one query per 500
  * (each with its case's marking, so a task of a RED case is tlp_restricted), selectAll through the
  * `GET /tasks` list itself (same filters, same clearance rule, keyset pages) and then the page's
- * case markings (one query per 500, for the effective TLP of events and audit entries), and
- * which of their cases are closed (a task of a closed case is skipped as record_closed). `prepare`
+ * cases, read once (one query per 500): their markings, for the effective TLP of events and audit
+ * entries, and which are closed (a task of a closed case is skipped as record_closed). `prepare`
  * checks the selectAll filters that read storage (statuses, custom fields). Each operation writes
  * a page with one statement (patchPage), or one prepared update per task when values differ.
  */
@@ -52,9 +51,12 @@ function taskAccess<V extends string>(deps: Pick<CaseKitDeps, "definitions">, pr
     },
     async select(tx, page) {
       const tasks = await tx.tasks.list(organizationId, filter, page);
-      const inherited = await inheritedTlpOfMany(tx, organizationId, "task", tasks);
-      const closed = await closedTaskCases(deps, tx, organizationId, tasks.map((task) => task.caseId));
-      return tasks.map((task) => ({ record: task, inherited: inherited.get(task.id) ?? highestTlp, closed: closed.has(task.caseId) }));
+      // The page's cases read once for both: the marking the tasks inherit and whether they are closed.
+      const parents = await taskParentsOf(deps, tx, organizationId, tasks.map((task) => task.caseId));
+      return tasks.map((task) => {
+        const parent = parents.get(task.caseId);
+        return { record: task, inherited: parent?.tlp ?? highestTlp, closed: parent?.closed ?? false };
+      });
     },
   };
 }
