@@ -16,7 +16,13 @@ import type pg from "pg";
  * either form: the difference is only how long the rows stay reachable.
  */
 export function sendQuery<R extends pg.QueryResultRow = Record<string, unknown>>(client: pg.ClientBase, text: string, values?: readonly unknown[], name?: string): Promise<pg.QueryResult<R>> {
-  return new Promise((resolve, reject) => {
+  return new Promise<pg.QueryResult<R>>((resolve, reject) => {
     client.query<R>({ text, values: values as unknown[] | undefined, name }, (error, result) => (error ? reject(error) : resolve(result)));
+  }).catch((error: unknown) => {
+    // A failure's stack would lead to the socket's read; retaken here, it leads back through the
+    // awaiting callers (as the driver's own promise form does), which is what an unexpected
+    // error's log line should show.
+    if (error instanceof Error) Error.captureStackTrace(error);
+    throw error;
   });
 }

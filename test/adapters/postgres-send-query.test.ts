@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendQuery } from "../../adapters/postgres/send-query.js";
+import { postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 
 const postgresDir = new URL("../../adapters/postgres/", import.meta.url).pathname;
 
@@ -13,5 +16,33 @@ describe("the PostgreSQL adapter sends every statement through sendQuery", () =>
     expect(files.length).toBeGreaterThan(4);
     const offenders = files.filter((name) => /\.query\s*(<[^>]*>)?\s*\(/.test(readFileSync(join(postgresDir, name), "utf8")));
     expect(offenders).toEqual([]);
+  });
+});
+
+describe.runIf(await postgresShouldRun("postgres-send-query"))("sendQuery", () => {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  beforeAll(() => client.connect());
+  afterAll(() => client.end());
+
+  it("answers rows, with parameters, named or not", async () => {
+    expect((await sendQuery<{ n: number }>(client, "select $1::int + 1 as n", [41])).rows).toEqual([{ n: 42 }]);
+    expect((await sendQuery<{ n: number }>(client, "select $1::int * 2 as n", [21], "casekit_test_send_query")).rows).toEqual([{ n: 42 }]);
+    expect((await sendQuery<{ n: number }>(client, "select $1::int * 2 as n", [4], "casekit_test_send_query")).rows).toEqual([{ n: 8 }]);
+    expect((await sendQuery(client, "select 1")).rowCount).toBe(1);
+  });
+
+  it("rejects with the server's error, its stack leading back to the caller, and the connection stays usable", async () => {
+    async function callerThatSendsBadSql() {
+      const result = await sendQuery(client, "select * from no_such_table_for_send_query");
+      return result.rows;
+    }
+    const error = await callerThatSendsBadSql().then(
+      () => null,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(pg.DatabaseError);
+    expect((error as pg.DatabaseError).code).toBe("42P01");
+    expect((error as Error).stack).toContain("callerThatSendsBadSql");
+    expect((await sendQuery<{ ok: boolean }>(client, "select true as ok")).rows).toEqual([{ ok: true }]);
   });
 });
