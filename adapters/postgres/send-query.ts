@@ -7,8 +7,8 @@ import type pg from "pg";
  * Why, measured (2026-11-24, the custom-fields bench's kept 100 000-record schema, a fresh
  * process, 250-row pages one at a time, `--trace-gc-nvp`): with the driver's promise, about 60 %
  * of what was allocated between two young-generation collections was still reachable at the
- * second one (4–7 MB, the rows of several earlier queries, all promoted and freed only by the
- * next full collection), so every scavenge paused the process 6–10 ms and the page's p99 was
+ * second one (4–7 MB, what several queries allocate, all promoted and freed only by the next
+ * full collection), so every scavenge paused the process 6–10 ms and the page's p99 was
  * 12 ms at a p50 of 2.4 ms. The same statements through the callback form: 0.7 MB survived, the
  * pauses were 1.5–3 ms and the p99 4.5 ms. `pool.query`, which uses the callback form inside,
  * behaves like the latter; a query object whose callback is set after it is built (as the
