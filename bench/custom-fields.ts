@@ -29,9 +29,8 @@ import type { Alert, Case, Observable, Storage, Task } from "../core/index.js";
 import { createCaseKit } from "../core/index.js";
 import { createPostgresStorage } from "../adapters/postgres/index.js";
 import { createSqliteStorage } from "../adapters/sqlite/index.js";
-import type { MeasureTarget } from "./custom-fields/measure.js";
+import type { MeasureTarget, Where } from "./custom-fields/measure.js";
 
-type Where = { database: "sqlite"; path: string } | { database: "postgres"; url: string; schema: string };
 const here = dirname(fileURLToPath(import.meta.url));
 
 const total = Number(process.env.BENCH_CF_RECORDS ?? 100_000);
@@ -51,8 +50,8 @@ async function measureInOwnProcess(target: MeasureTarget): Promise<void> {
   const script = join(here, "custom-fields", "measure.ts");
   if (process.env.BENCH_CF_KEEP === "1") console.log(`To measure again: BENCH_CF_TARGET='${env.BENCH_CF_TARGET}' node --import tsx ${script}\n`);
   const child = spawn(process.execPath, [...process.execArgv, script], { env, stdio: ["ignore", "inherit", "inherit"] });
-  const [code] = (await once(child, "exit")) as [number | null];
-  if (code !== 0) throw new Error(`the measuring process exited with ${code}`);
+  const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+  if (code !== 0) throw new Error(`the measuring process ${signal === null ? `exited with ${code}` : `was killed by ${signal}`}`);
 }
 
 async function run(label: string, storage: Storage, where: Where, cleanup: () => Promise<void>): Promise<void> {
@@ -91,8 +90,11 @@ async function run(label: string, storage: Storage, where: Where, cleanup: () =>
   if (label.startsWith("PostgreSQL")) await (storage as unknown as { analyze?: () => Promise<void> }).analyze?.();
   await storage.close();
 
-  await measureInOwnProcess({ ...where, records: total, samples, keyHashSecret, apiKey: init.apiKey, org, user: init.user.id });
-  await cleanup();
+  try {
+    await measureInOwnProcess({ ...where, records: total, samples, keyHashSecret, apiKey: init.apiKey, org, user: init.user.id });
+  } finally {
+    await cleanup();
+  }
 }
 
 const only = process.env.BENCH_CF_ONLY; // "sqlite" or "postgres"

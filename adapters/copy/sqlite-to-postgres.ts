@@ -14,6 +14,7 @@ import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import pg from "pg";
+import { sendQuery } from "../postgres/send-query.js";
 import { createPostgresStorage } from "../postgres/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
 import { lastAppliedMigration } from "../sqlite/pending-migrations.js";
@@ -80,16 +81,16 @@ export async function copySqliteToPostgres(options: CopyOptions): Promise<CopyRe
     const client = new pg.Client({ connectionString: options.connectionString });
     await client.connect();
     try {
-      if (options.schema) await client.query("select set_config('search_path', $1, false)", [`"${options.schema}"`]);
+      if (options.schema) await sendQuery(client, "select set_config('search_path', $1, false)", [`"${options.schema}"`]);
       const target = drizzlePostgres({ client });
       // The source's exclusive transaction (openSource): every table is read from one state.
-      await client.query("begin");
+      await sendQuery(client, "begin");
       try {
         const result = await copyTables(plan, source.db, target, client, batchSize, options.onProgress);
-        await client.query("commit");
+        await sendQuery(client, "commit");
         return result;
       } catch (error) {
-        await client.query("rollback").catch(() => {});
+        await sendQuery(client, "rollback").catch(() => {});
         throw error;
       }
     } finally {
@@ -166,11 +167,11 @@ async function copyTables(
   const everyTable = [...plan.copied, ...plan.derived];
   // No host may write while the copy runs, and the emptiness checked here must hold until the commit.
   // A host writing to the target makes the lock wait: give up after a while rather than hang.
-  await client.query("set local lock_timeout = '10s'");
-  await client.query(`lock table ${everyTable.map((t) => `"${t.name}"`).join(", ")} in exclusive mode`);
+  await sendQuery(client, "set local lock_timeout = '10s'");
+  await sendQuery(client, `lock table ${everyTable.map((t) => `"${t.name}"`).join(", ")} in exclusive mode`);
   const occupied: string[] = [];
   for (const table of everyTable) {
-    if ((await client.query(`select exists (select 1 from "${table.name}") as found`)).rows[0]?.found) occupied.push(table.name);
+    if ((await sendQuery(client, `select exists (select 1 from "${table.name}") as found`)).rows[0]?.found) occupied.push(table.name);
   }
   if (occupied.length > 0) {
     throw new CopyRefusedError(`the PostgreSQL target is not empty (${occupied.join(", ")} hold rows): a copy never merges into existing data; use a new database or schema`);

@@ -14,10 +14,10 @@ import { createPostgresStorage } from "../../adapters/postgres/index.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
 import { createCaseKitApp } from "../../server/index.js";
 
-export type MeasureTarget = { records: number; samples: number; keyHashSecret: string; apiKey: string; org: string; user: string } & (
-  | { database: "sqlite"; path: string }
-  | { database: "postgres"; url: string; schema: string }
-);
+/** The database the loader filled. */
+export type Where = { database: "sqlite"; path: string } | { database: "postgres"; url: string; schema: string };
+
+export type MeasureTarget = { records: number; samples: number; keyHashSecret: string; apiKey: string; org: string; user: string } & Where;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

@@ -82,19 +82,19 @@ export async function closedTaskCases(deps: Pick<CaseKitDeps, "definitions">, tx
   return closed;
 }
 
+/** What a task takes from its case: the marking it inherits, and whether it is closed with it. */
+export interface TaskParent {
+  tlp: number;
+  closed: boolean;
+}
+
 /**
- * What a page of tasks needs of their cases, read once (one query per 500 ids): each found case's
- * marking (the tasks inherit it) and whether its tasks are closed with it. A case not found is
- * absent: its tasks' callers fail closed.
+ * The TaskParent of each case found among `caseIds`, read once (one query per 500 ids). A case not
+ * found is absent from the map; callers treat its tasks as marked at the highest TLP.
  */
-export async function taskParentsOf(
-  deps: Pick<CaseKitDeps, "definitions">,
-  tx: UnitOfWork,
-  organizationId: string,
-  caseIds: Iterable<string>,
-): Promise<Map<string, { tlp: number; closed: boolean }>> {
+export async function taskParentsOf(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, caseIds: Iterable<string>): Promise<Map<string, TaskParent>> {
   const ids = [...new Set(caseIds)];
-  const parents = new Map<string, { tlp: number; closed: boolean }>();
+  const parents = new Map<string, TaskParent>();
   const lifecycleOfType = caseLifecycleResolver(deps, tx, organizationId);
   for (let start = 0; start < ids.length; start += 500) {
     for (const found of await tx.cases.findMany(organizationId, ids.slice(start, start + 500))) {
