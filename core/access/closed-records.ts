@@ -75,13 +75,6 @@ export async function checkTaskCaseOpen(deps: Pick<CaseKitDeps, "definitions">, 
   }
 }
 
-/** The cases among `caseIds` whose tasks are closed with them (one query per 500 ids). */
-export async function closedTaskCases(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, caseIds: Iterable<string>): Promise<Set<string>> {
-  const closed = new Set<string>();
-  for (const [id, parent] of await taskParentsOf(deps, tx, organizationId, caseIds)) if (parent.closed) closed.add(id);
-  return closed;
-}
-
 /** What a task takes from its case: the marking it inherits, and whether it is closed with it. */
 export interface TaskParent {
   tlp: number;

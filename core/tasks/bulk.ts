@@ -1,6 +1,6 @@
 import type { Principal } from "../access/principal.js";
 import { checkStatusFilter } from "../lifecycles/filter-check.js";
-import { closedTaskCases, taskParentsOf } from "../access/closed-records.js";
+import { taskParentsOf } from "../access/closed-records.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { runBulk } from "../bulk/run.js";
 import { selectionOf } from "../bulk/schema.js";
@@ -46,8 +46,8 @@ function taskAccess<V extends string>(deps: Pick<CaseKitDeps, "definitions">, pr
     },
     async load(tx: UnitOfWork, ids: readonly string[]): Promise<BulkCandidate<Task>[]> {
       const found = await tx.tasks.findMany(organizationId, ids);
-      const closed = await closedTaskCases(deps, tx, organizationId, found.map(({ task }) => task.caseId));
-      return found.map(({ task, caseTlp }) => ({ record: task, inherited: caseTlp, closed: closed.has(task.caseId) }));
+      const parents = await taskParentsOf(deps, tx, organizationId, found.map(({ task }) => task.caseId));
+      return found.map(({ task, caseTlp }) => ({ record: task, inherited: caseTlp, closed: parents.get(task.caseId)?.closed ?? false }));
     },
     async select(tx, page) {
       const tasks = await tx.tasks.list(organizationId, filter, page);
