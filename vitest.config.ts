@@ -57,7 +57,9 @@ const integration = [
  * `globalThis.Request` and `Response` for the rest of the process.
  */
 const isolated = ["test/examples/mounted.test.ts"];
-const shared = { isolate: false, setupFiles: ["test/helpers/shared-worker.ts"] };
+/** Every project: stored records frozen whole (test/helpers/freeze-stored-records.ts). */
+const setupFiles = ["test/helpers/freeze-stored-records.ts"];
+const shared = { isolate: false, setupFiles: [...setupFiles, "test/helpers/shared-worker.ts"] };
 
 /**
  * Files that run with no other file of ours beside them, after all the rest (project
@@ -81,9 +83,9 @@ export default defineConfig({
     reporters: ["default", new SummaryReporter()],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...integration, ...isolated], ...shared } },
-      { extends: true, test: { name: "unit-isolated", include: isolated } },
+      { extends: true, test: { name: "unit-isolated", include: isolated, setupFiles } },
       { extends: true, test: { name: "integration", include: integration, exclude: alone, ...shared } },
-      { extends: true, test: { name: "integration-alone", include: alone, maxWorkers: 1 } },
+      { extends: true, test: { name: "integration-alone", include: alone, maxWorkers: 1, setupFiles } },
     ],
   },
 });

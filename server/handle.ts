@@ -4,6 +4,7 @@ import { isCaseKitError } from "../core/index.js";
 import type { CaseKit, ErrorCode, Principal } from "../core/index.js";
 import { bufferBody, leavesBodyUnread } from "./body.js";
 import { AnswerHeaders, textAnswer } from "./answer.js";
+import { answerJson } from "./answer-json.js";
 import { toProblem, writeProblem } from "./problem.js";
 import { StatusAnswer, StreamedAnswer } from "./route.js";
 import { streamResponse } from "./streaming/stream-response.js";
@@ -125,7 +126,7 @@ export function defineHostHandler(
       } else {
         const answer = value instanceof StatusAnswer ? value : new StatusAnswer(200, value);
         status = answer.status;
-        body = JSON.stringify(answer.value);
+        body = answerJson(answer.value);
         exchange.headers.set("content-type", "application/json; charset=utf-8");
       }
     } catch (error) {

@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import type { Dialect, Executor, ViolatedKey } from "../declare/dialect.js";
 import type { Field } from "../declare/resource.js";
 import type { Statements } from "./statements.js";
+import { rememberStoredJson } from "../../core/stored-json.js";
 
 const uniqueCodes = new Set(["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"]);
 
@@ -57,7 +58,8 @@ export function sqliteExecutor(statements: Statements): Executor {
   const run = async (sql: string, params: readonly unknown[]) => statements.get(sql).run(...params).changes;
   return {
     all: async (sql, params) => statements.get(sql).all(...params) as Record<string, unknown>[],
-    records: async <T>(sql: string, params: readonly unknown[]) => (statements.get(sql).pluck(true).all(...params) as string[]).map((row) => JSON.parse(row) as T),
+    // Each record keeps the text it was read from: an answer listing it writes that text (core/stored-json.ts).
+    records: async <T>(sql: string, params: readonly unknown[]) => (statements.get(sql).pluck(true).all(...params) as string[]).map((row) => rememberStoredJson(JSON.parse(row) as T & object, row)),
     run,
     guarded: run,
   };

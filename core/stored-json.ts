@@ -1,0 +1,46 @@
+/**
+ * The JSON text a record was read from, kept beside the record so that an answer listing it can
+ * write that text instead of serialising the record again (a list page's records are most of its
+ * answer: on SQLite, parsing them and serialising them again cost about a fifth of a list request).
+ *
+ * Only a storage adapter that reads whole records as JSON text registers them (SQLite's
+ * `json_object` rows), and it freezes each one it registers: a record with a text is never
+ * changed in place, so the text stays exactly what the record holds. Every change of a record
+ * builds a new object (a redacted copy, the record after a patch), which has no text and is
+ * serialised as usual. The text is a non-enumerable symbol-keyed member of the record: a spread
+ * or `Object.assign` copy does not take it along, JSON and `Object.keys` do not see it, and it
+ * goes with its record (a WeakMap did the same, but its entries cost every garbage collection).
+ */
+const storedText = Symbol("casekit.storedJson");
+
+/**
+ * Registers `text` as the JSON of `record` and freezes the record. Only its own members are frozen
+ * here (freezing every nested array and object costs more than the serialising it saves); the
+ * test suite freezes them all (`freezeNestedStoredRecords`), so code that changed one in place
+ * fails there.
+ */
+export function rememberStoredJson<T extends object>(record: T, text: string): T {
+  Object.defineProperty(record, storedText, { value: text });
+  return checks.nested ? deepFreeze(record) : Object.freeze(record);
+}
+
+/** The JSON text `value` was read from, or undefined when it has none. */
+export function storedJsonOf(value: object): string | undefined {
+  return (value as { [storedText]?: string })[storedText];
+}
+
+const checks = { nested: false };
+
+/** From now on, freezes each registered record's nested arrays and objects too (for tests). */
+export function freezeNestedStoredRecords(): void {
+  checks.nested = true;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) {
+    if (inner !== null && typeof inner === "object") deepFreeze(inner);
+  }
+  return value;
+}
