@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 
 /**
  * Key secrets look like `ck_live_<32 base62>_<6 base62>`: a prefix secret scanners can match,
@@ -25,9 +25,9 @@ export function generateKeySecret(environment = "live"): string {
 export function isWellFormedKeySecret(secret: string): boolean {
   const match = pattern.exec(secret);
   if (!match) return false;
-  const body = `ck_${match[1]}_${match[2]}`;
-  const expected = checksum(body);
-  return timingSafeEqual(Buffer.from(expected), Buffer.from(match[3]!));
+  // A plain comparison: the checksum is computed from the caller's own characters, so how long it
+  // takes to compare tells them nothing they do not have.
+  return checksum(secret.slice(0, secret.length - 7)) === match[3];
 }
 
 export function hashKeySecret(secret: string, hashSecret: string): string {
@@ -55,8 +55,9 @@ const crcTable = Array.from({ length: 256 }, (_, n) => {
   return c >>> 0;
 });
 
+/** CRC-32 of ASCII text (a key secret's body, which the pattern keeps to ASCII): a char code is its UTF-8 byte. */
 function crc32(text: string): number {
   let crc = 0xffffffff;
-  for (const byte of Buffer.from(text)) crc = crcTable[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  for (let i = 0; i < text.length; i++) crc = crcTable[(crc ^ text.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
