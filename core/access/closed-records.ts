@@ -83,18 +83,27 @@ export interface TaskParent {
 
 /**
  * The TaskParent of each case found among `caseIds`, read once (one query per 500 ids). A case not
- * found is absent from the map; callers treat its tasks as marked at the highest TLP.
+ * found has no entry (its id maps to undefined); callers treat its tasks as marked at the highest
+ * TLP. `known` is what earlier calls of the same unit answered: only the cases it does not hold
+ * are read, and it is the map answered, so a bulk's pages read each case once, not once a page.
  */
-export async function taskParentsOf(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, caseIds: Iterable<string>): Promise<Map<string, TaskParent>> {
-  const ids = [...new Set(caseIds)];
-  const parents = new Map<string, TaskParent>();
+export async function taskParentsOf(
+  deps: Pick<CaseKitDeps, "definitions">,
+  tx: UnitOfWork,
+  organizationId: string,
+  caseIds: Iterable<string>,
+  known: Map<string, TaskParent | undefined> = new Map(),
+): Promise<ReadonlyMap<string, TaskParent | undefined>> {
+  const ids = [...new Set(caseIds)].filter((id) => !known.has(id));
   const lifecycleOfType = caseLifecycleResolver(deps, tx, organizationId);
   for (let start = 0; start < ids.length; start += 500) {
-    for (const found of await tx.cases.findMany(organizationId, ids.slice(start, start + 500))) {
-      parents.set(found.id, { tlp: found.tlp, closed: closesItsTasks(await lifecycleOfType(found.typeValue), found.statusValue) });
+    const chunk = ids.slice(start, start + 500);
+    for (const id of chunk) known.set(id, undefined);
+    for (const found of await tx.cases.findMany(organizationId, chunk)) {
+      known.set(found.id, { tlp: found.tlp, closed: closesItsTasks(await lifecycleOfType(found.typeValue), found.statusValue) });
     }
   }
-  return parents;
+  return known;
 }
 
 /** Names of the fields whose values differ (JSON-equal values, keys in any order, are the same). */

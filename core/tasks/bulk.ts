@@ -1,6 +1,7 @@
 import type { Principal } from "../access/principal.js";
 import { checkStatusFilter } from "../lifecycles/filter-check.js";
 import { taskParentsOf } from "../access/closed-records.js";
+import type { TaskParent } from "../access/closed-records.js";
 import { requireClearance, requireScope } from "../access/principal.js";
 import { runBulk } from "../bulk/run.js";
 import { selectionOf } from "../bulk/schema.js";
@@ -38,6 +39,8 @@ function taskAccess<V extends string>(deps: Pick<CaseKitDeps, "definitions">, pr
   const organizationId = principal.organizationId;
   const { customFields, ...listFilters } = filters ?? {};
   const filter = toTaskFilter(principal, listFilters);
+  // The cases read so far in this bulk's unit: a selectAll's pages share a few cases, each read once.
+  const parents = new Map<string, TaskParent | undefined>();
   return {
     /** The selectAll filters' `customFields`, checked as the list's `cf.` parameters are. */
     async prepare(tx) {
@@ -46,13 +49,13 @@ function taskAccess<V extends string>(deps: Pick<CaseKitDeps, "definitions">, pr
     },
     async load(tx: UnitOfWork, ids: readonly string[]): Promise<BulkCandidate<Task>[]> {
       const found = await tx.tasks.findMany(organizationId, ids);
-      const parents = await taskParentsOf(deps, tx, organizationId, found.map(({ task }) => task.caseId));
+      await taskParentsOf(deps, tx, organizationId, found.map(({ task }) => task.caseId), parents);
       return found.map(({ task, caseTlp }) => ({ record: task, inherited: caseTlp, closed: parents.get(task.caseId)?.closed ?? false }));
     },
     async select(tx, page) {
       const tasks = await tx.tasks.list(organizationId, filter, page);
-      // The page's cases read once for both: the marking the tasks inherit and whether they are closed.
-      const parents = await taskParentsOf(deps, tx, organizationId, tasks.map((task) => task.caseId));
+      // The page's cases read once for both (and once for the whole bulk): the marking the tasks inherit and whether they are closed.
+      await taskParentsOf(deps, tx, organizationId, tasks.map((task) => task.caseId), parents);
       return tasks.map((task) => {
         const parent = parents.get(task.caseId);
         return { record: task, inherited: parent?.tlp ?? highestTlp, closed: parent?.closed ?? false };
