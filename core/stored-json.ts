@@ -4,7 +4,8 @@
  * answer: on SQLite, parsing them and serialising them again cost about a fifth of a list request).
  *
  * Only a storage adapter that reads whole records as JSON text registers them (SQLite's
- * `json_object` rows), and it freezes each one it registers: a record with a text is never
+ * `json_object` rows, in its read units: a write unit's records are not answered as lists are, and
+ * a bulk holds 100 000 of them), and it freezes each one it registers: a record with a text is never
  * changed in place, so the text stays exactly what the record holds. Every change of a record
  * builds a new object (a redacted copy, the record after a patch), which has no text and is
  * serialised as usual. The text is a non-enumerable symbol-keyed member of the record: a spread

@@ -117,7 +117,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   async function readUnit<T>(on: Statements, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
     const unit: UnitState = { open: true, writable: false };
     try {
-      return await work(yieldingUnit(createUnitOfWork(sqliteDialect, sqliteExecutor(on), unit)));
+      return await work(yieldingUnit(createUnitOfWork(sqliteDialect, sqliteExecutor(on, { storedText: true }), unit)));
     } finally {
       unit.open = false;
     }
