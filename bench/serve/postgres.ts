@@ -22,6 +22,11 @@ export async function createBenchDatabase(): Promise<{ url: string; drop(): Prom
   return {
     url: url.toString(),
     async drop() {
+      // BENCH_KEEP keeps what a run made, this database too: measured again or looked into by hand.
+      if (process.env.BENCH_KEEP === "1") {
+        console.log(`kept ${url.toString()}`);
+        return;
+      }
       const client = new pg.Client({ connectionString: postgresBaseUrl });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
