@@ -24,7 +24,9 @@ export async function createBenchDatabase(): Promise<{ url: string; drop(): Prom
     async drop() {
       // BENCH_KEEP keeps what a run made, this database too: measured again or looked into by hand.
       if (process.env.BENCH_KEEP === "1") {
-        console.log(`kept ${url.toString()}`);
+        const shown = new URL(url);
+        if (shown.password) shown.password = "***";
+        console.log(`kept ${shown.toString()}`);
         return;
       }
       const client = new pg.Client({ connectionString: postgresBaseUrl });

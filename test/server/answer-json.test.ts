@@ -54,6 +54,23 @@ describe("answerJson", () => {
     expect(answerJson({ data: [], nextCursor: null })).toBe('{"data":[],"nextCursor":null}');
   });
 
+  it("uses a record's own text only: not one its prototype has, and not past a toJSON JSON.stringify would call", () => {
+    const read = stored({ id: "a", secret: "x" });
+    const derived = Object.create(read, { id: { value: "b", enumerable: true } }) as object;
+    expect(answerJson({ data: [read, derived], nextCursor: null })).toBe(JSON.stringify({ data: [read, derived], nextCursor: null }));
+    expect(answerJson(derived)).toBe(JSON.stringify(derived));
+    const withToJson = { id: "c", toJSON: (key: string) => ({ at: key }) };
+    expect(answerJson({ data: [read, withToJson] })).toBe(JSON.stringify({ data: [read, withToJson] }));
+    class Page extends Array<unknown> {
+      toJSON() {
+        return "a page";
+      }
+    }
+    const page = Page.from([read]) as Page;
+    expect(answerJson({ data: page })).toBe(JSON.stringify({ data: page }));
+    expect(answerJson(page)).toBe(JSON.stringify(page));
+  });
+
   it("freezes a stored record, so its text cannot go stale; in the tests its nested values too", () => {
     const read = stored({ id: "a", customFields: { secret: "x" }, tags: [{ name: "t" }] }) as { id: string; customFields: Record<string, unknown>; tags: { name: string }[] };
     expect(() => {
@@ -62,8 +79,8 @@ describe("answerJson", () => {
     expect(() => {
       read.customFields = {};
     }).toThrow(TypeError);
-    // Production freezes the record's own members; test/helpers/freeze-stored-records.ts makes
-    // every test freeze what they hold as well, so an in-place change anywhere fails a test.
+    // Production freezes the record and the arrays and objects it holds; test/helpers/
+    // freeze-stored-records.ts makes every test freeze what those hold too (a tag's object).
     expect(() => {
       read.customFields.secret = "y";
     }).toThrow(TypeError);
@@ -71,6 +88,9 @@ describe("answerJson", () => {
       delete read.customFields.secret;
     }).toThrow(TypeError);
     expect(() => read.tags.push({ name: "u" })).toThrow(TypeError);
+    expect(() => {
+      read.tags[0]!.name = "u";
+    }).toThrow(TypeError);
     expect(storedJsonOf(read)).toBe('{"id":"a","customFields":{"secret":"x"},"tags":[{"name":"t"}]}');
   });
 });
