@@ -1,3 +1,4 @@
+import { deepFreeze } from "../freeze.js";
 import type { UnitOfWork } from "../ports/storage.js";
 
 /** Organizations whose definitions the cache holds at most by default; the least recently used go first. */
@@ -69,12 +70,4 @@ export function createDefinitionsCache(options: { maxEntries?: number } = {}): D
     },
     size: () => entries.size,
   };
-}
-
-/** Freezes `value` and everything it holds: cached definitions are shared by every unit. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const member of Object.values(value)) deepFreeze(member);
-  return value;
 }
