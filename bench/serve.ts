@@ -89,6 +89,8 @@ try {
   const listDatabase = join(dir, "lists.db");
   if (want.has("list") || want.has("bulk")) {
     listOrganization = initOrganization(listDatabase, "Busy SOC");
+    // With BENCH_KEEP the seeded file can be measured again by hand: its key is beside it.
+    writeFileSync(`${listDatabase}.organization.json`, JSON.stringify(listOrganization), { mode: 0o600 });
     listServe = keep(await startServe("serve (seeded)", listDatabase));
     const { origin } = listServe;
     const key = listOrganization.apiKey;

@@ -212,6 +212,24 @@ export class GroupCommit {
   }
 }
 
+/**
+ * One unit in a transaction of its own on `db`, to run as an `alone` task (a long unit when its
+ * worker cannot run it): BEGIN IMMEDIATE, the work, COMMIT; ROLLBACK when the work or the COMMIT
+ * fails, and the error goes on.
+ */
+export async function soleTransaction<T>(db: SqliteDatabase, work: () => Promise<T>): Promise<T> {
+  const statements = new Statements(db);
+  statements.get(sql.begin).run();
+  try {
+    const result = await work();
+    statements.get(sql.commit).run();
+    return result;
+  } catch (error) {
+    if (db.inTransaction) statements.get(sql.rollback).run();
+    throw error;
+  }
+}
+
 const turn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 const rolledBackUnder = (): Error =>

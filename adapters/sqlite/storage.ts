@@ -4,16 +4,18 @@ import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { CaseKitError } from "../../core/errors.js";
-import type { Storage, StorageStats, UnitOfWork } from "../../core/ports/storage.js";
+import type { Storage, StorageStats, TransactionOptions, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
 import { accessVersionReader } from "./access-version.js";
 import { startCheckpointer } from "./checkpointer.js";
 import type { GroupLimits } from "./group-commit.js";
-import { defaultGroupLimits, GroupCommit, insideGroup } from "./group-commit.js";
+import { defaultGroupLimits, GroupCommit, insideGroup, soleTransaction } from "./group-commit.js";
 import { defaultReaderCount, ReaderPool } from "./readers.js";
 import { yieldingUnit } from "./yielding-unit.js";
+import { LongUnitWriter } from "./long-units.js";
 import { createPrivateFile, isFilePath } from "./private-file.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
+import type { Executor } from "../declare/dialect.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { finishUnit } from "../shared/unit-state.js";
 import { sqliteDialect, sqliteExecutor } from "./dialect.js";
@@ -49,6 +51,12 @@ export type SqliteStorageOptions = ({ path: string } | { database: SqliteDatabas
    * 64 units, 10 ms; see group-commit.ts).
    */
   groupLimits?: Partial<GroupLimits>;
+  /**
+   * Where long units of work (`transaction(work, { long: true })`, the bulks) run on a WAL file:
+   * `worker` (default) on a writer connection in a worker thread, so their statements and COMMIT
+   * never hold the event loop (long-units.ts); `inline`, on the main connection like every unit.
+   */
+  longUnits?: "worker" | "inline";
 };
 
 /** Default `walLimitBytes`. */
@@ -107,6 +115,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const statements = new Statements(db);
   const accessVersions = accessVersionReader(db, readers ? resolve(db.name) : undefined);
   const writes = insideGroup(db, sqliteExecutor(statements));
+  // Long units (bulks) on a writer connection in a worker thread, for a WAL file the readers can open too.
+  const longUnits =
+    walFile !== undefined && !db.readonly && options.longUnits !== "inline"
+      ? new LongUnitWriter({ path: walFile, pragmas: pragmasOf(walLimitBytes), autocheckpoint: () => Number(db.pragma("wal_autocheckpoint", { simple: true })) })
+      : undefined;
   let closing: Promise<void> | undefined;
 
   const ensureOpen = (): void => {
@@ -124,18 +137,23 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   }
 
   return {
-    async transaction<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+    async transaction<T>(work: (tx: UnitOfWork) => Promise<T>, transactionOptions?: TransactionOptions): Promise<T> {
       ensureOpen();
-      return writer.unit(async () => {
+      const run = async (executor: Executor): Promise<T> => {
         const unit: UnitState = { open: true, writable: true };
         try {
-          const result = await work(yieldingUnit(createUnitOfWork(sqliteDialect, writes, unit)));
+          const result = await work(yieldingUnit(createUnitOfWork(sqliteDialect, executor, unit)));
           await finishUnit(unit);
           return result;
         } finally {
           unit.open = false;
         }
-      });
+      };
+      // A long unit keeps its place in the queue; if the worker cannot run it, it runs here, alone.
+      if (transactionOptions?.long && longUnits !== undefined) {
+        return writer.alone(async () => ((await longUnits.ready()) ? longUnits.run(run) : soleTransaction(db, () => run(writes))));
+      }
+      return writer.unit(() => run(writes));
     },
 
     async read<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
@@ -192,6 +210,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       closing ??= Promise.all([
         readers?.close(),
         writer.alone(async () => {
+          await longUnits?.close();
           await checkpointer?.stop();
         }),
       ]).then(() => {
@@ -203,12 +222,19 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 }
 
 function configure(db: SqliteDatabase, walLimitBytes: number): void {
-  db.pragma("foreign_keys = ON");
-  db.pragma("busy_timeout = 5000");
+  for (const pragma of pragmasOf(walLimitBytes)) db.pragma(pragma);
   if (!db.memory && !db.readonly) db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  // Savepoints (one per unit of a group commit) and sorts keep their journals in memory, not in temp files.
-  db.pragma("temp_store = MEMORY");
-  // A WAL that restarts after a complete checkpoint is cut back to this size, not kept at its peak.
-  db.pragma(`journal_size_limit = ${Math.floor(walLimitBytes)}`);
+}
+
+/** The settings of every writer connection (the main one, the long units' one). */
+function pragmasOf(walLimitBytes: number): string[] {
+  return [
+    "foreign_keys = ON",
+    "busy_timeout = 5000",
+    "synchronous = NORMAL",
+    // Savepoints (one per unit of a group commit) and sorts keep their journals in memory, not in temp files.
+    "temp_store = MEMORY",
+    // A WAL that restarts after a complete checkpoint is cut back to this size, not kept at its peak.
+    `journal_size_limit = ${Math.floor(walLimitBytes)}`,
+  ];
 }

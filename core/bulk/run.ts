@@ -44,7 +44,9 @@
  * time). The per-record path is pure JavaScript. Pages are small so that no single statement or
  * page of JavaScript keeps the event loop long: on SQLite a long unit yields the event loop
  * every 2 ms between statements (adapters/sqlite/yielding-unit.ts), and a server takes in one new
- * connection per turn, so a page's stretch bounds how fast requests are let in during a bulk.
+ * connection per turn, so a page's stretch bounds how fast requests are let in during a bulk. The
+ * unit is marked long: SQLite runs its statements and its COMMIT in a worker thread
+ * (adapters/sqlite/long-units.ts), so only its JavaScript shares the event loop with requests.
  */
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
@@ -176,7 +178,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     matched = selected.length;
     for (let start = 0; start < selected.length; start += selectPage) await process(tx, selected.slice(start, start + selectPage));
     await record(tx);
-  });
+  }, { long: true });
 
   return { matched, [plan.verb]: changed, skipped, bulkRequestId } as BulkResult<V>;
 }

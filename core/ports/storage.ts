@@ -37,6 +37,17 @@ export type { AppendOnlyLog, BatchReads, PageRequest, RecordRepository } from ".
  * - A unique-constraint violation surfaces as `CaseKitError("conflict")`; nothing else is
  *   translated, and no SQL text reaches an error message.
  */
+/** How a unit of work is expected to run; the guarantees are the same whatever it says. */
+export interface TransactionOptions {
+  /**
+   * A unit that runs long (a selectAll bulk: hundreds of statements, a large commit). SQLite runs
+   * it on a writer connection in a worker thread, so its statements and its COMMIT never hold
+   * the event loop (adapters/sqlite/long-units.ts); PostgreSQL needs nothing (its statements are
+   * already off the thread).
+   */
+  long?: boolean;
+}
+
 export interface Storage {
   /**
    * Runs `work` as one atomic unit: every write inside commits together, or, if `work` throws,
@@ -48,7 +59,7 @@ export interface Storage {
    * has resolved, not inside `work`. Never start another unit (transaction or read) from inside
    * `work`: use the `tx` given (SQLite would wait forever).
    */
-  transaction<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: UnitOfWork) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Runs read-only `work` with the cheapest isolation the adapter offers: each read sees only
    * committed data. Writes inside `read` are a programming error.

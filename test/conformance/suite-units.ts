@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Case } from "../../core/index.js";
+import type { Case, TransactionOptions, UnitOfWork } from "../../core/index.js";
 import { sleep } from "./fixtures.js";
 import type { SuiteContext } from "./suite-context.js";
 
@@ -12,11 +12,25 @@ class InjectedFault extends Error {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
+/**
+ * How the tests below start their units: as ordinary units, all as long ones (`{ long: true }`,
+ * which SQLite runs on a connection in a worker thread), or the two by turns.
+ */
+const kinds = ["ordinary", "long", "ordinary and long by turns"] as const;
+
 /** Units of work: return values, atomicity, serialisation under concurrency, read isolation. */
 export function describeUnits(ctx: SuiteContext): void {
-  describe("units of work", () => {
+  for (const kind of kinds) describeUnitsOf(ctx, kind);
+}
+
+function describeUnitsOf(ctx: SuiteContext, kind: (typeof kinds)[number]): void {
+  let started = 0;
+  const options = (): TransactionOptions | undefined => (kind === "long" || (kind !== "ordinary" && started++ % 2 === 1) ? { long: true } : undefined);
+  const transaction = <T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> => ctx.storage().transaction(work, options());
+
+  describe(`units of work (${kind})`, () => {
     it("transaction and read resolve to what their work returns", async () => {
-      expect(await ctx.storage().transaction(async () => ({ answer: 42 }))).toEqual({ answer: 42 });
+      expect(await transaction(async () => ({ answer: 42 }))).toEqual({ answer: 42 });
       expect(await ctx.storage().read(async () => "read")).toBe("read");
     });
 
@@ -26,7 +40,7 @@ export function describeUnits(ctx: SuiteContext): void {
       const fault = new InjectedFault(0);
       let record: Case | undefined;
       const newUser = f.user(org.id);
-      const unit = ctx.storage().transaction(async (tx) => {
+      const unit = transaction(async (tx) => {
         record = f.caseRecord(org.id, { number: await tx.organizations.nextCaseNumber(org.id) });
         await tx.cases.insert(record);
         await tx.audit.append(f.auditEntry(org.id, { target: { type: "case", id: record.id } }));
@@ -46,14 +60,14 @@ export function describeUnits(ctx: SuiteContext): void {
         expect(await tx.users.findById(org.id, newUser.id)).toBeNull();
       });
       // The case counter was rolled back with everything else.
-      expect(await ctx.storage().transaction((tx) => tx.organizations.nextCaseNumber(org.id))).toBe(1);
+      expect(await transaction((tx) => tx.organizations.nextCaseNumber(org.id))).toBe(1);
     });
 
     it("a statement that fails halfway (a conflict) rolls back the writes before it", async () => {
       const { org, user } = await ctx.seedOrganization();
       const f = ctx.fixtures();
       const record = f.caseRecord(org.id);
-      const unit = ctx.storage().transaction(async (tx) => {
+      const unit = transaction(async (tx) => {
         await tx.cases.insert(record);
         await tx.events.append(f.event(org.id, { resourceId: record.id }));
         await tx.users.insert(f.user(org.id, { email: user.email }));
@@ -70,7 +84,7 @@ export function describeUnits(ctx: SuiteContext): void {
       const records = new Map<number, Case>();
       const settled = await Promise.allSettled(
         range(units).map((i) =>
-          ctx.storage().transaction(async (tx) => {
+          transaction(async (tx) => {
             const number = await tx.organizations.nextCaseNumber(org.id);
             await sleep(1);
             const record = f.caseRecord(org.id, { number, title: `unit ${i}` });
@@ -124,7 +138,7 @@ export function describeUnits(ctx: SuiteContext): void {
       const { org: b } = await ctx.seedOrganization();
       const units = 30;
       const take = (organizationId: string, i: number) =>
-        ctx.storage().transaction(async (tx) => {
+        transaction(async (tx) => {
           await sleep(i % 2);
           const number = await tx.organizations.nextCaseNumber(organizationId);
           await sleep(1);
@@ -136,7 +150,7 @@ export function describeUnits(ctx: SuiteContext): void {
       const expected = range(units).map((i) => i + 1);
       expect(ofA).toEqual(expected);
       expect(ofB).toEqual(expected);
-      expect(await ctx.storage().transaction((tx) => tx.organizations.nextCaseNumber(a.id))).toBe(units + 1);
+      expect(await transaction((tx) => tx.organizations.nextCaseNumber(a.id))).toBe(units + 1);
     });
 
     it("a read started while a transaction is open never sees that transaction's uncommitted rows", async () => {
@@ -148,7 +162,7 @@ export function describeUnits(ctx: SuiteContext): void {
       let finish!: () => void;
       const finished = new Promise<void>((resolve) => (finish = resolve));
 
-      const unit = ctx.storage().transaction(async (tx) => {
+      const unit = transaction(async (tx) => {
         await tx.cases.insert(record);
         await tx.audit.append(f.auditEntry(org.id, { target: { type: "case", id: record.id } }));
         wrote();
@@ -172,9 +186,7 @@ export function describeUnits(ctx: SuiteContext): void {
       const f = ctx.fixtures();
       const record = f.caseRecord(org.id);
       let done = false;
-      const unit = ctx
-        .storage()
-        .transaction(async (tx) => {
+      const unit = transaction(async (tx) => {
           await tx.cases.insert(record);
           await sleep(1);
           await tx.audit.append(f.auditEntry(org.id, { target: { type: "case", id: record.id } }));
