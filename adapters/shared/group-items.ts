@@ -40,10 +40,17 @@ export function groupItems(chunks: DeclaredRepository<LogGroupItemsRow, object>)
       if (items.length <= itemsPerRow) return codec.encode(items);
       const breathe = breather();
       const parts = chunksOf(items);
+      // Each chunk is encoded while the one before it is being inserted (off the thread on SQLite's
+      // long units and PostgreSQL); one insert at a time, never two statements of a unit at once.
+      let inserting: Promise<unknown> | undefined;
       for (let chunk = 0; chunk < parts.length; chunk++) {
+        const encoded = codec.encode(parts[chunk]!);
+        await inserting;
         await breathe();
-        await chunks.insert({ id: chunkId(log, groupId, chunk), organizationId, items: codec.encode(parts[chunk]!) });
+        inserting = chunks.insert({ id: chunkId(log, groupId, chunk), organizationId, items: encoded });
+        inserting.catch(() => undefined); // awaited on the next turn of the loop or below
       }
+      await inserting;
       const marker: ChunkedItems = { chunks: parts.length, count: items.length };
       return marker;
     },

@@ -108,10 +108,14 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       if ("skip" in outcome) skipped.push({ id: record.id, code: outcome.skip });
       else updates.push({ before: record, after: outcome, inherited: candidate.inherited });
     }
-    if (updates.length > 0) await plan.save(tx, updates.map((u) => u.after));
-    // Events and TLP audit entries carry the effective TLP: a task's marking or its case's, whichever is higher.
     // Custom field values above an event's TLP stay out of it (core/custom-fields/event-view.ts).
     const definitions = updates.some((u) => "customFields" in u.after) ? await definitionsOf(deps, tx, principal.organizationId) : [];
+    // The page's save runs while its items are built (plain JavaScript, no statement): where the
+    // storage executes off the thread (SQLite's long units, PostgreSQL) the two overlap. Only
+    // this one statement is in flight; a failure of it is the unit's, awaited below.
+    const saving = updates.length > 0 ? plan.save(tx, updates.map((u) => u.after)) : undefined;
+    saving?.catch(() => undefined);
+    // Events and TLP audit entries carry the effective TLP: a task's marking or its case's, whichever is higher.
     for (const { before, after, inherited } of updates) {
       const tlp = effectiveTlp(after.tlp, [inherited]);
       const items = bulkItemsOf(eventView(before, definitions, tlp), eventView(after, definitions, tlp), tlp, plan.resourceType);
@@ -129,6 +133,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       const tlp = effectiveTlp(record.tlp, [inherited]);
       accesses.push({ resourceType: plan.resourceType, resourceId: record.id, action: plan.tlpAction, tlpBefore: tlp, tlpAfter: tlp, outcome: "denied" });
     }
+    await saving;
     changed += updates.length;
   }
 
