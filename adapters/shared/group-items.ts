@@ -44,11 +44,17 @@ export function groupItems(chunks: DeclaredRepository<LogGroupItemsRow, object>)
       // long units and PostgreSQL); one insert at a time, never two statements of a unit at once.
       let inserting: Promise<unknown> | undefined;
       for (let chunk = 0; chunk < parts.length; chunk++) {
-        const encoded = codec.encode(parts[chunk]!);
+        let encoded: unknown;
+        try {
+          encoded = codec.encode(parts[chunk]!);
+        } catch (error) {
+          // The unit never ends with a statement of it still running (it would outlive the rollback).
+          await inserting?.catch(() => undefined);
+          throw error;
+        }
         await inserting;
         await breathe();
         inserting = chunks.insert({ id: chunkId(log, groupId, chunk), organizationId, items: encoded });
-        inserting.catch(() => undefined); // awaited on the next turn of the loop or below
       }
       await inserting;
       const marker: ChunkedItems = { chunks: parts.length, count: items.length };

@@ -225,7 +225,11 @@ export async function soleTransaction<T>(db: SqliteDatabase, work: () => Promise
     statements.get(sql.commit).run();
     return result;
   } catch (error) {
-    if (db.inTransaction) statements.get(sql.rollback).run();
+    try {
+      if (db.inTransaction) statements.get(sql.rollback).run();
+    } catch {
+      // The error that ended the unit is the one to report.
+    }
     throw error;
   }
 }

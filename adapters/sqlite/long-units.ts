@@ -172,8 +172,15 @@ export class LongUnitWriter {
   };
 
   private start(): Promise<void> {
-    const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.settings.path, pragmas: this.settings.pragmas } });
+    let worker: Worker;
+    try {
+      const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+      worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.settings.path, pragmas: this.settings.pragmas } });
+    } catch {
+      // No driver to hand to a thread, or no thread: long units run on the main connection.
+      this.broken = true;
+      return Promise.resolve();
+    }
     // Referenced until it is ready (a caller awaits that), then only while a unit runs.
     worker.on("message", (reply: Reply) => this.settle(reply));
     worker.on("error", () => {
@@ -199,7 +206,13 @@ export class LongUnitWriter {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage(op === "begin" ? { id, op, autocheckpoint: this.settings.autocheckpoint() } : { id, op, sql, params });
+      try {
+        worker.postMessage(op === "begin" ? { id, op, autocheckpoint: this.settings.autocheckpoint() } : { id, op, sql, params });
+      } catch (error) {
+        // A parameter that cannot be cloned: this statement fails, the unit may go on.
+        this.pending.delete(id);
+        reject(error);
+      }
     });
   }
 

@@ -114,13 +114,18 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     // storage executes off the thread (SQLite's long units, PostgreSQL) the two overlap. Only
     // this one statement is in flight; a failure of it is the unit's, awaited below.
     const saving = updates.length > 0 ? plan.save(tx, updates.map((u) => u.after)) : undefined;
-    saving?.catch(() => undefined);
-    // Events and TLP audit entries carry the effective TLP: a task's marking or its case's, whichever is higher.
-    for (const { before, after, inherited } of updates) {
-      const tlp = effectiveTlp(after.tlp, [inherited]);
-      const items = bulkItemsOf(eventView(before, definitions, tlp), eventView(after, definitions, tlp), tlp, plan.resourceType);
-      auditItems.push(items.audit);
-      eventItems.push(items.event);
+    try {
+      // Events and TLP audit entries carry the effective TLP: a task's marking or its case's, whichever is higher.
+      for (const { before, after, inherited } of updates) {
+        const tlp = effectiveTlp(after.tlp, [inherited]);
+        const items = bulkItemsOf(eventView(before, definitions, tlp), eventView(after, definitions, tlp), tlp, plan.resourceType);
+        auditItems.push(items.audit);
+        eventItems.push(items.event);
+      }
+    } catch (error) {
+      // The unit never ends with a statement of it still running (it would outlive the rollback).
+      await saving?.catch(() => undefined);
+      throw error;
     }
     for (const { before, after, inherited } of updates) {
       const marked = after.tlp !== before.tlp;
