@@ -54,7 +54,7 @@ const bound = (params) => params.map((p) => (p instanceof Uint8Array && !Buffer.
 const inside = () => {
   if (!db.inTransaction) throw new Error("casekit: the transaction of this unit of work was rolled back; nothing more can be written in it");
 };
-parentPort.on("message", ({ id, op, sql, params, autocheckpoint }) => {
+const handle = ({ id, op, sql, params, autocheckpoint }) => {
   if (op === "close") {
     db.close();
     parentPort.close();
@@ -75,8 +75,9 @@ parentPort.on("message", ({ id, op, sql, params, autocheckpoint }) => {
       const statement = prepared(sql);
       if (op === "run") result = statement.run(...bound(params)).changes;
       else if (op === "rows") {
-        // One JSON array text for the page: one string crosses to the main thread, which parses it once.
-        result = "[" + statement.pluck(true).all(...bound(params)).join(",") + "]";
+        // The page's JSON texts as they are: the main thread parses each (joined into one array
+        // text, a page of 250 cost 1.0-1.2 ms against 0.44-0.52 ms).
+        result = statement.pluck(true).all(...bound(params));
       } else {
         if (statement.reader) statement.pluck(false);
         result = statement.all(...bound(params));
@@ -87,7 +88,8 @@ parentPort.on("message", ({ id, op, sql, params, autocheckpoint }) => {
     const sqlite = error instanceof Database.SqliteError;
     parentPort.postMessage({ id, error: { message: String(error && error.message), code: sqlite ? error.code : undefined, sqlite } });
   }
-});
+};
+parentPort.on("message", handle);
 `;
 
 type Op = "begin" | "commit" | "rollback" | "run" | "all" | "rows";
@@ -165,7 +167,7 @@ export class LongUnitWriter {
 
   private readonly executor: Executor = {
     all: (sql, params) => this.call("all", sql, params) as Promise<Record<string, unknown>[]>,
-    records: async <T>(sql: string, params: readonly unknown[]) => JSON.parse((await this.call("rows", sql, params)) as string) as T[],
+    records: async <T>(sql: string, params: readonly unknown[]) => ((await this.call("rows", sql, params)) as string[]).map((row) => JSON.parse(row) as T),
     run: (sql, params) => this.call("run", sql, params) as Promise<number>,
     // A failed statement is undone alone; the transaction stays usable, as on the main connection.
     guarded: (sql, params) => this.call("run", sql, params) as Promise<number>,
