@@ -60,7 +60,8 @@ export function bulkItemsOf<T extends { id: string }>(before: T, after: T, tlp: 
   const caseId = caseOfRecord(resourceType ?? "", after) ?? null;
   return {
     audit: { resourceId: after.id, caseId, tlp, changes: diffChanges(before, after) },
-    event: { resourceId: after.id, tlp, payload: { ...after } as Record<string, unknown> },
+    // The changed record itself, not a copy: the bulk made it (apply) and nothing changes it after.
+    event: { resourceId: after.id, tlp, payload: after as unknown as Record<string, unknown> },
   };
 }
 
