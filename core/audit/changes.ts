@@ -18,9 +18,11 @@ export function diffChanges(before: object, after: object): AuditChange[] {
 }
 
 function walk(a: Record<string, unknown>, b: Record<string, unknown>, prefix: string, out: AuditChange[]): void {
-  const keys = new Set([...Object.keys(b), ...(prefix === "" ? [] : Object.keys(a))]);
-  for (const key of keys) {
-    if (prefix === "" && unaudited.has(key)) continue;
+  const top = prefix === "";
+  // A record's own fields are the after record's (no Set per record: bulks diff 100 000 of them);
+  // a nested object's are both sides' (a key removed is a change too).
+  for (const key of top ? Object.keys(b) : keysOfBoth(a, b)) {
+    if (top && unaudited.has(key)) continue;
     const x = a[key];
     const y = b[key];
     // The same value (or the same object) needs no serialising: bulk operations diff many records.
@@ -39,6 +41,13 @@ function walk(a: Record<string, unknown>, b: Record<string, unknown>, prefix: st
 /** What a deletion for good removed: every value of the record, before it, after null (secrets masked). */
 export function removedChanges(record: object): AuditChange[] {
   return diffChanges({}, record).map(({ path, before, after }) => ({ path, before: after, after: before }));
+}
+
+/** The keys of `b`, then those only `a` has. */
+function keysOfBoth(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  const keys = Object.keys(b);
+  for (const key of Object.keys(a)) if (!Object.hasOwn(b, key)) keys.push(key);
+  return keys;
 }
 
 const isObject = (value: unknown): value is object => value !== null && typeof value === "object";
