@@ -89,6 +89,22 @@ describe("the long-unit writer", () => {
     db.close();
   });
 
+  it("a worker that stops in the middle of a unit keeps nothing of it: the unit rejects, and the writer is no longer ready", async () => {
+    const path = freshFile();
+    const writer = new LongUnitWriter({ path, pragmas: [], autocheckpoint: () => 0 });
+    await writer.ready();
+    const unit = writer.run(async (executor) => {
+      await executor.run("INSERT INTO t (v) VALUES (?)", ["written before the stop"]);
+      await writer.close();
+      await executor.run("INSERT INTO t (v) VALUES (?)", ["after"]);
+    });
+    await expect(unit).rejects.toThrow(/not running|stopped/);
+    expect(await writer.ready()).toBe(false);
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM t").pluck().get()).toBe(0);
+    db.close();
+  });
+
   it("is not ready when its connection cannot open; a storage then runs long units on the main connection", async () => {
     const writer = new LongUnitWriter({ path: join(scratch, "missing", "db.sqlite"), pragmas: [], autocheckpoint: () => 0 });
     expect(await writer.ready()).toBe(false);
@@ -97,9 +113,9 @@ describe("the long-unit writer", () => {
 });
 
 describe("long units in the storage", () => {
-  it("a long unit on a database file commits its writes whole, and a unit queued behind it sees them", async () => {
+  it.each(["worker", "inline"] as const)("a long unit on a database file (longUnits: %s) commits its writes whole, and a unit queued behind it sees them", async (longUnits) => {
     const path = join(scratch, `storage-${++files}.sqlite`);
-    const storage = createSqliteStorage({ path });
+    const storage = createSqliteStorage({ path, longUnits });
     await storage.migrate();
     const f = createFixtures();
     const org = f.organization();
