@@ -1,4 +1,6 @@
+import { resolve } from "node:path";
 import type { Executor } from "../declare/dialect.js";
+import { holdFile, tryHoldFile } from "./file-writers.js";
 import type { SqliteDatabase } from "./statements.js";
 import { Statements } from "./statements.js";
 
@@ -69,12 +71,15 @@ export class GroupCommit {
   private head = 0;
   private draining = false;
   private readonly statements: Statements;
+  /** The database file, held by one writer of this process at a time (file-writers.ts); none in memory. */
+  private readonly file: string | undefined;
 
   constructor(
     private readonly db: SqliteDatabase,
     private readonly limits: GroupLimits = defaultGroupLimits,
   ) {
     this.statements = new Statements(db);
+    this.file = fileOf(db);
   }
 
   /** Runs `work` as one unit of the next group; settles once that group has ended. */
@@ -135,6 +140,17 @@ export class GroupCommit {
 
   /** Runs one group from BEGIN to COMMIT (or ROLLBACK), then settles its units. */
   private async group(): Promise<void> {
+    // Another storage of this process writing the same file goes first (file-writers.ts).
+    const file = this.file;
+    const release = file === undefined ? undefined : (tryHoldFile(file) ?? (await holdFile(file)));
+    try {
+      await this.groupHeld();
+    } finally {
+      release?.();
+    }
+  }
+
+  private async groupHeld(): Promise<void> {
     const { db, statements, limits } = this;
     try {
       statements.get(sql.begin).run();
@@ -218,20 +234,31 @@ export class GroupCommit {
  * fails, and the error goes on.
  */
 export async function soleTransaction<T>(db: SqliteDatabase, work: () => Promise<T>): Promise<T> {
+  const file = fileOf(db);
+  const release = file === undefined ? undefined : (tryHoldFile(file) ?? (await holdFile(file)));
   const statements = new Statements(db);
-  statements.get(sql.begin).run();
   try {
-    const result = await work();
-    statements.get(sql.commit).run();
-    return result;
-  } catch (error) {
+    statements.get(sql.begin).run();
     try {
-      if (db.inTransaction) statements.get(sql.rollback).run();
-    } catch {
-      // The error that ended the unit is the one to report.
+      const result = await work();
+      statements.get(sql.commit).run();
+      return result;
+    } catch (error) {
+      try {
+        if (db.inTransaction) statements.get(sql.rollback).run();
+      } catch {
+        // The error that ended the unit is the one to report.
+      }
+      throw error;
     }
-    throw error;
+  } finally {
+    release?.();
   }
+}
+
+/** The file a connection writes, as file-writers.ts names it; undefined in memory. */
+export function fileOf(db: SqliteDatabase): string | undefined {
+  return db.memory || db.name === "" ? undefined : resolve(db.name);
 }
 
 const turn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));

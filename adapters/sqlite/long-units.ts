@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { Executor } from "../declare/dialect.js";
+import { holdFile, tryHoldFile } from "./file-writers.js";
 
 /**
  * Long units of work (a selectAll bulk: a thousand statements over 100 000 records, then a COMMIT
@@ -139,6 +140,8 @@ export class LongUnitWriter {
   async run<T>(work: (executor: Executor) => Promise<T>): Promise<T> {
     const worker = this.worker;
     if (worker === undefined) throw new Error("casekit: the long-unit writer was not started");
+    // Another storage of this process writing the same file goes first (file-writers.ts).
+    const release = tryHoldFile(this.settings.path) ?? (await holdFile(this.settings.path));
     worker.ref();
     try {
       await this.call("begin");
@@ -153,6 +156,7 @@ export class LongUnitWriter {
       return result;
     } finally {
       worker.unref();
+      release();
     }
   }
 
