@@ -9,8 +9,21 @@
  */
 const holders = new Map<string, Promise<void>>();
 
+/**
+ * Runs `work` holding `file` (undefined: an in-memory database, nothing to hold). When no writer
+ * of this process holds the file, `work` starts at once, in the same turn.
+ */
+export async function holding<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
+  const release = file === undefined ? undefined : (tryHoldFile(file) ?? (await holdFile(file)));
+  try {
+    return await work();
+  } finally {
+    release?.();
+  }
+}
+
 /** Takes the file at once if no writer of this process holds it: the release, or undefined. */
-export function tryHoldFile(file: string): (() => void) | undefined {
+function tryHoldFile(file: string): (() => void) | undefined {
   if (holders.has(file)) return undefined;
   let release!: () => void;
   holders.set(file, new Promise<void>((resolve) => (release = resolve)));
@@ -21,7 +34,7 @@ export function tryHoldFile(file: string): (() => void) | undefined {
 }
 
 /** Takes the file once the writers of this process before it have let it go. */
-export async function holdFile(file: string): Promise<() => void> {
+async function holdFile(file: string): Promise<() => void> {
   for (;;) {
     const release = tryHoldFile(file);
     if (release !== undefined) return release;

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Executor } from "../declare/dialect.js";
-import { holdFile, tryHoldFile } from "./file-writers.js";
+import { holding } from "./file-writers.js";
 import type { SqliteDatabase } from "./statements.js";
 import { Statements } from "./statements.js";
 
@@ -139,15 +139,9 @@ export class GroupCommit {
   }
 
   /** Runs one group from BEGIN to COMMIT (or ROLLBACK), then settles its units. */
-  private async group(): Promise<void> {
+  private group(): Promise<void> {
     // Another storage of this process writing the same file goes first (file-writers.ts).
-    const file = this.file;
-    const release = file === undefined ? undefined : (tryHoldFile(file) ?? (await holdFile(file)));
-    try {
-      await this.groupHeld();
-    } finally {
-      release?.();
-    }
+    return holding(this.file, () => this.groupHeld());
   }
 
   private async groupHeld(): Promise<void> {
@@ -233,11 +227,9 @@ export class GroupCommit {
  * worker cannot run it): BEGIN IMMEDIATE, the work, COMMIT; ROLLBACK when the work or the COMMIT
  * fails, and the error goes on.
  */
-export async function soleTransaction<T>(db: SqliteDatabase, work: () => Promise<T>): Promise<T> {
-  const file = fileOf(db);
-  const release = file === undefined ? undefined : (tryHoldFile(file) ?? (await holdFile(file)));
-  const statements = new Statements(db);
-  try {
+export function soleTransaction<T>(db: SqliteDatabase, work: () => Promise<T>): Promise<T> {
+  return holding(fileOf(db), async () => {
+    const statements = new Statements(db);
     statements.get(sql.begin).run();
     try {
       const result = await work();
@@ -251,9 +243,7 @@ export async function soleTransaction<T>(db: SqliteDatabase, work: () => Promise
       }
       throw error;
     }
-  } finally {
-    release?.();
-  }
+  });
 }
 
 /** The file a connection writes, as file-writers.ts names it; undefined in memory. */

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { Executor } from "../declare/dialect.js";
-import { holdFile, tryHoldFile } from "./file-writers.js";
+import { holding } from "./file-writers.js";
 
 /**
  * Long units of work (a selectAll bulk: a thousand statements over 100 000 records, then a COMMIT
@@ -141,23 +141,23 @@ export class LongUnitWriter {
     const worker = this.worker;
     if (worker === undefined) throw new Error("casekit: the long-unit writer was not started");
     // Another storage of this process writing the same file goes first (file-writers.ts).
-    const release = tryHoldFile(this.settings.path) ?? (await holdFile(this.settings.path));
-    worker.ref();
-    try {
-      await this.call("begin");
-      let result: T;
+    return holding(this.settings.path, async () => {
+      worker.ref();
       try {
-        result = await work(this.executor);
-        await this.call("commit");
-      } catch (error) {
-        await this.call("rollback").catch(() => undefined);
-        throw error;
+        await this.call("begin");
+        let result: T;
+        try {
+          result = await work(this.executor);
+          await this.call("commit");
+        } catch (error) {
+          await this.call("rollback").catch(() => undefined);
+          throw error;
+        }
+        return result;
+      } finally {
+        worker.unref();
       }
-      return result;
-    } finally {
-      worker.unref();
-      release();
-    }
+    });
   }
 
   async close(): Promise<void> {
