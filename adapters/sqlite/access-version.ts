@@ -1,7 +1,12 @@
 import Database from "better-sqlite3";
 import { accessVersionSql } from "../resources/organizations.js";
+import { watchCommits } from "./commit-watch.js";
+import type { CommitWatch } from "./commit-watch.js";
 import { sqliteDialect } from "./dialect.js";
 import type { SqliteDatabase, Statement } from "./statements.js";
+
+/** Organizations whose versions are kept between commits; past it the set starts over. */
+const maxKeptVersions = 10_000;
 
 /**
  * Storage.accessVersion on SQLite: the organization's access version, read on every authenticated
@@ -14,10 +19,19 @@ import type { SqliteDatabase, Statement } from "./statements.js";
  * older than the last commit would let the cache use an entry past a change. Without such a file (in memory,
  * or `readers: 0`) it runs on the writer, which sees at least every commit, plus what a unit in
  * flight wrote, which at worst costs the cache a reload.
+ *
+ * On a WAL file the versions read are also kept, and trusted only while no connection of any
+ * process has committed to the file since they were read (commit-watch.ts: one `pread` of the
+ * WAL-index header, where the statement costs a read transaction, two file locks and a `stat`).
+ * A request that follows a commit, any commit, reads again. The header is looked at before the
+ * statement runs, so a commit that lands between the two is seen at the next look.
  */
 export function accessVersionReader(writer: SqliteDatabase, file: string | undefined): { read: (organizationId: string) => Promise<number | null>; close: () => void } {
   let connection: SqliteDatabase | undefined;
   let statement: Statement | undefined;
+  const watch: CommitWatch | undefined = file === undefined ? undefined : watchCommits(file);
+  /** Versions read since the last look that saw a commit (or could not tell). */
+  const versions = new Map<string, number | null>();
 
   const prepared = (): Statement => {
     if (statement !== undefined) return statement;
@@ -33,10 +47,20 @@ export function accessVersionReader(writer: SqliteDatabase, file: string | undef
 
   return {
     async read(organizationId) {
-      const version = prepared().get(organizationId) as number | undefined;
-      return version ?? null;
+      if (watch?.unchanged()) {
+        const known = versions.get(organizationId);
+        if (known !== undefined) return known;
+      } else versions.clear();
+      const version = (prepared().get(organizationId) as number | undefined) ?? null;
+      if (watch !== undefined) {
+        if (versions.size >= maxKeptVersions) versions.clear();
+        versions.set(organizationId, version);
+      }
+      return version;
     },
     close() {
+      watch?.close();
+      versions.clear();
       connection?.close();
       connection = undefined;
       statement = undefined;
