@@ -39,30 +39,50 @@ export function storableText(text: string): string {
 
 /**
  * What breaks the rules in `input`: every string (object keys included) with NUL or a lone
- * surrogate, and nesting deeper than maxInputDepth. Iterative, so no input can exhaust the stack,
- * and it stops descending at the depth limit, so a cyclic object from an embedder ends too.
+ * surrogate, and nesting deeper than maxInputDepth. It stops descending at the depth limit, so no
+ * input can exhaust the stack and a cyclic object from an embedder ends too.
  */
 export function inputProblems(input: unknown): FieldError[] {
   const problems: FieldError[] = [];
-  const pending: { value: unknown; path: string[]; depth: number }[] = [{ value: input, path: [], depth: 0 }];
-  while (pending.length > 0 && problems.length < maxProblems) {
-    const { value, path, depth } = pending.pop()!;
-    if (typeof value === "string") {
-      if (illFormed.test(value)) problems.push({ path: path.join("."), message: illFormedMessage });
-      continue;
-    }
-    if (!isContainer(value)) continue;
-    if (depth >= maxInputDepth) {
-      problems.push({ path: path.join("."), message: `nests deeper than ${maxInputDepth} levels of objects and arrays` });
-      continue;
-    }
-    const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
-    for (const [key, inner] of entries) {
-      if (!Array.isArray(value) && illFormed.test(key)) problems.push({ path: [...path, key].join("."), message: `its name ${illFormedMessage}` });
-      pending.push({ value: inner, path: [...path, key], depth: depth + 1 });
-    }
-  }
+  visit(input, [], 0, problems);
   return problems.slice(0, maxProblems);
+}
+
+/**
+ * One value of the walk. Every request's input passes here, so nothing is allocated per value:
+ * `path` is one array the walk pushes keys on and pops, spelled out only for a problem. The
+ * recursion is as deep as the input's nesting, which stops at maxInputDepth. Members are listed
+ * (their names checked) before any is entered, and entered last first: the order the problems
+ * have always been reported in.
+ */
+function visit(value: unknown, path: (string | number)[], depth: number, problems: FieldError[]): void {
+  if (problems.length >= maxProblems) return;
+  if (typeof value === "string") {
+    if (illFormed.test(value)) problems.push({ path: path.join("."), message: illFormedMessage });
+    return;
+  }
+  if (!isContainer(value)) return;
+  if (depth >= maxInputDepth) {
+    problems.push({ path: path.join("."), message: `nests deeper than ${maxInputDepth} levels of objects and arrays` });
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (let i = value.length - 1; i >= 0; i--) {
+      path.push(i);
+      visit(value[i], path, depth + 1, problems);
+      path.pop();
+    }
+    return;
+  }
+  const keys = Object.keys(value);
+  for (const key of keys) {
+    if (illFormed.test(key)) problems.push({ path: path.length === 0 ? key : `${path.join(".")}.${key}`, message: `its name ${illFormedMessage}` });
+  }
+  for (let i = keys.length - 1; i >= 0; i--) {
+    path.push(keys[i]!);
+    visit(value[keys[i]!], path, depth + 1, problems);
+    path.pop();
+  }
 }
 
 /** Arrays and plain objects: what JSON produces. Dates, maps and class instances are the schema's business. */
