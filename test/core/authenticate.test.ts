@@ -76,4 +76,21 @@ describe("key authentication", () => {
     await t.kit.authenticateKey(secret);
     expect(await lastUsed()).toBe("2026-03-01T12:01:00.000Z");
   });
+
+  it("a secret it has seen (its key hash remembered) is refused the moment its key is suspended or revoked, and a near miss of it never passes", async () => {
+    const owner = await addUser(t.kit, t.organizationId);
+    const { secret, key } = await addKey(t.kit, owner);
+    const admin = await t.kit.authenticateKey(t.adminKey);
+    expect(await codeOf(t.kit.authenticateKey(secret))).toBe("ok");
+    expect(await codeOf(t.kit.authenticateKey(secret))).toBe("ok");
+    await t.kit.keys.changeStatus(admin, key.id, "suspend");
+    expect(await codeOf(t.kit.authenticateKey(secret))).toBe("key_suspended");
+    await t.kit.keys.changeStatus(admin, key.id, "resume");
+    expect(await codeOf(t.kit.authenticateKey(secret))).toBe("ok");
+    await t.kit.keys.changeStatus(admin, key.id, "revoke");
+    expect(await codeOf(t.kit.authenticateKey(secret))).toBe("key_revoked");
+    // Another secret with the same start is another key hash: unknown.
+    const other = `${secret.slice(0, -8)}${secret.slice(-8).split("").reverse().join("")}`;
+    expect(await codeOf(t.kit.authenticateKey(other))).toBe("invalid_key");
+  });
 });
