@@ -32,6 +32,8 @@ export interface AccessCache {
    * read), else `organization()`.
    */
   organizationFor(principal: Principal): Promise<Organization | null>;
+  /** The organization `principal` was vouched with in this request, at once; undefined when it was not. */
+  vouchedFor(principal: Principal): Organization | undefined;
   /** Entries held now (keys, organizations): for tests and metrics. */
   size(): { keys: number; organizations: number };
 }
@@ -88,6 +90,10 @@ export function createAccessCache(deps: Pick<CaseKitDeps, "storage">, options: {
 
     async organizationFor(principal) {
       return vouched.get(principal) ?? this.organization(principal.organizationId);
+    },
+
+    vouchedFor(principal) {
+      return vouched.get(principal);
     },
 
     size: () => ({ keys: keys.size, organizations: organizations.size }),

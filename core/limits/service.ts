@@ -34,6 +34,12 @@ export const defaultSourceFailureLimits: RateLimits = { perMinute: 10, perHour: 
 /** The overrides of an organization without a rate-limit policy: one object, so its limits are computed once. */
 const noOverrides: RateLimitOverrides = Object.freeze({});
 
+/** A metered caller: the name its budget is kept under, and its limits. */
+interface Metered {
+  meter: string;
+  limits: RateLimits;
+}
+
 /** A bulk request costs one unit, plus one per this many rows it touched (matched: changed or skipped). */
 export const rowsPerCostUnit = 100;
 
@@ -56,10 +62,6 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     failureMode: options.failureMode ?? "closed",
   };
 
-  async function organizationOverrides(principal: Principal): Promise<RateLimitOverrides> {
-    return (await access.organizationFor(principal))?.policy.rateLimits ?? noOverrides;
-  }
-
   /**
    * effectiveLimits, computed once per policy object and tier: the access cache hands out the same
    * organization (and so the same policy object) until the organization's access version moves,
@@ -74,19 +76,38 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     return limits;
   }
 
-  async function spend(key: string, limits: RateLimits, now: number, options: DecideOptions): Promise<LimitDecision> {
+  function spend(key: string, limits: RateLimits, now: number, options: DecideOptions): Promise<LimitDecision> {
     return config.store.update(key, (state) => {
       const { state: next, decision } = decide(limits, state, now, options);
       return { state: next, result: decision };
     });
   }
 
-  /** What the principal is metered by, and its limits; null for a caller no limit applies to. */
-  async function meterOf(principal: Principal): Promise<{ meter: string; limits: RateLimits } | null> {
-    if (principal.tier === null) return null;
-    const meter = principal.keyId !== null ? `key:${principal.keyId}` : principal.authenticatedBy === "host" ? `user:${principal.userId}` : null;
+  /** Meter names by key id: the same string each time, so the store's map does not hash a new one per request. */
+  const keyMeters = new Map<string, string>();
+  function meterName(principal: Principal): string | null {
+    if (principal.keyId === null) return principal.authenticatedBy === "host" ? `user:${principal.userId}` : null;
+    let meter = keyMeters.get(principal.keyId);
+    if (meter === undefined) {
+      if (keyMeters.size >= 10_000) keyMeters.clear();
+      keyMeters.set(principal.keyId, (meter = `key:${principal.keyId}`));
+    }
+    return meter;
+  }
+
+  /**
+   * What the principal is metered by, and its limits; null for a caller no limit applies to. At
+   * once (no promise, no turn of the microtask queue) when the request's organization was vouched
+   * for, as it is for every key: metering is paid on every request.
+   */
+  function meterOf(principal: Principal): Metered | null | Promise<Metered | null> {
+    const tier = principal.tier;
+    if (tier === null) return null;
+    const meter = meterName(principal);
     if (meter === null) return null;
-    return { meter, limits: limitsOf(principal.tier, await organizationOverrides(principal)) };
+    const vouched = access.vouchedFor(principal);
+    if (vouched !== undefined) return { meter, limits: limitsOf(tier, vouched.policy.rateLimits ?? noOverrides) };
+    return access.organization(principal.organizationId).then((organization) => ({ meter, limits: limitsOf(tier, organization?.policy.rateLimits ?? noOverrides) }));
   }
 
   return {
@@ -101,7 +122,8 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
      */
     async consume(principal: Principal): Promise<LimitDecision | null> {
       const now = deps.clock.now().getTime();
-      const metered = await meterOf(principal);
+      const found = meterOf(principal);
+      const metered = found instanceof Promise ? await found : found;
       if (metered === null) return null;
       try {
         return await spend(metered.meter, metered.limits, now, { cost: 1 });
