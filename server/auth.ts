@@ -41,6 +41,8 @@ const legacyCredentialHeaders = [
 
 const bearerPattern = /^bearer +(\S+) *$/i;
 
+const legacyCredentialHeaderSet: ReadonlySet<string> = new Set(legacyCredentialHeaders);
+
 /** The key secret the request carries, or the CaseKitError that says why there is none. */
 export function readCredential(event: H3Event): string {
   for (const name of Object.keys(getQuery(event))) {
@@ -48,43 +50,60 @@ export function readCredential(event: H3Event): string {
       throw new CaseKitError("credentials_in_query", `Do not send credentials in the query string ("${name}"); use the Authorization header`);
     }
   }
-  const headers = event.req.headers;
-  const legacy = legacyCredentialHeaders.find((name) => headers.has(name));
-  if (legacy) {
+  const sent = credentialHeadersOf(event);
+  if (sent.legacy) {
     throw new CaseKitError("legacy_credentials_rejected", "Split key/secret headers are not accepted; send the key as Authorization: Bearer <key>");
   }
-
-  const authorizations = headerCount(event, "authorization");
-  const apiKeys = headerCount(event, "x-api-key");
-  if (authorizations + apiKeys > 1) {
+  if (sent.authorizations + sent.apiKeys > 1) {
     throw new CaseKitError("ambiguous_credentials", "Send exactly one credential: either Authorization: Bearer <key> or X-Api-Key: <key>, once");
   }
-  if (authorizations === 1) {
-    const match = bearerPattern.exec(headers.get("authorization") ?? "");
+  if (sent.authorizations === 1) {
+    const match = bearerPattern.exec(sent.authorization);
     if (!match) throw new CaseKitError("invalid_key", "The Authorization header must be Bearer <key>");
     return match[1]!;
   }
-  if (apiKeys === 1) {
-    const secret = (headers.get("x-api-key") ?? "").trim();
+  if (sent.apiKeys === 1) {
+    const secret = sent.apiKey.trim();
     if (!secret) throw new CaseKitError("invalid_key", "The X-Api-Key header is empty");
     return secret;
   }
   throw new CaseKitError("missing_credentials", "Send an API key as Authorization: Bearer <key> or X-Api-Key: <key>");
 }
 
-/** How many times the header arrived (see the note at the top of this file). */
-function headerCount(event: H3Event, lowerName: string): number {
+/** The credential headers of a request: how often each arrived, and the value of each (the last, when repeated). */
+interface CredentialHeaders {
+  legacy: boolean;
+  authorizations: number;
+  authorization: string;
+  apiKeys: number;
+  apiKey: string;
+}
+
+/** Read in one pass over the raw header list where there is one (see the note at the top of this file). */
+function credentialHeadersOf(event: H3Event): CredentialHeaders {
+  const sent: CredentialHeaders = { legacy: false, authorizations: 0, authorization: "", apiKeys: 0, apiKey: "" };
   const raw = event.runtime?.node?.req.rawHeaders;
   if (raw) {
-    let count = 0;
     for (let i = 0; i < raw.length; i += 2) {
-      if (raw[i]!.toLowerCase() === lowerName) count += 1;
+      const name = raw[i]!.toLowerCase();
+      if (name === "authorization") {
+        sent.authorizations += 1;
+        sent.authorization = raw[i + 1]!;
+      } else if (name === "x-api-key") {
+        sent.apiKeys += 1;
+        sent.apiKey = raw[i + 1]!;
+      } else if (legacyCredentialHeaderSet.has(name)) sent.legacy = true;
     }
-    return count;
+    return sent;
   }
-  const value = event.req.headers.get(lowerName);
-  if (value === null) return 0;
-  return value.includes(",") ? 2 : 1;
+  const headers = event.req.headers;
+  sent.legacy = legacyCredentialHeaders.some((name) => headers.has(name));
+  const authorization = headers.get("authorization");
+  const apiKey = headers.get("x-api-key");
+  // A folded value with a comma is a repeat: neither a key nor a Bearer credential holds one.
+  if (authorization !== null) [sent.authorizations, sent.authorization] = [authorization.includes(",") ? 2 : 1, authorization];
+  if (apiKey !== null) [sent.apiKeys, sent.apiKey] = [apiKey.includes(",") ? 2 : 1, apiKey];
+  return sent;
 }
 
 export interface AuthOptions {
