@@ -2,6 +2,7 @@ import pino from "pino";
 import type { DestinationStream, Logger } from "pino";
 import type { LogLevel } from "./config.js";
 import type { AccessLogLine } from "./handle.js";
+import { linesByTurn } from "./lines-by-turn.js";
 import { apiBasePath } from "./route.js";
 
 /**
@@ -32,13 +33,14 @@ export interface HostLog {
 
 /**
  * Lines are written through pino to an asynchronous destination: a request never waits for the
- * terminal or the log collector, and lines written while a write is in flight go out together.
+ * terminal or the log collector, the lines of one event-loop turn are handed over together
+ * (lines-by-turn.ts), and lines written while a write is in flight go out together.
  * Each line has `level` (its name), `time` (ISO 8601) and `msg`, then its fields. What goes in is
  * chosen by the callers: the access line's fields (never headers, queries or bodies), start-up
  * and shutdown facts (the database URL with its password masked), never a key or a password.
  */
 export function createHostLog(options: HostLogOptions): HostLog {
-  const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
+  const destination = options.destination ?? linesByTurn(pino.destination({ dest: 1, sync: false }));
   const logger = pino(
     {
       level: options.level,
