@@ -10,43 +10,57 @@ export function answerJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   const own = storedJsonOf(value);
   if (own !== undefined) return own;
-  if (isPlainArray(value)) return listJson(value) ?? JSON.stringify(value);
+  if (isPlainArray(value)) {
+    const parts: string[] = [];
+    return listParts(value, parts) ? parts.join("") : JSON.stringify(value);
+  }
   if (!isPlainObject(value)) return JSON.stringify(value);
   const { data } = value as { data?: unknown };
   if (!isPlainArray(data) || data.length === 0) return JSON.stringify(value);
-  const records = listJson(data);
-  if (records === undefined) return JSON.stringify(value);
-  // The object's other members keep their order and their JSON.stringify form.
-  let out = "{";
+  // The text is gathered in one list of parts and joined once: one flat string, which the host
+  // measures and writes without first copying a tree of concatenations (a page is tens of KB).
+  const parts: string[] = ["{"];
   for (const key of Object.keys(value)) {
-    const member = key === "data" ? records : JSON.stringify((value as Record<string, unknown>)[key]);
-    if (member === undefined) continue; // undefined, functions and symbols are left out, as JSON.stringify does
-    out += `${out.length === 1 ? "" : ","}${JSON.stringify(key)}:${member}`;
+    const mark = parts.length;
+    if (mark > 1) parts.push(",");
+    parts.push(JSON.stringify(key), ":");
+    if (key === "data") {
+      if (!listParts(data, parts)) return JSON.stringify(value);
+      continue;
+    }
+    // The object's other members keep their order and their JSON.stringify form.
+    const member = JSON.stringify((value as Record<string, unknown>)[key]);
+    if (member === undefined) parts.length = mark; // undefined, functions and symbols are left out, as JSON.stringify does
+    else parts.push(member);
   }
-  return `${out}}`;
+  parts.push("}");
+  return parts.join("");
 }
 
 /**
- * The array's JSON when at least its first member has a stored text; undefined otherwise (stringify
- * it whole). A member without one is JSON.stringify's, unless it has a `toJSON` (which JSON.stringify
- * would call with the member's index): then the whole array is left to JSON.stringify too.
+ * Adds the array's JSON to `parts` when at least its first member has a stored text; false
+ * otherwise (stringify it whole). A member without one is JSON.stringify's, unless it has a
+ * `toJSON` (which JSON.stringify would call with the member's index): then the whole array is
+ * left to JSON.stringify too.
  */
-function listJson(items: readonly unknown[]): string | undefined {
+function listParts(items: readonly unknown[], parts: string[]): boolean {
   const first = items[0];
-  if (first === null || typeof first !== "object" || storedJsonOf(first) === undefined) return undefined;
-  const parts = new Array<string>(items.length);
+  if (first === null || typeof first !== "object" || storedJsonOf(first) === undefined) return false;
+  parts.push("[");
   for (let i = 0; i < items.length; i++) {
+    if (i > 0) parts.push(",");
     const item = items[i];
     const text = item !== null && typeof item === "object" ? storedJsonOf(item) : undefined;
     if (text !== undefined) {
-      parts[i] = text;
+      parts.push(text);
       continue;
     }
-    if (item !== null && typeof item === "object" && typeof (item as { toJSON?: unknown }).toJSON === "function") return undefined;
+    if (item !== null && typeof item === "object" && typeof (item as { toJSON?: unknown }).toJSON === "function") return false;
     // An array member JSON.stringify cannot write (undefined, a function) is null there.
-    parts[i] = JSON.stringify(item) ?? "null";
+    parts.push(JSON.stringify(item) ?? "null");
   }
-  return `[${parts.join(",")}]`;
+  parts.push("]");
+  return true;
 }
 
 /** An array as JSON.stringify writes one member by member: no subclass, no `toJSON` of its own. */
