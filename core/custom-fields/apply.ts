@@ -4,7 +4,7 @@ import { CaseKitError } from "../errors.js";
 import type { FieldError } from "../errors.js";
 import type { UnitOfWork } from "../ports/storage.js";
 import { hiddenKeys } from "./floor.js";
-import { keepHidden, redactCustomFields } from "./redact.js";
+import { keepHidden, withoutHidden } from "./redact.js";
 import { unmetFieldRequirements } from "./requirements.js";
 import type { CustomFieldDefinition, CustomFieldScope } from "./types.js";
 import { checkValues, definitionsFor, withDefaults } from "./values.js";
@@ -86,7 +86,7 @@ async function typeFieldsOf(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWo
  * gate it (gatingDefinitions) and the keys of the organization's fields above the caller's
  * clearance, whose gates are named as floor.ts says.
  */
-export async function moveFields(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, scope: "case" | "alert" | "task", typeValue: string | null = null): Promise<{ fields: CustomFieldDefinition[]; hidden: Set<string> }> {
+export async function moveFields(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, scope: "case" | "alert" | "task", typeValue: string | null = null): Promise<{ fields: CustomFieldDefinition[]; hidden: ReadonlySet<string> }> {
   const typeFields = await typeFieldsOf(deps, tx, principal.organizationId, scope, typeValue);
   // The organization's definitions read once: the gating ones and the hidden keys both come from them.
   const all = await definitionsOf(deps, tx, principal.organizationId);
@@ -96,7 +96,10 @@ export async function moveFields(deps: Pick<CaseKitDeps, "definitions">, tx: Uni
 /** Records as the caller may see them (every read and list path), the organization's definitions read once. */
 export async function visibleRecords<T extends { organizationId: string; customFields: Record<string, unknown> }>(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, records: T[]): Promise<T[]> {
   // A shared case carries its own organization's fields: its definitions say what is hidden.
-  const byOrganization = new Map<string, CustomFieldDefinition[]>();
-  for (const id of new Set(records.map((r) => r.organizationId))) byOrganization.set(id, await definitionsOf(deps, tx, id));
-  return records.map((r) => redactCustomFields(r, byOrganization.get(r.organizationId)!, principal.tlpClearance));
+  // The hidden keys are worked out once per organization, not once per record.
+  const hiddenByOrganization = new Map<string, ReadonlySet<string>>();
+  for (const { organizationId } of records) {
+    if (!hiddenByOrganization.has(organizationId)) hiddenByOrganization.set(organizationId, hiddenKeys(await definitionsOf(deps, tx, organizationId), principal.tlpClearance));
+  }
+  return records.map((r) => withoutHidden(r, hiddenByOrganization.get(r.organizationId)!));
 }

@@ -31,9 +31,22 @@ export function belowFloor(definition: Pick<CustomFieldDefinition, "tlpFloor">, 
 }
 
 /** Keys of the fields above the clearance. */
-export function hiddenKeys(definitions: readonly CustomFieldDefinition[], clearance: number): Set<string> {
-  return new Set(definitions.filter((d) => belowFloor(d, clearance)).map((d) => d.key));
+export function hiddenKeys(definitions: readonly CustomFieldDefinition[], clearance: number): ReadonlySet<string> {
+  if (!Object.isFrozen(definitions)) return new Set(definitions.filter((d) => belowFloor(d, clearance)).map((d) => d.key));
+  let byClearance = hiddenKeysOf.get(definitions);
+  if (byClearance === undefined) hiddenKeysOf.set(definitions, (byClearance = new Map()));
+  let hidden = byClearance.get(clearance);
+  if (hidden === undefined) byClearance.set(clearance, (hidden = new Set(definitions.filter((d) => belowFloor(d, clearance)).map((d) => d.key))));
+  return hidden;
 }
+
+/**
+ * hiddenKeys, worked out once per definitions list and clearance: the definitions cache hands out
+ * the same frozen list until a definition changes (a change is a new list), and a list view or a
+ * bulk asks for every record. Only frozen lists are remembered (a list that can still change is
+ * worked out each time); weak, so a list no longer used takes its sets with it.
+ */
+const hiddenKeysOf = new WeakMap<readonly CustomFieldDefinition[], Map<number, ReadonlySet<string>>>();
 
 /** The definition as a caller cleared to `clearance` may read it: its default value withheld (null) below the floor. */
 export function definitionAsSeen(definition: CustomFieldDefinition, clearance: number): CustomFieldDefinition {

@@ -8,7 +8,11 @@ import type { CustomFieldDefinition } from "./types.js";
  * (the rule: floor.ts).
  */
 export function redactCustomFields<T extends { customFields: Record<string, unknown> }>(record: T, definitions: readonly CustomFieldDefinition[], clearance: number): T {
-  const hidden = hiddenKeys(definitions, clearance);
+  return withoutHidden(record, hiddenKeys(definitions, clearance));
+}
+
+/** The record without the values of `hidden` keys (the same record when it has none): for many records of one organization, its hidden keys worked out once. */
+export function withoutHidden<T extends { customFields: Record<string, unknown> }>(record: T, hidden: ReadonlySet<string>): T {
   if (hidden.size === 0 || !Object.keys(record.customFields).some((key) => hidden.has(key))) return record;
   const customFields = Object.fromEntries(Object.entries(record.customFields).filter(([key]) => !hidden.has(key)));
   return { ...record, customFields };
