@@ -3,7 +3,7 @@
 // are all seen; and anything it cannot read makes it say "may have changed". The access version
 // read trusts its kept versions on that word alone (adapters/sqlite/access-version.ts).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,6 +85,54 @@ describe("the commit watch", () => {
     } finally {
       watch.close();
       missing.close();
+      db.close();
+    }
+  });
+
+  it("never drops this process's SQLite locks on the file: another process stays locked out while our writer holds its transaction", () => {
+    const { path, db } = walFile();
+    const watch = watchCommits(path);
+    expect(watch.unchanged()).toBe(false);
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      // Closing any descriptor of the -shm would drop every fcntl lock this process holds on it.
+      watch.close();
+      const another = watchCommits(path);
+      another.unchanged();
+      another.close();
+      const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+      const script = `const D = require(${JSON.stringify(driver)}); const db = new D(${JSON.stringify(path)}); db.pragma("busy_timeout = 0"); try { db.exec("BEGIN IMMEDIATE; INSERT INTO organizations VALUES ('org_other', 1); COMMIT"); console.log("written"); } catch (error) { console.log(error.code); }`;
+      const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+      expect(result.stdout.trim()).toBe("SQLITE_BUSY");
+    } finally {
+      db.exec("ROLLBACK");
+      db.close();
+    }
+  });
+
+  it("watches the file a database recreated at the same path has, and the file behind a symbolic link", () => {
+    const first = walFile();
+    const old = watchCommits(first.path);
+    old.unchanged();
+    first.db.close(); // the last connection: SQLite removes the -wal and -shm files
+    expect(existsSync(`${first.path}-shm`)).toBe(false);
+    rmSync(first.path);
+    const db = new Database(first.path);
+    db.pragma("journal_mode = WAL");
+    db.exec("CREATE TABLE t (x)");
+    const link = `${first.path}.link`;
+    symlinkSync(first.path, link);
+    const fresh = watchCommits(first.path);
+    const viaLink = watchCommits(link);
+    try {
+      fresh.unchanged();
+      viaLink.unchanged();
+      expect(fresh.unchanged()).toBe(true);
+      expect(viaLink.unchanged()).toBe(true);
+      db.exec("INSERT INTO t VALUES (1)");
+      expect(fresh.unchanged()).toBe(false);
+      expect(viaLink.unchanged()).toBe(false);
+    } finally {
       db.close();
     }
   });
