@@ -40,7 +40,7 @@ export interface HostLog {
  * and shutdown facts (the database URL with its password masked), never a key or a password.
  */
 export function createHostLog(options: HostLogOptions): HostLog {
-  const destination = options.destination ?? linesByTurn(pino.destination({ dest: 1, sync: false }));
+  const destination = options.destination ?? standardOutput();
   const logger = pino(
     {
       level: options.level,
@@ -70,4 +70,21 @@ export function createHostLog(options: HostLogOptions): HostLog {
       return new Promise((resolve) => logger.flush(() => resolve()));
     },
   };
+}
+
+/**
+ * Standard output through sonic-boom, a turn's lines at a time (lines-by-turn.ts). What is still
+ * pending when the process exits, an uncaught error included, is written out synchronously first
+ * (pino's own exit hook flushes only what sonic-boom already holds).
+ */
+function standardOutput(): DestinationStream {
+  const lines = linesByTurn(pino.destination({ dest: 1, sync: false }));
+  process.once("exit", () => {
+    try {
+      lines.flushSync();
+    } catch {
+      // An output that cannot be written any more at exit: nothing left to do.
+    }
+  });
+  return lines;
 }
