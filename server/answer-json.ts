@@ -16,7 +16,7 @@ export function answerJson(value: unknown): string {
   }
   if (!isPlainObject(value)) return JSON.stringify(value);
   const { data } = value as { data?: unknown };
-  if (!isPlainArray(data) || data.length === 0) return JSON.stringify(value);
+  if (!isPlainArray(data) || data.length === 0 || !hasStoredText(data[0])) return JSON.stringify(value);
   // The text is gathered in one list of parts and joined once: one flat string, which the host
   // measures and writes without first copying a tree of concatenations (a page is tens of KB).
   const parts: string[] = ["{"];
@@ -44,8 +44,7 @@ export function answerJson(value: unknown): string {
  * left to JSON.stringify too.
  */
 function listParts(items: readonly unknown[], parts: string[]): boolean {
-  const first = items[0];
-  if (first === null || typeof first !== "object" || storedJsonOf(first) === undefined) return false;
+  if (!hasStoredText(items[0])) return false;
   parts.push("[");
   for (let i = 0; i < items.length; i++) {
     if (i > 0) parts.push(",");
@@ -61,6 +60,10 @@ function listParts(items: readonly unknown[], parts: string[]): boolean {
   }
   parts.push("]");
   return true;
+}
+
+function hasStoredText(item: unknown): boolean {
+  return item !== null && typeof item === "object" && storedJsonOf(item) !== undefined;
 }
 
 /** An array as JSON.stringify writes one member by member: no subclass, no `toJSON` of its own. */

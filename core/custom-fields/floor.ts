@@ -32,7 +32,7 @@ export function belowFloor(definition: Pick<CustomFieldDefinition, "tlpFloor">, 
 
 /** Keys of the fields above the clearance. */
 export function hiddenKeys(definitions: readonly CustomFieldDefinition[], clearance: number): ReadonlySet<string> {
-  if (!Object.isFrozen(definitions)) return new Set(definitions.filter((d) => belowFloor(d, clearance)).map((d) => d.key));
+  if (!Object.isFrozen(definitions) || !definitions.every(Object.isFrozen)) return new Set(definitions.filter((d) => belowFloor(d, clearance)).map((d) => d.key));
   let byClearance = hiddenKeysOf.get(definitions);
   if (byClearance === undefined) hiddenKeysOf.set(definitions, (byClearance = new Map()));
   let hidden = byClearance.get(clearance);
@@ -43,8 +43,9 @@ export function hiddenKeys(definitions: readonly CustomFieldDefinition[], cleara
 /**
  * hiddenKeys, worked out once per definitions list and clearance: the definitions cache hands out
  * the same frozen list until a definition changes (a change is a new list), and a list view or a
- * bulk asks for every record. Only frozen lists are remembered (a list that can still change is
- * worked out each time); weak, so a list no longer used takes its sets with it.
+ * bulk asks for every record. Only a frozen list of frozen definitions is remembered (one whose
+ * keys or floors can still change, say an embedder's, is worked out each time); weak, so a list
+ * no longer used takes its sets with it.
  */
 const hiddenKeysOf = new WeakMap<readonly CustomFieldDefinition[], Map<number, ReadonlySet<string>>>();
 
