@@ -22,10 +22,24 @@ const schemaNamePattern = /^[a-z_][a-z0-9_]*$/;
 /** A state carries nothing the limiter still counts this long after its last reset time. */
 const retentionMs = 61 * 60_000;
 
+/** States this host remembers (its own last write of each key), at most; past it they start over. */
+const maxKnownStates = 10_000;
+
 /**
- * The shared rate-limit store: one row per key in PostgreSQL, read and written under a row lock,
- * so every host behind a load balancer spends from one budget per key. Reachability failures
- * reject, and the limiter applies its configured failure mode.
+ * The shared rate-limit store: one row per key in PostgreSQL, so every host behind a load
+ * balancer spends from one budget per key. Reachability failures reject, and the limiter applies
+ * its configured failure mode.
+ *
+ * An update is first a compare-and-set, not a transaction around a row lock: the host remembers
+ * the state it last wrote for a key, decides on it, and writes the new state only if the row
+ * still holds that one (`UPDATE … WHERE state = $expected`): one statement. When the row holds
+ * something else (another host wrote, or the row was swept) or nothing is remembered (a key's
+ * first request on this host), nothing has been written, and the update runs under the row's
+ * lock (BEGIN, an insert, SELECT … FOR UPDATE, UPDATE, COMMIT), which always makes progress. So
+ * no two updates of a key both build on one state, as the port requires, and a host that is the
+ * only one spending a key pays one statement a request instead of five (measured beside a
+ * 100 000-alert bulk, a probe's p99 was 45–193 ms with five and 16–31 ms with the limiter in
+ * memory). Updates of one key on one host wait for each other, so they never race each other.
  */
 export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOptions): RateLimitStore & { close(): Promise<void> } {
   const { schema } = options;
@@ -36,9 +50,34 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
   const now = options.now ?? Date.now;
   const sweepEvery = options.sweepEvery ?? 5_000;
   let updates = 0;
-  const searchPath = schema ? `SET LOCAL search_path TO "${schema}"` : null;
+  // Statements run outside any transaction, so the table is named with its schema.
+  const table = schema ? `"${schema}".rate_limits` : "rate_limits";
+  /** The state this host last wrote for each key. */
+  const known = new Map<string, LimiterState>();
+  /** The update of each key in progress on this host; the next one waits for it. */
+  const inProgress = new Map<string, Promise<unknown>>();
 
-  async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const query = <R extends pg.QueryResultRow>(text: string, values: readonly unknown[]) =>
+    pool.query<R>(text, values as unknown[]).catch((error: unknown) => {
+      if (error instanceof Error) Error.captureStackTrace(error);
+      throw error;
+    });
+
+  const expiryOf = (state: LimiterState): number => Math.ceil(Math.max(state.tat, state.reset) + retentionMs);
+
+  /** The remembered state's compare-and-set; undefined when the row no longer holds it (or nothing is remembered). */
+  async function compareAndSet<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<{ result: R } | undefined> {
+    const base = known.get(key);
+    if (base === undefined) return undefined;
+    const { state, result } = next(base);
+    const written = await query(`UPDATE ${table} SET state = $2, expires_at = $3 WHERE key = $1 AND state = $4::jsonb`, [key, JSON.stringify(state), expiryOf(state), JSON.stringify(base)]);
+    if (written.rowCount !== 1) return undefined;
+    remember(key, state);
+    return { result };
+  }
+
+  /** Under the row's lock: always makes progress, however busy the key is on other hosts. */
+  async function locked<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<R> {
     const client = await pool.connect();
     let broken = false;
     const onError = () => {
@@ -47,9 +86,12 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
     client.on("error", onError);
     try {
       await sendQuery(client, "BEGIN");
-      if (searchPath) await sendQuery(client, searchPath);
-      const result = await work(client);
+      await sendQuery(client, `INSERT INTO ${table} (key, state, expires_at) VALUES ($1, NULL, 0) ON CONFLICT (key) DO NOTHING`, [key]);
+      const { rows } = await sendQuery<{ state: LimiterState | null }>(client, `SELECT state FROM ${table} WHERE key = $1 FOR UPDATE`, [key]);
+      const { state, result } = next(rows[0]?.state ?? null);
+      await sendQuery(client, `UPDATE ${table} SET state = $2, expires_at = $3 WHERE key = $1`, [key, JSON.stringify(state), expiryOf(state)]);
       await sendQuery(client, "COMMIT");
+      remember(key, state);
       return result;
     } catch (error) {
       await sendQuery(client, "ROLLBACK").catch(() => {
@@ -62,34 +104,32 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
     }
   }
 
+  function remember(key: string, state: LimiterState): void {
+    if (known.size >= maxKnownStates) known.clear();
+    known.set(key, state);
+  }
+
   return {
-    async update(key, next) {
-      const result = await inTransaction(async (client) => {
-        await sendQuery(client, "INSERT INTO rate_limits (key, state, expires_at) VALUES ($1, NULL, 0) ON CONFLICT (key) DO NOTHING", [key]);
-        const { rows } = await sendQuery<{ state: LimiterState | null }>(client, "SELECT state FROM rate_limits WHERE key = $1 FOR UPDATE", [key]);
-        const { state, result } = next(rows[0]?.state ?? null);
-        await sendQuery(client, "UPDATE rate_limits SET state = $2, expires_at = $3 WHERE key = $1", [key, JSON.stringify(state), Math.ceil(Math.max(state.tat, state.reset) + retentionMs)]);
-        return result;
-      });
-      if (++updates % sweepEvery === 0) {
-        await inTransaction((client) => sendQuery(client, "DELETE FROM rate_limits WHERE expires_at < $1", [now()]));
+    async update<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<R> {
+      const before = inProgress.get(key);
+      const attempt = async (): Promise<R> => (await compareAndSet(key, next))?.result ?? locked(key, next);
+      const mine = (before ?? Promise.resolve()).catch(() => undefined).then(attempt);
+      inProgress.set(key, mine);
+      try {
+        return await mine;
+      } catch (error) {
+        // A failed statement may or may not have been applied: read the row again next time.
+        known.delete(key);
+        throw error;
+      } finally {
+        if (inProgress.get(key) === mine) inProgress.delete(key);
+        if (++updates % sweepEvery === 0) await query(`DELETE FROM ${table} WHERE expires_at < $1`, [now()]).catch(() => undefined);
       }
-      return result;
     },
 
     async peek(key) {
-      const client = await pool.connect();
-      try {
-        if (searchPath) {
-          await sendQuery(client, "BEGIN");
-          await sendQuery(client, searchPath);
-        }
-        const { rows } = await sendQuery<{ state: LimiterState | null }>(client, "SELECT state FROM rate_limits WHERE key = $1", [key]);
-        if (searchPath) await sendQuery(client, "COMMIT");
-        return rows[0]?.state ?? null;
-      } finally {
-        client.release();
-      }
+      const { rows } = await query<{ state: LimiterState | null }>(`SELECT state FROM ${table} WHERE key = $1`, [key]);
+      return rows[0]?.state ?? null;
     },
 
     async close() {

@@ -7,8 +7,10 @@ import type { LimiterState } from "../limits/limiter.js";
 export interface RateLimitStore {
   /**
    * Atomically: reads the state of `key` (null if none), runs `next` on it, stores the state it
-   * returns, and resolves with its result. Concurrent updates of one key never both read the same
-   * state. Rejects when the store cannot be reached.
+   * returns, and resolves with its result. Concurrent updates of one key never both build on the
+   * same state. `next` is pure and may run more than once (a store that decides on a state it
+   * remembers and finds it outdated runs it again on the stored one); only the run whose state is
+   * stored gives the result. Rejects when the store cannot be reached.
    */
   update<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<R>;
   /** Reads without changing. */

@@ -105,4 +105,27 @@ describe.skipIf(!run)("the shared PostgreSQL rate-limit store", () => {
     expect(answer.status).toBe(503);
     expect(await answer.json()).toMatchObject({ code: "unavailable" });
   });
+
+  it("the store itself: concurrent updates of one key through three stores (two on one host) lose none, and a swept row starts over", async () => {
+    const stores = [0, 1].map(() => createPostgresRateLimitStore({ connectionString: url, schema, max: 3 }));
+    closers.push(...stores.map((store) => () => store.close()));
+    const key = `count:${Math.random()}`;
+    // Each update adds one to `tat`; a lost update (two building on one state) would show as a smaller total.
+    const bump = (state: { tat: number; buckets: [number, number][]; reset: number } | null) => {
+      const count = (state?.tat ?? 0) + 1;
+      return { state: { tat: count, buckets: [], reset: 0 }, result: count };
+    };
+    const through = [stores[0]!, stores[0]!, stores[1]!];
+    const results = await Promise.all(Array.from({ length: 90 }, (_, i) => through[i % 3]!.update(key, bump)));
+    expect(new Set(results).size).toBe(90);
+    expect(await stores[1]!.peek(key)).toMatchObject({ tat: 90 });
+    // Another host's write is seen: the first store's remembered state is stale and is read again.
+    await stores[1]!.update(key, bump);
+    expect(await stores[0]!.update(key, bump)).toBe(92);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`DELETE FROM "${schema}".rate_limits WHERE key = $1`, [key]);
+    await admin.end();
+    expect(await stores[0]!.update(key, bump)).toBe(1);
+  });
 });
