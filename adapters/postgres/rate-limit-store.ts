@@ -57,11 +57,8 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
   /** The update of each key in progress on this host; the next one waits for it. */
   const inProgress = new Map<string, Promise<unknown>>();
 
-  const query = <R extends pg.QueryResultRow>(text: string, values: readonly unknown[]) =>
-    pool.query<R>(text, values as unknown[]).catch((error: unknown) => {
-      if (error instanceof Error) Error.captureStackTrace(error);
-      throw error;
-    });
+  /** A statement on any connection of the pool (outside a transaction). */
+  const query = <R extends pg.QueryResultRow>(text: string, values: readonly unknown[]) => sendQuery<R>(pool, text, values);
 
   const expiryOf = (state: LimiterState): number => Math.ceil(Math.max(state.tat, state.reset) + retentionMs);
 

@@ -15,7 +15,7 @@ import type pg from "pg";
  * driver's promise form does) like the former. Nothing is retained after a full collection in
  * either form: the difference is only how long the rows stay reachable.
  */
-export function sendQuery<R extends pg.QueryResultRow = Record<string, unknown>>(client: pg.ClientBase, text: string, values?: readonly unknown[], name?: string): Promise<pg.QueryResult<R>> {
+export function sendQuery<R extends pg.QueryResultRow = Record<string, unknown>>(client: pg.ClientBase | pg.Pool, text: string, values?: readonly unknown[], name?: string): Promise<pg.QueryResult<R>> {
   return new Promise<pg.QueryResult<R>>((resolve, reject) => {
     client.query<R>({ text, values: values as unknown[] | undefined, name }, (error, result) => (error ? reject(error) : resolve(result)));
   }).catch((error: unknown) => {
