@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { LimiterState } from "../../core/limits/limiter.js";
+import { rememberBounded } from "../../core/bounded-map.js";
 import type { RateLimitStore } from "../../core/ports/rate-limit-store.js";
 import { sendQuery } from "./send-query.js";
 
@@ -22,7 +23,7 @@ const schemaNamePattern = /^[a-z_][a-z0-9_]*$/;
 /** A state carries nothing the limiter still counts this long after its last reset time. */
 const retentionMs = 61 * 60_000;
 
-/** States this host remembers (its own last write of each key), at most; past it they start over. */
+/** States this host remembers (its own last write of each key), at most; past it the oldest go. */
 const maxKnownStates = 10_000;
 
 /**
@@ -101,10 +102,7 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
     }
   }
 
-  function remember(key: string, state: LimiterState): void {
-    if (known.size >= maxKnownStates) known.clear();
-    known.set(key, state);
-  }
+  const remember = (key: string, state: LimiterState): void => rememberBounded(known, key, state, maxKnownStates);
 
   return {
     async update<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<R> {

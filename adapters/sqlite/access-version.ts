@@ -1,11 +1,12 @@
 import Database from "better-sqlite3";
+import { rememberBounded } from "../../core/bounded-map.js";
 import { accessVersionSql } from "../resources/organizations.js";
 import { watchCommits } from "./commit-watch.js";
 import type { CommitWatch } from "./commit-watch.js";
 import { sqliteDialect } from "./dialect.js";
 import type { SqliteDatabase, Statement } from "./statements.js";
 
-/** Organizations whose versions are kept between commits; past it the set starts over. */
+/** Organizations whose versions are kept between commits, at most; past it the oldest go. */
 const maxKeptVersions = 10_000;
 
 /**
@@ -52,10 +53,7 @@ export function accessVersionReader(writer: SqliteDatabase, file: string | undef
         if (known !== undefined) return known;
       } else versions.clear();
       const version = (prepared().get(organizationId) as number | undefined) ?? null;
-      if (watch !== undefined) {
-        if (versions.size >= maxKeptVersions) versions.clear();
-        versions.set(organizationId, version);
-      }
+      if (watch !== undefined) rememberBounded(versions, organizationId, version, maxKeptVersions);
       return version;
     },
     close() {

@@ -1,3 +1,4 @@
+import { rememberBounded } from "../bounded-map.js";
 import type { CaseKitDeps } from "../context.js";
 import type { Organization } from "../organizations/types.js";
 import type { KeyAccess, Storage } from "../ports/storage.js";
@@ -58,7 +59,7 @@ export function createAccessCache(deps: Pick<CaseKitDeps, "storage">, options: {
         return cached;
       }
       const loaded = await storage.read((tx) => tx.apiKeys.findAccessByHash(hash));
-      if (loaded !== null) remember(keys, hash, loaded, maxEntries);
+      if (loaded !== null) rememberBounded(keys, hash, loaded, maxEntries);
       return loaded;
     },
 
@@ -80,7 +81,7 @@ export function createAccessCache(deps: Pick<CaseKitDeps, "storage">, options: {
       }
       const organization = await storage.read((tx) => tx.organizations.findById(organizationId));
       if (organization === null) organizations.delete(organizationId);
-      else remember(organizations, organizationId, { version, organization }, maxEntries);
+      else rememberBounded(organizations, organizationId, { version, organization }, maxEntries);
       return organization;
     },
 
@@ -100,13 +101,6 @@ export function createAccessCache(deps: Pick<CaseKitDeps, "storage">, options: {
   };
 }
 
-/** Inserts as most recently used, dropping the least recently used past `max`. */
-function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
-  map.delete(key);
-  if (max === 0) return;
-  map.set(key, value);
-  while (map.size > max) map.delete(map.keys().next().value!);
-}
 
 /** The organization's access version as committed now, through the adapter's fast path when it has one. */
 export function fastVersionRead(storage: Storage): (organizationId: string) => Promise<number | null> {

@@ -32,11 +32,15 @@ export function belowFloor(definition: Pick<CustomFieldDefinition, "tlpFloor">, 
 
 /** Keys of the fields above the clearance. */
 export function hiddenKeys(definitions: readonly CustomFieldDefinition[], clearance: number): ReadonlySet<string> {
-  if (!Object.isFrozen(definitions) || !definitions.every(Object.isFrozen)) return new Set(definitions.filter((d) => belowFloor(d, clearance)).map((d) => d.key));
+  const workedOut = () => new Set(definitions.filter((d) => belowFloor(d, clearance)).map((d) => d.key));
+  // A list is remembered only once it was seen frozen through and through, which it then stays.
   let byClearance = hiddenKeysOf.get(definitions);
-  if (byClearance === undefined) hiddenKeysOf.set(definitions, (byClearance = new Map()));
+  if (byClearance === undefined) {
+    if (!Object.isFrozen(definitions) || !definitions.every(Object.isFrozen)) return workedOut();
+    hiddenKeysOf.set(definitions, (byClearance = new Map()));
+  }
   let hidden = byClearance.get(clearance);
-  if (hidden === undefined) byClearance.set(clearance, (hidden = new Set(definitions.filter((d) => belowFloor(d, clearance)).map((d) => d.key))));
+  if (hidden === undefined) byClearance.set(clearance, (hidden = workedOut()));
   return hidden;
 }
 

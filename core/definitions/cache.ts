@@ -1,3 +1,4 @@
+import { rememberBounded } from "../bounded-map.js";
 import { deepFreeze } from "../freeze.js";
 import type { UnitOfWork } from "../ports/storage.js";
 
@@ -49,10 +50,8 @@ export function createDefinitionsCache(options: { maxEntries?: number } = {}): D
   /** The organization's entry at `version`, most recently used; a new one replaces another version's. */
   function entryAt(organizationId: string, version: number): Entry {
     const held = entries.get(organizationId);
-    entries.delete(organizationId);
     const entry = held !== undefined && held.version === version ? held : { version, slots: new Map() };
-    entries.set(organizationId, entry);
-    while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+    rememberBounded(entries, organizationId, entry, maxEntries);
     return entry;
   }
 

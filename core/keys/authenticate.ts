@@ -1,5 +1,6 @@
 import { hash } from "node:crypto";
 import type { AccessCache } from "../access/access-cache.js";
+import { rememberBounded } from "../bounded-map.js";
 import { originClaimSchema } from "../access/claims.js";
 import type { Principal, RequestOrigin } from "../access/principal.js";
 import { resolvePrincipal } from "../access/resolve-principal.js";
@@ -13,7 +14,7 @@ import type { RefusalLog } from "../audit/refusals.js";
 /** lastUsedAt is refreshed at most this often, so a busy key does not write on every request. */
 const lastUsedResolutionMs = 60_000;
 
-/** Secrets whose key hash is remembered at most; past it the memo starts over. */
+/** Secrets whose key hash is remembered at most; past it the oldest go. */
 const maxRememberedHashes = 10_000;
 
 /**
@@ -37,18 +38,15 @@ export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache, r
    * hash does. Only secrets that named a key go in, so junk cannot churn it.
    */
   const keyHashes = new Map<string, string>();
-  const keyHashOf = (digest: string, secret: string): string => keyHashes.get(digest) ?? hashKeySecret(secret, config.keyHashSecret);
 
   return async function authenticateKey(secret: string, origin?: RequestOrigin): Promise<Principal> {
     if (!isWellFormedKeySecret(secret)) throw new CaseKitError("invalid_key");
     const digest = hash("sha256", secret, "base64");
-    const keyHash = keyHashOf(digest, secret);
+    const remembered = keyHashes.get(digest);
+    const keyHash = remembered ?? hashKeySecret(secret, config.keyHashSecret);
     const found = await access.keyByHash(keyHash);
     if (!found) throw new CaseKitError("invalid_key");
-    if (!keyHashes.has(digest)) {
-      if (keyHashes.size >= maxRememberedHashes) keyHashes.clear();
-      keyHashes.set(digest, keyHash);
-    }
+    if (remembered === undefined) rememberBounded(keyHashes, digest, keyHash, maxRememberedHashes);
     const { key } = found;
     const now = clock.now().getTime();
     // A key that exists names its organization: its refusals go to that organization's audit log

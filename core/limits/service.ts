@@ -1,4 +1,5 @@
 import type { AccessCache } from "../access/access-cache.js";
+import { rememberBounded } from "../bounded-map.js";
 import { createAccessCache } from "../access/access-cache.js";
 import type { Principal } from "../access/principal.js";
 import type { CaseKitDeps } from "../context.js";
@@ -33,6 +34,9 @@ export const defaultSourceFailureLimits: RateLimits = { perMinute: 10, perHour: 
 
 /** The overrides of an organization without a rate-limit policy: one object, so its limits are computed once. */
 const noOverrides: RateLimitOverrides = Object.freeze({});
+
+/** Key ids whose meter names are kept at most. */
+const maxKeyMeters = 10_000;
 
 /** A metered caller: the name its budget is kept under, and its limits. */
 interface Metered {
@@ -88,10 +92,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
   function meterName(principal: Principal): string | null {
     if (principal.keyId === null) return principal.authenticatedBy === "host" ? `user:${principal.userId}` : null;
     let meter = keyMeters.get(principal.keyId);
-    if (meter === undefined) {
-      if (keyMeters.size >= 10_000) keyMeters.clear();
-      keyMeters.set(principal.keyId, (meter = `key:${principal.keyId}`));
-    }
+    if (meter === undefined) rememberBounded(keyMeters, principal.keyId, (meter = `key:${principal.keyId}`), maxKeyMeters);
     return meter;
   }
 
