@@ -107,7 +107,7 @@ export type { RateLimitOverrides, RateLimits } from "./limits/tiers.js";
 export { decide as decideRateLimit } from "./limits/limiter.js";
 export type { DecideOptions, LimitDecision, LimiterState } from "./limits/limiter.js";
 export { defaultSourceFailureLimits, rowCost, rowsPerCostUnit } from "./limits/service.js";
-export type { RateLimitConfig, RateLimiter } from "./limits/service.js";
+export type { EarlySpend, RateLimitConfig, RateLimiter } from "./limits/service.js";
 export { createMemoryRateLimitStore } from "./ports/rate-limit-store.js";
 export type { RateLimitStore } from "./ports/rate-limit-store.js";
 

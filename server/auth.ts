@@ -1,7 +1,7 @@
 import type { H3Event } from "h3";
 import { getQuery, getRequestIP } from "h3";
 import { CaseKitError } from "../core/index.js";
-import type { CaseKit, Principal, RequestOrigin } from "../core/index.js";
+import type { CaseKit, EarlySpend, Principal, RequestOrigin } from "../core/index.js";
 import type { AnswerHeaders } from "./answer.js";
 import { countBadKeys, meterKey } from "./rate-limit.js";
 
@@ -125,8 +125,13 @@ export async function authenticate(
 ): Promise<Principal> {
   const secret = readCredential(event);
   const origin = originOf(event, exchange.requestId, options);
-  const principal = await countBadKeys(kit, origin.ip, () => kit.authenticateKey(secret, origin));
-  await meterKey(kit, principal, exchange.headers);
+  // On a remote rate-limit store the key's spend starts while the key is checked (spendEarly):
+  // one round trip of waiting instead of two. It counts only if the check confirms that key.
+  // (An in-process store gains nothing from it, so no candidate is even built.)
+  let early: EarlySpend | undefined;
+  const alongside = kit.limits.config.store.remote === true ? (candidate: Principal) => (early = kit.limits.spendEarly(candidate)) : undefined;
+  const principal = await countBadKeys(kit, origin.ip, () => kit.authenticateKey(secret, origin, alongside));
+  await meterKey(kit, principal, exchange.headers, early);
   return principal;
 }
 

@@ -1,15 +1,17 @@
 import { CaseKitError, isCaseKitError } from "../core/index.js";
-import type { CaseKit, ErrorCode, LimitDecision, Principal, RateLimitRefusal } from "../core/index.js";
+import type { CaseKit, EarlySpend, ErrorCode, LimitDecision, Principal, RateLimitRefusal } from "../core/index.js";
 import type { AnswerHeaders } from "./answer.js";
 
 /**
  * The host's side of rate limiting (spec section 8). The core decides (`kit.limits`); the host
  * turns a decision into headers and a refusal into 429, after authentication and before the
  * handler runs, so no tier bypasses tenant, scope, TLP or owner checks and every authenticated
- * answer, errors included, says where the key stands.
+ * answer, errors included, says where the key stands. On a remote store the key's spend may
+ * start while the key is checked (`early`, RateLimiter.spendEarly); its decision is used only
+ * after the check has confirmed that very key.
  */
-export async function meterKey(kit: CaseKit, principal: Principal, headers: AnswerHeaders): Promise<void> {
-  const decision = await kit.limits.consume(principal);
+export async function meterKey(kit: CaseKit, principal: Principal, headers: AnswerHeaders, early?: EarlySpend): Promise<void> {
+  const decision = await kit.limits.consume(principal, early);
   if (decision === null) return;
   writeLimitHeaders(decision, headers);
   if (!decision.allowed) {

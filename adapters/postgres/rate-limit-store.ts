@@ -105,6 +105,9 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
   const remember = (key: string, state: LimiterState): void => rememberBounded(known, key, state, maxKnownStates);
 
   return {
+    // Every update is a statement away: the limiter starts it while the key is being checked.
+    remote: true,
+
     async update<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<R> {
       const before = inProgress.get(key);
       const attempt = async (): Promise<R> => (await compareAndSet(key, next))?.result ?? locked(key, next);

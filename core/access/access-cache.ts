@@ -24,6 +24,12 @@ export const defaultAccessCacheEntries = 10_000;
 export interface AccessCache {
   /** The key with this hash as committed now, with its owner and organization; null when none has it. */
   keyByHash(hash: string): Promise<KeyAccess | null>;
+  /**
+   * The entry held for this hash, unchecked (no version read): nothing may be decided on it. Only
+   * for work that is kept when keyByHash then hands back this very entry and undone or spent
+   * again otherwise (the limiter's early spend, RateLimiter.spendEarly).
+   */
+  peek(hash: string): KeyAccess | undefined;
   /** The organization as committed now, or null. */
   organization(organizationId: string): Promise<Organization | null>;
   /** Records that `principal` was authenticated against `organization` as committed at the request's start. */
@@ -62,6 +68,8 @@ export function createAccessCache(deps: Pick<CaseKitDeps, "storage">, options: {
       if (loaded !== null) rememberBounded(keys, hash, loaded, maxEntries);
       return loaded;
     },
+
+    peek: (hash) => keys.get(hash),
 
     async organization(organizationId) {
       const cached = organizations.get(organizationId);

@@ -39,11 +39,35 @@ export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache, r
    */
   const keyHashes = new Map<string, string>();
 
-  return async function authenticateKey(secret: string, origin?: RequestOrigin): Promise<Principal> {
+  /**
+   * The principal the held entry of `keyHash` gives, before the access version confirms it: only
+   * for an entry that authenticated before (its principal is built) and whose key is active and
+   * unexpired. A fresh object, vouched with the held organization, so the limiter can meter it.
+   */
+  function candidateOf(keyHash: string): Principal | undefined {
+    const held = access.peek(keyHash);
+    const base = held === undefined ? undefined : principals.get(held);
+    if (held === undefined || base === undefined || held.key.status !== "active") return undefined;
+    if (held.key.expiresAt !== null && Date.parse(held.key.expiresAt) <= clock.now().getTime()) return undefined;
+    const candidate: Principal = { ...base };
+    access.vouch(candidate, held.organization);
+    return candidate;
+  }
+
+  /**
+   * `alongside`, when given, is called with the candidate principal (candidateOf) before the key
+   * check waits on storage, so work that needs only the key's identity (metering, on a remote
+   * store) overlaps the check. The check decides as it would without it.
+   */
+  return async function authenticateKey(secret: string, origin?: RequestOrigin, alongside?: (candidate: Principal) => void): Promise<Principal> {
     if (!isWellFormedKeySecret(secret)) throw new CaseKitError("invalid_key");
     const digest = hash("sha256", secret, "base64");
     const remembered = keyHashes.get(digest);
     const keyHash = remembered ?? hashKeySecret(secret, config.keyHashSecret);
+    if (alongside !== undefined) {
+      const candidate = candidateOf(keyHash);
+      if (candidate !== undefined) alongside(candidate);
+    }
     const found = await access.keyByHash(keyHash);
     if (!found) throw new CaseKitError("invalid_key");
     if (remembered === undefined) rememberBounded(keyHashes, digest, keyHash, maxRememberedHashes);

@@ -44,6 +44,15 @@ interface Metered {
   limits: RateLimits;
 }
 
+/**
+ * A request's spend started before its key was confirmed (RateLimiter.spendEarly): the meter and
+ * limits it was started for, and its decision to come.
+ */
+export interface EarlySpend {
+  metered: Metered;
+  decision: Promise<LimitDecision>;
+}
+
 /** A bulk request costs one unit, plus one per this many rows it touched (matched: changed or skipped). */
 export const rowsPerCostUnit = 100;
 
@@ -119,19 +128,42 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
      * given a tier (the host's users have no key to count by). Every key is metered, `unlimited`
      * too. Resolves with the decision (the host turns it into headers, and a refusal into 429), or
      * null when the caller is not limited at all (an account-area session), or when the store is
-     * down and the failure mode is open.
+     * down and the failure mode is open. `early` is what spendEarly started for this request.
      */
-    async consume(principal: Principal): Promise<LimitDecision | null> {
+    async consume(principal: Principal, early?: EarlySpend): Promise<LimitDecision | null> {
       const now = deps.clock.now().getTime();
       const found = meterOf(principal);
       const metered = found instanceof Promise ? await found : found;
       if (metered === null) return null;
+      // The early spend counts only when it went to this very meter with these very limits (the
+      // limits are one object per tier and policy object, see limitsOf); otherwise it is spent again.
+      const matches = early !== undefined && early.metered.meter === metered.meter && early.metered.limits === metered.limits;
       try {
-        return await spend(metered.meter, metered.limits, now, { cost: 1 });
+        return await (matches ? early.decision : spend(metered.meter, metered.limits, now, { cost: 1 }));
       } catch (error) {
         if (config.failureMode === "open") return null;
         throw new CaseKitError("unavailable", "The rate-limit store cannot be reached", undefined, { cause: error });
       }
+    },
+
+    /**
+     * Starts `consume` for `candidate`, the principal a key's held access gives before the key
+     * check has confirmed it, when the store is remote (its update waits on a database): the
+     * request then waits for one round trip instead of two. Undefined when the store is in
+     * process, or when the candidate is not metered at once. Hand the result to `consume` with the
+     * checked principal: it is kept only for the same meter with the same limits, and spent again
+     * otherwise, so a key whose limits just changed pays that one request twice. A key the check
+     * then refuses has spent one unit of its own budget, and nothing else is decided on the
+     * candidate.
+     */
+    spendEarly(candidate: Principal): EarlySpend | undefined {
+      if (config.store.remote !== true) return undefined;
+      const metered = meterOf(candidate);
+      if (metered === null || metered instanceof Promise) return undefined;
+      const decision = spend(metered.meter, metered.limits, deps.clock.now().getTime(), { cost: 1 });
+      // Unused when the check fails or the meter differs: its failure is nobody's to hear.
+      decision.catch(() => undefined);
+      return { metered, decision };
     },
 
     /**

@@ -15,6 +15,13 @@ export interface RateLimitStore {
   update<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<R>;
   /** Reads without changing. */
   peek(key: string): Promise<LimiterState | null>;
+  /**
+   * True when an update waits on another process (a database shared by several hosts). The
+   * limiter then starts a key's update while the key itself is still being checked, so a request
+   * waits for one round trip instead of two (core/limits/early-spend.ts). An in-process store
+   * leaves it out: its update costs no wait, and starting it early would only cost work.
+   */
+  readonly remote?: boolean;
 }
 
 /**

@@ -98,6 +98,27 @@ describe.skipIf(!run)("the shared PostgreSQL rate-limit store", () => {
     expect(answer.headers.get("x-ratelimit-remaining")).toBe(String(tierLimits.basic.burst - 1));
   });
 
+  it("the spend that overlaps the key check is used only for the key the check confirms: a policy change or a revocation is seen by the next request on either host", async () => {
+    const init = await hosts[0]!.kit.setup.initOrganization({ organizationName: "Policy SOC", email: "admin@policy.test" });
+    const admin = await hosts[0]!.kit.authenticateKey(init.apiKey);
+    const owner = await addUser(hosts[0]!.kit, init.organization.id);
+    const { secret, key } = await addKey(hosts[0]!.kit, owner, { tier: "basic" });
+    // Both hosts hold the key, so the next requests start their spend before the check.
+    for (const h of hosts) expect((await h.fetch(secret)).headers.get("x-ratelimit-remaining")).not.toBeNull();
+    await hosts[1]!.kit.organizations.updatePolicy(admin, { rateLimits: { basic: { burst: 6 } } });
+    for (const h of hosts) {
+      const answer = await h.fetch(secret);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("x-ratelimit-limit")).toBe("6");
+    }
+    await hosts[0]!.kit.keys.changeStatus(admin, key.id, "revoke");
+    for (const h of hosts) {
+      const answer = await h.fetch(secret);
+      expect(answer.status).toBe(401);
+      expect(await answer.json()).toMatchObject({ code: "key_revoked" });
+    }
+  });
+
   it("a store that cannot be reached fails closed with 503 unavailable", async () => {
     const unreachable = await host("postgres://postgres@127.0.0.1:1/test");
     const secret = await basicKey(unreachable.kit, organizationId);
