@@ -9,6 +9,7 @@ import { translateError } from "./errors.js";
 import { sendQuery } from "./send-query.js";
 import { migrateSchema } from "./migrate.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
+import { accessVersionSql } from "../resources/organizations.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { finishUnit } from "../shared/unit-state.js";
 
@@ -64,6 +65,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
   const pool = "pool" in options ? options.pool : new pg.Pool({ connectionString: options.connectionString, max: options.max });
   // An idle connection the server drops must not crash the process; pg removes it from the pool.
   if (owned) pool.on("error", () => {});
+
+  const accessVersionText = accessVersionSql(postgresDialect, schema === undefined ? "organizations" : `"${schema}".organizations`);
 
   /** One drizzle instance per connection (for the migrator): pg reuses connection objects, so this stays small. */
   const databases = new WeakMap<pg.PoolClient, NodePgDatabase>();
@@ -152,6 +155,22 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
 
     read<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
       return withConnection((client) => runUnit(client, { open: true, writable: false }, work));
+    },
+
+    /**
+     * Read on every authenticated request: one statement on any pooled connection, outside a
+     * transaction (so the last committed version), without a unit of work or a borrowed
+     * connection around it. The table is named with its schema: a pooled connection's search_path
+     * is set only when a unit borrows it.
+     */
+    async accessVersion(organizationId: string): Promise<number | null> {
+      ensureOpen();
+      try {
+        const { rows } = await sendQuery<{ access_version: number | string }>(pool, accessVersionText, [organizationId]);
+        return rows[0] ? Number(rows[0].access_version) : null;
+      } catch (error) {
+        throw translateError(error);
+      }
     },
 
     migrate(): Promise<void> {

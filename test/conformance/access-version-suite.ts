@@ -122,6 +122,28 @@ export function describeAccessVersion(label: string, harness: () => Promise<Acce
       return { h, kits, w: { a, admin, organizationId: init.organization.id, subject: { userId: user.id, keyId: key.id, secret: key.key } } };
     }
 
+    it("the storage's fast path (read on every request) answers what a unit reads, change after change, on every host", async () => {
+      const { kits, w } = await world();
+      const read = (kit: CaseKit, id: string) => kit.storage.read((tx) => tx.organizations.accessVersion(id));
+      for (const kit of kits) expect(kit.storage.accessVersion, "both adapters have one").toBeTypeOf("function");
+      const changes = [
+        () => w.a.keys.changeStatus(w.admin, w.subject.keyId, "suspend"),
+        () => w.a.keys.changeStatus(w.admin, w.subject.keyId, "resume"),
+        () => w.a.organizations.updatePolicy(w.admin, { rateLimits: { standard: { burst: 20 } } }),
+      ];
+      let last = await read(w.a, w.organizationId);
+      for (const change of changes) {
+        await change();
+        for (const kit of kits) {
+          const fast = await kit.storage.accessVersion!(w.organizationId);
+          expect(fast).toBe(await read(kit, w.organizationId));
+          expect(fast).not.toBe(last);
+        }
+        last = await read(w.a, w.organizationId);
+      }
+      for (const kit of kits) expect(await kit.storage.accessVersion!("org_unknown")).toBeNull();
+    });
+
     it("moves on a write of every column but bookkeeping, of keys, users and the organization, in that organization only", async () => {
       const { h, w } = await world();
       const other = await w.a.setup.initOrganization({ organizationName: `Other ${Math.random()}`, email: `other-${Math.random().toString(36).slice(2)}@access.test` });
