@@ -36,54 +36,90 @@ import { attemptResource } from "./webhook-attempts.js";
 import { deliveryResource } from "./webhook-deliveries.js";
 import { webhookRepository, webhookResource } from "./webhooks.js";
 
-/** The repositories of one unit, each built when the unit first uses it. */
-export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: UnitState): UnitOfWork {
-  const declared = <R extends Parameters<typeof createRepository>[0]>(resource: R) => createRepository(resource, dialect, executor, unit);
-  const deliveries = () => declared(deliveryResource);
-  const attempts = () => declared(attemptResource);
-  const values = () => declared(customFieldValueResource);
-  const groups = () => groupItems(declared(logGroupItemsResource));
-  return lazily<UnitOfWork>({
-    teams: () => teamRepository(declared(teamResource)),
-    tasks: () => taskRepository(declared(taskResource), dialect, executor, unit, values()),
-    observables: () => observableRepository(declared(observableResource), dialect, executor, unit, values()),
-    comments: () => commentRepository(declared(commentResource)),
-    events: () => eventRepository(declared(eventResource), groups(), dialect),
-    webhooks: () => webhookRepository(declared(webhookResource), deliveries(), attempts(), dialect, executor, unit),
-    auditSinks: () => auditSinkRepository(declared(auditSinkResource), declared(auditSinkCursorResource), dialect, executor, unit),
-    deliveries: () => deliveryRepository(deliveries(), attempts(), groups(), dialect, executor, unit),
-    organizations: () => organizationRepository(declared(organizationResource), dialect, executor, unit),
-    users: () => userRepository(declared(userResource), dialect, executor, unit),
-    apiKeys: () => apiKeyRepository(declared(apiKeyResource), dialect, executor, unit),
-    sessions: () => sessionRepository(declared(sessionResource), dialect, executor, unit),
-    signInThrottles: () => signInThrottleRepository(declared(signInThrottleResource)),
-    alerts: () => alertRepository(declared(alertResource), dialect, executor, unit, values()),
-    customFields: () => customFieldRepository(declared(customFieldResource), unit),
-    caseTypes: () => caseTypeRepository(declared(caseTypeResource), unit),
-    cases: () => caseRepository(declared(caseResource), dialect, executor, unit, values()),
-    audit: () => auditRepository(declared(auditResource), declared(auditCheckpointResource), groups(), dialect, executor, unit),
-    lifecycles: () => lifecycleRepository(declared(lifecycleResource), unit),
-    statusHistory: () => statusHistoryRepository(declared(statusHistoryResource)),
-    tlpAudit: () => tlpAuditRepository(declared(tlpAuditResource), groups(), dialect, executor, unit),
+/** What every repository of one unit is built from: the dialect, the unit's executor and its state. */
+class UnitParts {
+  constructor(
+    readonly dialect: Dialect,
+    readonly executor: Executor,
+    readonly unit: UnitState,
+  ) {}
+
+  declared<R extends Parameters<typeof createRepository>[0]>(resource: R) {
+    return createRepository(resource, this.dialect, this.executor, this.unit);
+  }
+
+  deliveries() {
+    return this.declared(deliveryResource);
+  }
+
+  attempts() {
+    return this.declared(attemptResource);
+  }
+
+  values() {
+    return this.declared(customFieldValueResource);
+  }
+
+  groups() {
+    return groupItems(this.declared(logGroupItemsResource));
+  }
+}
+
+/** How each repository of a unit is built, written once for every unit. */
+const repositories: { [K in keyof UnitOfWork]: (parts: UnitParts) => UnitOfWork[K] } = {
+  teams: (p) => teamRepository(p.declared(teamResource)),
+  tasks: (p) => taskRepository(p.declared(taskResource), p.dialect, p.executor, p.unit, p.values()),
+  observables: (p) => observableRepository(p.declared(observableResource), p.dialect, p.executor, p.unit, p.values()),
+  comments: (p) => commentRepository(p.declared(commentResource)),
+  events: (p) => eventRepository(p.declared(eventResource), p.groups(), p.dialect),
+  webhooks: (p) => webhookRepository(p.declared(webhookResource), p.deliveries(), p.attempts(), p.dialect, p.executor, p.unit),
+  auditSinks: (p) => auditSinkRepository(p.declared(auditSinkResource), p.declared(auditSinkCursorResource), p.dialect, p.executor, p.unit),
+  deliveries: (p) => deliveryRepository(p.deliveries(), p.attempts(), p.groups(), p.dialect, p.executor, p.unit),
+  organizations: (p) => organizationRepository(p.declared(organizationResource), p.dialect, p.executor, p.unit),
+  users: (p) => userRepository(p.declared(userResource), p.dialect, p.executor, p.unit),
+  apiKeys: (p) => apiKeyRepository(p.declared(apiKeyResource), p.dialect, p.executor, p.unit),
+  sessions: (p) => sessionRepository(p.declared(sessionResource), p.dialect, p.executor, p.unit),
+  signInThrottles: (p) => signInThrottleRepository(p.declared(signInThrottleResource)),
+  alerts: (p) => alertRepository(p.declared(alertResource), p.dialect, p.executor, p.unit, p.values()),
+  customFields: (p) => customFieldRepository(p.declared(customFieldResource), p.unit),
+  caseTypes: (p) => caseTypeRepository(p.declared(caseTypeResource), p.unit),
+  cases: (p) => caseRepository(p.declared(caseResource), p.dialect, p.executor, p.unit, p.values()),
+  audit: (p) => auditRepository(p.declared(auditResource), p.declared(auditCheckpointResource), p.groups(), p.dialect, p.executor, p.unit),
+  lifecycles: (p) => lifecycleRepository(p.declared(lifecycleResource), p.unit),
+  statusHistory: (p) => statusHistoryRepository(p.declared(statusHistoryResource)),
+  tlpAudit: (p) => tlpAuditRepository(p.declared(tlpAuditResource), p.groups(), p.dialect, p.executor, p.unit),
+};
+
+const partsOf = Symbol("casekit.unitParts");
+
+/**
+ * The unit of work's class: each repository is a getter on the prototype that builds it on first
+ * read and keeps it as the unit's own property. A request's unit uses a few of the twenty-one
+ * repositories, and a unit is made per request: defining a getter per repository on every unit
+ * (closures and accessors per object) cost a create about as much as two of its statements.
+ */
+class Repositories {
+  [partsOf]: UnitParts;
+
+  constructor(parts: UnitParts) {
+    this[partsOf] = parts;
+  }
+}
+for (const key of Object.keys(repositories) as (keyof UnitOfWork)[]) {
+  const build = repositories[key] as (parts: UnitParts) => unknown;
+  Object.defineProperty(Repositories.prototype, key, {
+    enumerable: true,
+    get(this: Repositories) {
+      const value = build(this[partsOf]);
+      // Configurable, as the getter was: a Proxy around the unit (tests inject faults so) may
+      // then answer with a wrapper of the repository instead of the repository itself.
+      Object.defineProperty(this, key, { value, enumerable: true, configurable: true });
+      return value;
+    },
   });
 }
 
-/**
- * An object whose members are built on first read and kept: a request's unit uses two or three
- * of sixteen repositories, so building all of them per unit was most of an empty unit's cost.
- */
-function lazily<T extends object>(builders: { [K in keyof T]: () => T[K] }): T {
-  const built = {} as T;
-  for (const key of Object.keys(builders) as (keyof T & string)[]) {
-    Object.defineProperty(built, key, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        const value = builders[key]();
-        Object.defineProperty(built, key, { value, enumerable: true });
-        return value;
-      },
-    });
-  }
-  return built;
+/** The repositories of one unit, each built when the unit first uses it. */
+export function createUnitOfWork(dialect: Dialect, executor: Executor, unit: UnitState): UnitOfWork {
+  return new Repositories(new UnitParts(dialect, executor, unit)) as unknown as UnitOfWork;
 }

@@ -11,7 +11,7 @@ import { startCheckpointer } from "./checkpointer.js";
 import type { GroupLimits } from "./group-commit.js";
 import { defaultGroupLimits, GroupCommit, insideGroup, soleTransaction } from "./group-commit.js";
 import { defaultReaderCount, ReaderPool } from "./readers.js";
-import { yieldingUnit } from "./yielding-unit.js";
+import { yieldingExecutor } from "./yielding-unit.js";
 import { LongUnitWriter } from "./long-units.js";
 import { createPrivateFile, isFilePath } from "./private-file.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
@@ -130,7 +130,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   async function readUnit<T>(on: Statements, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
     const unit: UnitState = { open: true, writable: false };
     try {
-      return await work(yieldingUnit(createUnitOfWork(sqliteDialect, sqliteExecutor(on, { storedText: true }), unit)));
+      return await work(createUnitOfWork(sqliteDialect, yieldingExecutor(sqliteExecutor(on, { storedText: true })), unit));
     } finally {
       unit.open = false;
     }
@@ -142,7 +142,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       const run = async (executor: Executor): Promise<T> => {
         const unit: UnitState = { open: true, writable: true };
         try {
-          const result = await work(yieldingUnit(createUnitOfWork(sqliteDialect, executor, unit)));
+          const result = await work(createUnitOfWork(sqliteDialect, yieldingExecutor(executor), unit));
           await finishUnit(unit);
           return result;
         } finally {

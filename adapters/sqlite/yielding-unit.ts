@@ -1,4 +1,4 @@
-import type { UnitOfWork } from "../../core/ports/storage.js";
+import type { Executor } from "../declare/dialect.js";
 
 /**
  * The longest stretch, in milliseconds, a unit of work keeps the main thread before others get a
@@ -15,45 +15,55 @@ export const defaultSliceMs = 2;
  * better-sqlite3 runs statements synchronously, and awaiting them resolves as a microtask: a long
  * unit of work (a selectAll bulk over thousands of rows, page after page) would hold the event
  * loop until it commits, so no other request could be answered meanwhile, not even a read that a
- * reader connection could serve at once. This wraps the unit's repositories so that a call coming
- * after the unit has run `sliceMs` without a break first lets the event loop take one turn
+ * reader connection could serve at once. This wraps the unit's executor so that a statement
+ * coming after the unit has run `sliceMs` without a break first lets the event loop take one turn
  * (setImmediate: pending I/O is served before it resumes). The unit keeps its connection, its
- * transaction and its place in the queue while it waits: only work that needs none of them runs
- * in between. A single statement still runs to its end; bulk pages keep statements short.
+ * transaction and its place in the queue while it waits (a group runs its units one at a time):
+ * only work that needs none of them runs in between. A single statement still runs to its end;
+ * bulk pages keep statements short.
+ *
+ * It wraps the executor, the one way every statement goes, rather than each repository's
+ * methods: one small object per unit instead of a closure per method of every repository used.
  */
-export function yieldingUnit(unit: UnitOfWork, sliceMs = defaultSliceMs, now: () => number = () => performance.now()): UnitOfWork {
-  let since = now();
-  const turn = (): Promise<void> =>
-    new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      since = now();
+export function yieldingExecutor(executor: Executor, sliceMs = defaultSliceMs, now: () => number = () => performance.now()): Executor {
+  return new YieldingExecutor(executor, sliceMs, now);
+}
+
+class YieldingExecutor implements Executor {
+  /** When the unit last had the event loop's turn (its start, at first). */
+  private since: number;
+
+  constructor(
+    private readonly executor: Executor,
+    private readonly sliceMs: number,
+    private readonly now: () => number,
+  ) {
+    this.since = now();
+  }
+
+  all(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    return this.due() ? this.turn().then(() => this.executor.all(sql, params)) : this.executor.all(sql, params);
+  }
+
+  records<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
+    return this.due() ? this.turn().then(() => this.executor.records<T>(sql, params)) : this.executor.records<T>(sql, params);
+  }
+
+  run(sql: string, params: readonly unknown[]): Promise<number> {
+    return this.due() ? this.turn().then(() => this.executor.run(sql, params)) : this.executor.run(sql, params);
+  }
+
+  guarded(sql: string, params: readonly unknown[]): Promise<number> {
+    return this.due() ? this.turn().then(() => this.executor.guarded(sql, params)) : this.executor.guarded(sql, params);
+  }
+
+  private due(): boolean {
+    return this.now() - this.since >= this.sliceMs;
+  }
+
+  private turn(): Promise<void> {
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.since = this.now();
     });
-
-  const wrap = (repository: Record<string, unknown>): Record<string, unknown> => {
-    const wrapped: Record<string, unknown> = {};
-    for (const [name, member] of Object.entries(repository)) {
-      if (typeof member !== "function") {
-        wrapped[name] = member;
-        continue;
-      }
-      const method = member as (...args: unknown[]) => Promise<unknown>;
-      wrapped[name] = (...args: unknown[]) =>
-        now() - since < sliceMs ? method.apply(repository, args) : turn().then(() => method.apply(repository, args));
-    }
-    return wrapped;
-  };
-
-  // Each repository is wrapped when the unit first uses it: a unit touches a few of them, and
-  // the unit of work builds each one only when asked (adapters/resources/unit-of-work.ts).
-  const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(unit, {
-    get(target, name) {
-      let repository = wrapped.get(name);
-      if (repository === undefined) {
-        const original = Reflect.get(target, name) as Record<string, unknown> | undefined;
-        if (original === undefined) return undefined;
-        wrapped.set(name, (repository = wrap(original)));
-      }
-      return repository;
-    },
-  });
+  }
 }

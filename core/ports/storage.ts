@@ -93,6 +93,12 @@ export interface StorageStats {
   readers?: { open: number; busy: number };
 }
 
+/**
+ * The repositories of one unit of work. The adapters' units build a repository when it is first
+ * read, from a getter on the unit's prototype: a spread (`{ ...tx }`) copies only those already
+ * read, so code that replaces one repository of a unit derives from it instead
+ * (`Object.create(tx, { events: { value: … } })`), as test/helpers/unit-with.ts does.
+ */
 export interface UnitOfWork {
   organizations: OrganizationRepository;
   users: UserRepository;

@@ -6,6 +6,7 @@ import { createCaseKit, ManualClock } from "../../core/index.js";
 import type { CaseKitError, ErrorCode, Storage, UnitOfWork } from "../../core/index.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
 import { keyHashSecret } from "../helpers/kit.js";
+import { unitWith } from "../helpers/unit-with.js";
 
 async function outcome(promise: Promise<unknown>): Promise<ErrorCode | "ok"> {
   try {
@@ -19,16 +20,16 @@ async function outcome(promise: Promise<unknown>): Promise<ErrorCode | "ok"> {
 /** Storage whose event outbox fails while `broken` is set: the last write of a user change. */
 function withBrokenOutbox(inner: Storage): { storage: Storage; broken: { on: boolean } } {
   const broken = { on: false };
-  const wrap = (tx: UnitOfWork): UnitOfWork => ({
-    ...tx,
-    events: {
-      ...tx.events,
-      append: async (event) => {
-        if (broken.on) throw new Error("injected outbox fault");
-        return tx.events.append(event);
+  const wrap = (tx: UnitOfWork): UnitOfWork =>
+    unitWith(tx, {
+      events: {
+        ...tx.events,
+        append: async (event) => {
+          if (broken.on) throw new Error("injected outbox fault");
+          return tx.events.append(event);
+        },
       },
-    },
-  });
+    });
   return {
     broken,
     storage: {

@@ -7,6 +7,7 @@ import { saveDeduplicated } from "../../core/observables/dedupe.js";
 import type { UnitOfWork } from "../../core/ports/storage.js";
 import { addOrganization, keyHashSecret, principalFor } from "../helpers/kit.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
+import { unitWith } from "../helpers/unit-with.js";
 
 async function failure(promise: Promise<unknown>): Promise<{ code: ErrorCode; paths: string[] }> {
   try {
@@ -253,10 +254,9 @@ describe("observable service", () => {
     const result = await t.kit.storage.transaction(async (tx) => {
       // The loser looked before the winner committed: its first look finds nothing.
       let looks = 0;
-      const blind: UnitOfWork = {
-        ...tx,
+      const blind: UnitOfWork = unitWith(tx, {
         observables: { ...tx.observables, findByValue: (...args) => (looks++ === 0 ? Promise.resolve(null) : tx.observables.findByValue(...args)) },
-      };
+      });
       const candidate: Observable = { ...winner, id: t.kit.deps.ids.next("obs"), sighted: true, deletedAt: null, deletedBy: null };
       return saveDeduplicated(t.kit.deps, blind, admin, candidate, now);
     });

@@ -13,6 +13,7 @@ import type { DispatcherOptions } from "../../core/webhooks/dispatcher.js";
 import { createDispatcher } from "../../core/webhooks/dispatcher.js";
 import type { TestKit } from "../helpers/kit.js";
 import { addKey, addUser, keyHashSecret, makeTestKit } from "../helpers/kit.js";
+import { unitWith } from "../helpers/unit-with.js";
 
 const unseal = createSealer(keyHashSecret).unseal;
 const later = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -119,13 +120,14 @@ describe("the dispatcher's batches", () => {
       ...t.kit.deps.storage,
       transaction: (work) =>
         t.kit.deps.storage.transaction((tx) =>
-          work({
-            ...tx,
-            deliveries: {
-              ...tx.deliveries,
-              insertAttempt: (attempt) => (attempt.deliveryId === poisoned ? Promise.reject(new Error("this row cannot be written")) : tx.deliveries.insertAttempt(attempt)),
-            },
-          }),
+          work(
+            unitWith(tx, {
+              deliveries: {
+                ...tx.deliveries,
+                insertAttempt: (attempt) => (attempt.deliveryId === poisoned ? Promise.reject(new Error("this row cannot be written")) : tx.deliveries.insertAttempt(attempt)),
+              },
+            }),
+          ),
         ),
     };
     const dispatcher = dispatcherWith(transport, { leaseMs: 60_000 }, storage);

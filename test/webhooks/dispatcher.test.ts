@@ -12,6 +12,7 @@ import { addOrganization, addUser, keyHashSecret } from "../helpers/kit.js";
 import type { Answer, ReceivedRequest, Receiver } from "../helpers/receiver.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { fastPasswordHasher } from "../helpers/fast-passwords.js";
+import { unitWith } from "../helpers/unit-with.js";
 
 /**
  * The dispatcher against real HTTP receivers on loopback (allowed explicitly), with a manual
@@ -262,10 +263,11 @@ describe("the webhook dispatcher, delivering to a loopback receiver", () => {
       ...storage,
       transaction: (work) =>
         storage.transaction((tx) =>
-          work({
-            ...tx,
-            deliveries: { ...tx.deliveries, findById: (...args) => (failures > 0 ? (failures--, Promise.reject(new Error("database went away"))) : tx.deliveries.findById(...args)) },
-          }),
+          work(
+            unitWith(tx, {
+              deliveries: { ...tx.deliveries, findById: (...args) => (failures > 0 ? (failures--, Promise.reject(new Error("database went away"))) : tx.deliveries.findById(...args)) },
+            }),
+          ),
         ),
     };
     const options = { transport: createNodeTransport({ allowlist: parseWebhookAllowlist("127.0.0.1") }), unseal: createSealer(keyHashSecret).unseal };
