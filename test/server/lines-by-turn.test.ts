@@ -84,10 +84,14 @@ describe("lines by turn", () => {
 
   it("casekit serve's log keeps the lines written just before an uncaught error ends the process", () => {
     const hostLog = fileURLToPath(new URL("../../server/host-log.ts", import.meta.url));
+    // The first line is flushed before the crash's turn: a line handed to sonic-boom in an earlier
+    // turn may still be in its asynchronous write (a thread-pool write, slow on a loaded machine),
+    // which nothing can wait for at exit; what the host owes is the lines still pending with it.
     const script = [
       `const { createHostLog } = await import(${JSON.stringify(hostLog)});`,
       `const log = createHostLog({ level: "info", logProbes: false });`,
       `log.logger.info({ n: 1 }, "before the crash");`,
+      `await log.flush();`,
       `setTimeout(() => { log.logger.info({ n: 2 }, "in the crash's own turn"); throw new Error("boom"); }, 5);`,
     ].join("\n");
     const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
