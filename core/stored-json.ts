@@ -21,11 +21,12 @@ const storedText = Symbol("casekit.storedJson");
  * holds (its custom fields, its tags…), so that nothing it answers with can be changed in place.
  * What those hold in turn (a tag's object, a multi-select value's list) is frozen only in the
  * tests (`freezeNestedStoredRecords`): freezing every level cost a list page 43 µs, more than the
- * serialising it saves, and one level 7–12 µs.
+ * serialising it saves, and one level 7–12 µs. With `whole`, every level is frozen: a record that
+ * several requests share (adapters/sqlite/parsed-records.ts) is frozen once and then read many times.
  */
-export function rememberStoredJson<T extends object>(record: T, text: string): T {
+export function rememberStoredJson<T extends object>(record: T, text: string, options: { whole?: boolean } = {}): T {
   Object.defineProperty(record, storedText, { value: text });
-  return deepFreeze(record, checks.nested ? Infinity : 2);
+  return deepFreeze(record, options.whole || checks.nested ? Infinity : 2);
 }
 
 /** The JSON text `value` itself was read from (not one its prototype was), or undefined when it has none. */

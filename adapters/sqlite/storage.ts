@@ -12,6 +12,7 @@ import type { GroupLimits } from "./group-commit.js";
 import { defaultGroupLimits, GroupCommit, insideGroup, soleTransaction } from "./group-commit.js";
 import { defaultReaderCount, ReaderPool } from "./readers.js";
 import { yieldingExecutor } from "./yielding-unit.js";
+import { ParsedRecords } from "./parsed-records.js";
 import { LongUnitWriter } from "./long-units.js";
 import { createPrivateFile, isFilePath } from "./private-file.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
@@ -46,6 +47,12 @@ export type SqliteStorageOptions = ({ path: string } | { database: SqliteDatabas
    * (TRUNCATE, see checkpointer.ts) and to which a restarted WAL is cut (journal_size_limit).
    */
   walLimitBytes?: number;
+  /**
+   * Read records kept parsed while their stored text is unchanged, bounded by the length of those
+   * texts (UTF-16 code units; default 8 Mi, about 16 MiB of texts and as much again of records;
+   * 0 keeps none). See parsed-records.ts.
+   */
+  parsedRecordChars?: number;
   /**
    * The most units of work one group commit holds, and how long (ms) it keeps taking more (default
    * 64 units, 10 ms; see group-commit.ts).
@@ -115,6 +122,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const statements = new Statements(db);
   const accessVersions = accessVersionReader(db, readers ? resolve(db.name) : undefined);
   const writes = insideGroup(db, sqliteExecutor(statements));
+  const parsedRecords = new ParsedRecords(options.parsedRecordChars);
   // Long units (bulks) on a writer connection in a worker thread, for a WAL file the readers can open too.
   const longUnits =
     walFile !== undefined && !db.readonly && options.longUnits !== "inline"
@@ -130,7 +138,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   async function readUnit<T>(on: Statements, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
     const unit: UnitState = { open: true, writable: false };
     try {
-      return await work(createUnitOfWork(sqliteDialect, yieldingExecutor(sqliteExecutor(on, { storedText: true })), unit));
+      return await work(createUnitOfWork(sqliteDialect, yieldingExecutor(sqliteExecutor(on, { storedText: parsedRecords })), unit));
     } finally {
       unit.open = false;
     }
