@@ -113,7 +113,7 @@ export function createHostMetrics(kit: CaseKit): HostMetrics {
   };
 }
 
-/** Only the figures the storage has (WAL, readers, pool): no gauge stuck at 0 elsewhere. */
+/** Only the figures the storage has (WAL, readers, parsed records, pool): no gauge stuck at 0 elsewhere. */
 function registerStorageGauges({ storage }: CaseKit, registry: Registry): void {
   const stats = storage.stats?.() ?? {};
   if (stats.walBytes !== undefined) {
@@ -136,6 +136,24 @@ function registerStorageGauges({ storage }: CaseKit, registry: Registry): void {
         const readers = storage.stats?.().readers ?? { open: 0, busy: 0 };
         this.set({ state: "open" }, readers.open);
         this.set({ state: "busy" }, readers.busy);
+      },
+    });
+  }
+  if (stats.parsedRecords !== undefined) {
+    new Gauge({
+      name: "casekit_sqlite_parsed_records",
+      help: "Records kept parsed beside their JSON text, reused while a read returns the same text",
+      registers: [registry],
+      collect() {
+        this.set(storage.stats?.().parsedRecords?.records ?? 0);
+      },
+    });
+    new Gauge({
+      name: "casekit_sqlite_parsed_record_chars",
+      help: "Length of the kept records' JSON texts in UTF-16 code units (bounded by the storage's parsedRecordChars)",
+      registers: [registry],
+      collect() {
+        this.set(storage.stats?.().parsedRecords?.chars ?? 0);
       },
     });
   }

@@ -204,7 +204,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
 
     stats(): StorageStats {
       if (walFile === undefined) return {};
-      const use = readers ? { readers: readers.use() } : {};
+      const use = readers ? { readers: readers.use(), parsedRecords: parsedRecords.size() } : {};
       try {
         return { walBytes: statSync(`${walFile}-wal`).size, ...use };
       } catch {

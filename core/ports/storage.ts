@@ -91,6 +91,8 @@ export interface StorageStats {
   pool?: { total: number; idle: number; waiting: number };
   /** Read-only connections (SQLite on a file): how many are open, and how many run or have queued a read unit. */
   readers?: { open: number; busy: number };
+  /** Records kept parsed beside their JSON text (SQLite): how many, and their texts' length in UTF-16 code units. */
+  parsedRecords?: { records: number; chars: number };
 }
 
 /**
