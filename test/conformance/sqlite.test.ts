@@ -126,16 +126,24 @@ describe("sqlite adapter", () => {
       expect(db.open).toBe(true); // a borrowed connection stays open
     });
 
-    it("stats() reports the WAL file's size and the reader connections on a file, and neither in memory", async () => {
+    it("stats() reports the WAL file's size, the reader connections and the records kept parsed on a file, and none in memory", async () => {
       const path = freshFile();
       const storage = open(path);
       await storage.migrate();
       const f = createFixtures();
-      await storage.transaction((tx) => tx.organizations.insert(f.organization()));
+      const organization = f.organization();
+      const team = f.team(organization.id);
+      await storage.transaction(async (tx) => {
+        await tx.organizations.insert(organization);
+        await tx.teams.insert(team);
+      });
       // No read has run yet: no reader connection is open (the pool opens all of them at the first read).
-      expect(storage.stats?.()).toEqual({ walBytes: statSync(`${path}-wal`).size, readers: { open: 0, busy: 0 } });
-      await storage.read((tx) => tx.organizations.findById(f.organization().id));
+      expect(storage.stats?.()).toEqual({ walBytes: statSync(`${path}-wal`).size, readers: { open: 0, busy: 0 }, parsedRecords: { records: 0, chars: 0 } });
+      await storage.read((tx) => tx.teams.findById(organization.id, team.id));
       expect(storage.stats?.().readers).toEqual({ open: defaultReaderCount, busy: 0 });
+      // The team read is kept parsed beside its text.
+      expect(storage.stats?.().parsedRecords).toEqual({ records: 1, chars: expect.any(Number) });
+      expect(storage.stats?.().parsedRecords?.chars).toBeGreaterThan(0);
       expect(storage.stats?.().walBytes).toBeGreaterThan(0);
       const memory = open(":memory:");
       await memory.migrate();
