@@ -37,8 +37,7 @@ describe("GET /metrics without a token: local clients only", () => {
   it("answers Prometheus text: the WAL file's size as it is on disk, and the process's default metrics", async () => {
     const created = await server.request("/api/v1/cases", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "WAL", severity: 2 }) });
     expect(created.ok).toBe(true);
-    const listed = await server.request("/api/v1/cases?limit=5");
-    expect(listed.ok).toBe(true);
+    for (let read = 0; read < 2; read++) expect((await server.request("/api/v1/cases?limit=5")).ok).toBe(true);
     const answer = await fetch(`${server.origin}/metrics`);
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -61,7 +60,7 @@ describe("GET /metrics without a token: local clients only", () => {
     expect(sample(text, "casekit_outbox_lag_seconds")).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'casekit_sqlite_reader_connections{state="open"}')).toBeGreaterThan(0);
     expect(sample(text, 'casekit_sqlite_reader_connections{state="busy"}')).toBeGreaterThanOrEqual(0);
-    // The listed case is kept parsed beside its text.
+    // The case listed twice is kept parsed beside its text.
     expect(sample(text, "casekit_sqlite_parsed_records")).toBeGreaterThanOrEqual(1);
     expect(sample(text, "casekit_sqlite_parsed_record_chars")).toBeGreaterThan(100);
     expect(text).not.toContain("casekit_postgres_pool");
