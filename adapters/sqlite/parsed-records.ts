@@ -1,3 +1,4 @@
+import { dropOldest } from "../../core/bounded-map.js";
 import { rememberStoredJson } from "../../core/stored-json.js";
 
 /** Text of the records kept parsed, in UTF-16 code units (about twice that in memory with the records). */
@@ -28,17 +29,9 @@ const idPrefix = '{"id":"';
  */
 export class ParsedRecords {
   private readonly byId = new Map<string, Kept>();
-  /**
-   * The kept entries in the order they were kept, oldest from `head` on; an entry replaced since
-   * (a newer text of its id) stays here until passed over. A Map's own order would do, but taking
-   * its first key walks over every entry deleted before it: evicting a record per miss went
-   * quadratic during a walk through more records than are kept.
-   */
-  private order: { id: string; kept: Kept }[] = [];
+  private chars = 0;
   /** Records read once, not kept (see seenBefore): a hash of the id → the length of its text. */
   private readonly seenOnce = new Map<number, number>();
-  private head = 0;
-  private chars = 0;
 
   constructor(private readonly maxChars = defaultParsedRecordChars) {}
 
@@ -73,30 +66,18 @@ export class ParsedRecords {
     return { records: this.byId.size, chars: this.chars };
   }
 
+  /** Keeps `kept` as the newest record, dropping the oldest while the texts are over the bound. */
   private keep(id: string, kept: Kept): void {
     const replaced = this.byId.get(id);
     if (replaced !== undefined) {
-      // Deleted, not overwritten: the map would keep the old key, an id cut from the old text.
+      // Deleted, not overwritten: the entry moves to the newest place, and the map does not keep
+      // the old key, an id cut from the old text.
       this.byId.delete(id);
       this.chars -= replaced.text.length;
     }
     this.byId.set(id, kept);
-    this.order.push({ id, kept });
     this.chars += kept.text.length;
-    while (this.chars > this.maxChars && this.head < this.order.length) {
-      const oldest = this.order[this.head++]!;
-      if (this.byId.get(oldest.id) !== oldest.kept) continue; // replaced since: not kept any more
-      this.byId.delete(oldest.id);
-      this.chars -= oldest.kept.text.length;
-    }
-    // Passed-over and replaced entries are dropped once they outnumber the kept ones.
-    if (this.order.length - this.head > 2 * this.byId.size + 1024) {
-      this.order = this.order.slice(this.head).filter((entry) => this.byId.get(entry.id) === entry.kept);
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.order.length) {
-      this.order = this.order.slice(this.head);
-      this.head = 0;
-    }
+    while (this.chars > this.maxChars) this.chars -= dropOldest(this.byId)![1].text.length;
   }
 }
 
