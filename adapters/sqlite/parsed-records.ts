@@ -33,7 +33,10 @@ export class ParsedRecords {
   /** Records read once, not kept (see seenBefore): a hash of the id → the length of its text. */
   private readonly seenOnce = new Map<number, number>();
 
-  constructor(private readonly maxChars = defaultParsedRecordChars) {}
+  constructor(private readonly maxChars = defaultParsedRecordChars) {
+    // NaN would never be exceeded: the records would be kept without bound.
+    if (!Number.isFinite(maxChars) || maxChars < 0) throw new Error(`casekit: parsedRecordChars must be a finite number ≥ 0, not ${maxChars}`);
+  }
 
   record<T extends object>(text: string): T {
     const id = text.startsWith(idPrefix) ? text.slice(idPrefix.length, text.indexOf('"', idPrefix.length)) : undefined;

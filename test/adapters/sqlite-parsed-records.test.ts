@@ -62,6 +62,8 @@ describe("parsed records", () => {
     expect(records.record(text("case_0004", "t"))).toBe(read[4]);
     expect(records.record(text("case_0000", "t"))).not.toBe(read[0]);
 
+    for (const bad of [Number.NaN, -1, Number.POSITIVE_INFINITY]) expect(() => new ParsedRecords(bad)).toThrow(/parsedRecordChars must be a finite number/);
+
     const none = new ParsedRecords(0);
     none.record(one);
     expect(none.record(one)).not.toBe(none.record(one));
