@@ -10,7 +10,11 @@ const longestKept = 64 * 1024;
 /** Ids noted as read once, at most (then the notes start over). */
 const maxSeenOnce = 65_536;
 
-/** Every selectRecord row starts so (its first member is the record's id; ids hold no quote or escape). */
+/**
+ * How a selectRecord row starts when its resource declares its id first, as all but a few do
+ * (a sign-in throttle is keyed by email: its rows are parsed every time). Ids hold no quote or
+ * escape; were one cut short, the whole text's comparison would still tell records apart.
+ */
 const idPrefix = '{"id":"';
 
 /**
