@@ -141,7 +141,7 @@ function hostFlags(values: Values) {
 }
 
 function storageOptions(config: HostConfig) {
-  return { sqliteWalLimitBytes: config.sqliteWalLimitBytes, ...(config.schema ? { schema: config.schema } : {}) };
+  return { sqliteWalLimitBytes: config.sqliteWalLimitBytes, sqliteParsedRecordChars: config.sqliteParsedRecordChars, ...(config.schema ? { schema: config.schema } : {}) };
 }
 
 async function withKit<T>(config: HostConfig, work: (kit: CaseKit, storage: Storage) => Promise<T>): Promise<T> {

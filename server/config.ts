@@ -50,6 +50,8 @@ export interface HostConfig {
   bulkMaxRows: number;
   /** CASEKIT_SQLITE_WAL_LIMIT: the WAL size (bytes) past which SQLite's WAL is checkpointed back to empty. */
   sqliteWalLimitBytes: number;
+  /** CASEKIT_SQLITE_PARSED_RECORDS: how much JSON text of read records SQLite keeps parsed (UTF-16 code units). */
+  sqliteParsedRecordChars: number;
   /** CASEKIT_LOG_LEVEL: the least severe level `casekit serve` and `casekit worker` write (default info). */
   logLevel: LogLevel;
   /** CASEKIT_LOG_PROBES: log successful answers to /livez, /readyz and /api/v1/health too (default false). */
@@ -102,6 +104,7 @@ export function loadHostConfig(flags: ConfigFlags, env: Env = process.env): Host
     logLevel: choiceSetting("CASEKIT_LOG_LEVEL", env),
     logProbes: choiceSetting("CASEKIT_LOG_PROBES", env) === "true",
     sqliteWalLimitBytes: integerSetting("CASEKIT_SQLITE_WAL_LIMIT", env),
+    sqliteParsedRecordChars: integerSetting("CASEKIT_SQLITE_PARSED_RECORDS", env),
     metricsToken: metricsToken(rawSetting("CASEKIT_METRICS_TOKEN", env)),
     otel: choiceSetting("CASEKIT_OTEL", env) === "true",
     rateLimits: {

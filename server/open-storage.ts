@@ -7,7 +7,7 @@ import { isPostgresUrl } from "./config.js";
  * Opens the storage a database setting names. Adapters load lazily, so a PostgreSQL deployment
  * never loads better-sqlite3 and a SQLite one never loads pg.
  */
-export async function openStorage(database: string, options: { sqliteWalLimitBytes?: number; schema?: string } = {}): Promise<Storage> {
+export async function openStorage(database: string, options: { sqliteWalLimitBytes?: number; sqliteParsedRecordChars?: number; schema?: string } = {}): Promise<Storage> {
   if (isPostgresUrl(database)) {
     const { createPostgresStorage } = await withDriver("pg", () => import("../adapters/postgres/index.js"));
     return createPostgresStorage({ connectionString: database, ...(options.schema ? { schema: options.schema } : {}) });
@@ -15,7 +15,11 @@ export async function openStorage(database: string, options: { sqliteWalLimitByt
   const { createSqliteStorage } = await withDriver("better-sqlite3", () => import("../adapters/sqlite/index.js"));
   // The adapter creates a new file private to its owner (0600); its folders are created here, 0700.
   if (database !== ":memory:") mkdirSync(dirname(resolve(database)), { recursive: true, mode: 0o700 });
-  return createSqliteStorage({ path: database, ...(options.sqliteWalLimitBytes === undefined ? {} : { walLimitBytes: options.sqliteWalLimitBytes }) });
+  return createSqliteStorage({
+    path: database,
+    ...(options.sqliteWalLimitBytes === undefined ? {} : { walLimitBytes: options.sqliteWalLimitBytes }),
+    ...(options.sqliteParsedRecordChars === undefined ? {} : { parsedRecordChars: options.sqliteParsedRecordChars }),
+  });
 }
 
 /**

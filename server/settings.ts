@@ -163,6 +163,12 @@ export const settings = {
     meaning: "The SQLite WAL size past which it is checkpointed back to empty (TRUNCATE; embedders: `walLimitBytes`).",
     commands: both,
   },
+  CASEKIT_SQLITE_PARSED_RECORDS: {
+    value: { kind: "integer", min: 0, max: 1024 ** 3, unit: "UTF-16 code units" },
+    default: String(8 * 1024 * 1024),
+    meaning: "How much JSON text of read records SQLite keeps parsed for reads that return the same text again (about twice that in memory with the records; 0 keeps none; embedders: `parsedRecordChars`).",
+    commands: both,
+  },
   CASEKIT_TRUST_PROXY: {
     value: trueFalse,
     default: "false",

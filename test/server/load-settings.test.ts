@@ -15,6 +15,16 @@ describe("CASEKIT_BULK_MAX_ROWS", () => {
   });
 });
 
+describe("CASEKIT_SQLITE_PARSED_RECORDS", () => {
+  it("defaults to 8 Mi code units, takes 0 (none kept) up to 1 Gi, and stops the start otherwise", () => {
+    expect(load().sqliteParsedRecordChars).toBe(8 * 1024 * 1024);
+    expect(load({ CASEKIT_SQLITE_PARSED_RECORDS: "0" }).sqliteParsedRecordChars).toBe(0);
+    for (const value of ["-1", "1.5", "lots", String(1024 ** 3 + 1)]) {
+      expect(() => load({ CASEKIT_SQLITE_PARSED_RECORDS: value })).toThrow(/CASEKIT_SQLITE_PARSED_RECORDS/);
+    }
+  });
+});
+
 describe("CASEKIT_SQLITE_WAL_LIMIT", () => {
   it("defaults to 64 MiB, takes bytes from 1 MiB to 64 GiB, and stops the start otherwise", () => {
     expect(load().sqliteWalLimitBytes).toBe(64 * 1024 * 1024);

@@ -92,7 +92,8 @@ describe("GET /metrics without a token: local clients only", () => {
 describe("GET /metrics with CASEKIT_METRICS_TOKEN: the bearer of the token only", () => {
   let server: ServeProcess;
   beforeAll(async () => {
-    server = await startServeProcess({ args: ["--host", "0.0.0.0"], env: { CASEKIT_METRICS_TOKEN: token } });
+    // This host also keeps no read record parsed (the other one keeps them by default).
+    server = await startServeProcess({ args: ["--host", "0.0.0.0"], env: { CASEKIT_METRICS_TOKEN: token, CASEKIT_SQLITE_PARSED_RECORDS: "0" } });
   }, 30_000);
   afterAll(() => server?.stop());
 
@@ -113,5 +114,13 @@ describe("GET /metrics with CASEKIT_METRICS_TOKEN: the bearer of the token only"
       const remote = await fetch(`http://${external}:${server.port}/metrics`, { headers: { authorization: `Bearer ${token}` } });
       expect(remote.status).toBe(200);
     }
+  });
+
+  it("keeps no read record parsed with CASEKIT_SQLITE_PARSED_RECORDS=0", async () => {
+    expect((await server.request("/api/v1/cases", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "Not kept", severity: 2 }) })).ok).toBe(true);
+    for (let read = 0; read < 3; read++) expect((await server.request("/api/v1/cases?limit=5")).ok).toBe(true);
+    const text = await (await fetch(`${server.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+    expect(sample(text, "casekit_sqlite_parsed_records")).toBe(0);
+    expect(sample(text, "casekit_sqlite_parsed_record_chars")).toBe(0);
   });
 });
