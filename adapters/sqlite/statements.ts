@@ -3,17 +3,13 @@ import type Database from "better-sqlite3";
 export type SqliteDatabase = Database.Database;
 export type Statement = Database.Statement<unknown[], unknown>;
 
-/** Dynamic statements (lists, one per filter shape) kept prepared at most. */
-const maxDynamic = 256;
-
 /**
  * Prepared statements, prepared on first use (the tables exist only after `migrate`) and kept for
- * the life of the connection. Fixed statements are keyed by their SQL constant below; dynamic
- * ones (lists) share a bounded cache, the oldest preparation dropped first.
+ * the life of the connection, keyed by their text. The texts are few: each declared resource's
+ * own, a list's per filter shape, a multi-row insert's per row count (sql.ts builds each once).
  */
 export class Statements {
   private readonly fixed = new Map<string, Statement>();
-  private readonly dynamic = new Map<string, Statement>();
 
   constructor(private readonly db: SqliteDatabase) {}
 
@@ -22,17 +18,6 @@ export class Statements {
     if (statement === undefined) {
       statement = this.db.prepare(sql);
       this.fixed.set(sql, statement);
-    }
-    return statement;
-  }
-
-  /** A dynamic statement (a list with one filter shape), rows as objects. */
-  getDynamic(sql: string): Statement {
-    let statement = this.dynamic.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare(sql);
-      if (this.dynamic.size >= maxDynamic) this.dynamic.delete(this.dynamic.keys().next().value!);
-      this.dynamic.set(sql, statement);
     }
     return statement;
   }
