@@ -27,9 +27,10 @@ const idPrefix = '{"id":"';
  * same, character for character, as the text the kept record was parsed from: the record is then
  * exactly what parsing the row would give, so nothing can be stale (a change, on this host or
  * another, changes the text) and nothing is shared that the statement did not return (which rows
- * a request gets is the statement's business, as before). A record is shared by every request
- * that reads it, so it is frozen whole (core/stored-json.ts). A record is kept from its second
- * read on, and the kept texts are bounded by their total length; the oldest go first.
+ * a request gets is the statement's business, as before). A kept record is shared by every
+ * request that reads it, so it is frozen whole (core/stored-json.ts); one not kept is frozen as
+ * any read record is. A record is kept from its second read on, and the kept texts are bounded by
+ * their total length; the oldest go first.
  */
 export class ParsedRecords {
   private readonly byId = new Map<string, Kept>();
@@ -44,11 +45,13 @@ export class ParsedRecords {
 
   record<T extends object>(text: string): T {
     const id = text.startsWith(idPrefix) ? text.slice(idPrefix.length, text.indexOf('"', idPrefix.length)) : undefined;
-    if (id === undefined || text.length > longestKept || this.maxChars <= 0) return rememberStoredJson(JSON.parse(text) as T, text, { whole: true });
+    if (id === undefined || text.length > longestKept || this.maxChars <= 0) return rememberStoredJson(JSON.parse(text) as T, text);
     const kept = this.byId.get(id);
     if (kept !== undefined && kept.text === text) return kept.record as T;
-    const record = rememberStoredJson(JSON.parse(text) as T, text, { whole: true });
-    if (kept !== undefined || this.seenBefore(id, text.length)) this.keep(id, { text, record });
+    // Only a record that is kept is shared, so only it is frozen whole.
+    const keep = kept !== undefined || this.seenBefore(id, text.length);
+    const record = rememberStoredJson(JSON.parse(text) as T, text, { whole: keep });
+    if (keep) this.keep(id, { text, record });
     return record;
   }
 

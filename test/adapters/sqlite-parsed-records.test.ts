@@ -22,7 +22,6 @@ describe("parsed records", () => {
   it("a record read once is not kept; from its second read on the same text gives the same record, frozen whole, with its text; another text of the same id a new one", () => {
     const records = new ParsedRecords();
     const once = records.record<{ title: string }>(text("case_1", "Phishing", ["a"]));
-    expect(frozenWhole(once)).toBe(true);
     expect(records.size()).toEqual({ records: 0, chars: 0 });
     const first = records.record<{ title: string }>(text("case_1", "Phishing", ["a"]));
     expect(first).not.toBe(once);
