@@ -149,4 +149,40 @@ describe.skipIf(!run)("the shared PostgreSQL rate-limit store", () => {
     await admin.end();
     expect(await stores[0]!.update(key, bump)).toBe(1);
   });
+
+  it("its own connections commit without waiting for the WAL flush; a pool you pass keeps its own settings", async () => {
+    const bump = (state: { tat: number } | null) => ({ state: { tat: (state?.tat ?? 0) + 1, buckets: [] as [number, number][], reset: 0 }, result: null });
+    /** The connections that ran the store's statements during `work` (idle in their pool afterwards), and their synchronous_commit. */
+    async function settingsUsedBy(work: () => Promise<unknown>): Promise<string[]> {
+      const used = new Set<pg.Client>();
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const config = args[0] as { text?: string } | string;
+        if ((typeof config === "string" ? config : (config.text ?? "")).includes("rate_limits")) used.add(this);
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        await work();
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      return Promise.all([...used].map(async (client) => (await client.query<{ synchronous_commit: string }>("SHOW synchronous_commit")).rows[0]!.synchronous_commit));
+    }
+
+    const own = createPostgresRateLimitStore({ connectionString: url, schema, max: 2 });
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const passed = createPostgresRateLimitStore({ pool, schema });
+    closers.push(() => own.close(), () => pool.end());
+    const key = `sync:${Math.random()}`;
+    // Two keys at once (two connections), then the compare-and-set: one statement outside a transaction.
+    const ownSettings = await settingsUsedBy(async () => {
+      await Promise.all([own.update(key, bump), own.update(`${key}:b`, bump)]);
+      await own.update(key, bump);
+    });
+    expect(ownSettings.length).toBeGreaterThan(0);
+    expect(new Set(ownSettings)).toEqual(new Set(["off"]));
+    const passedSettings = await settingsUsedBy(() => passed.update(key, bump));
+    expect(passedSettings.length).toBeGreaterThan(0);
+    expect(new Set(passedSettings)).toEqual(new Set(["on"]));
+  });
 });
