@@ -49,7 +49,7 @@ try {
   }
   const scenarios: LoadScenario[] = [];
   const connections = new Map<string, number>();
-  const add = (name: string, server: Running, path: string, key: string | undefined, extra: { method?: "POST"; body?: string; connections?: number } = {}) => {
+  const add = (name: string, server: Running, path: string, key: string | undefined, extra: { method?: "POST"; body?: string; connections?: number; pairedWith?: string } = {}) => {
     const n = extra.connections ?? settings.connections;
     connections.set(name, n);
     scenarios.push({
@@ -62,6 +62,7 @@ try {
         ...(extra.body ? { body: extra.body } : {}),
         connections: n,
       },
+      ...(extra.pairedWith ? { pairedWith: extra.pairedWith } : {}),
     });
   };
 
@@ -81,7 +82,7 @@ try {
     const unmetered = initOrganization(database, "Unmetered SOC");
     const host = keep(await startScript("metering host", "metering-host.ts", `${database}.log`, [database, unmetered.organizationId], benchEnv));
     add(names.metered, host, "/api/v1/health", metered.apiKey);
-    add(names.unmetered, host, "/api/v1/health", unmetered.apiKey);
+    add(names.unmetered, host, "/api/v1/health", unmetered.apiKey, { pairedWith: names.metered });
   }
 
   let listServe: Running | undefined;
