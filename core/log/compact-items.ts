@@ -33,15 +33,14 @@ export type StoredEventItems = CompactEventItems | EventItem[];
 
 const sharable = (value: unknown): boolean => value === null || typeof value !== "object";
 
-function column(count: number, valueOf: (index: number) => unknown): ItemColumn {
-  const first = valueOf(0);
+/** Every item's value of one key, in item order, as a column (the array itself when they differ). */
+function columnOf(each: unknown[]): ItemColumn {
+  const first = each[0];
   if (sharable(first)) {
     let index = 1;
-    while (index < count && valueOf(index) === first) index++;
-    if (index === count) return { same: first };
+    while (index < each.length && each[index] === first) index++;
+    if (index === each.length) return { same: first };
   }
-  const each = new Array<unknown>(count);
-  for (let index = 0; index < count; index++) each[index] = valueOf(index);
   return { each };
 }
 
@@ -50,6 +49,13 @@ const valueAt = (column: ItemColumn, index: number): unknown => ("same" in colum
 /**
  * The items by column. `keyOrder` puts the keys in the order the database hands a stored object's
  * keys back (PostgreSQL's jsonb reorders them), so a decoded payload matches a stored one.
+ *
+ * One pass over the records: each payload's keys are walked with `for…in` and checked against the
+ * first record's as they come, and each value goes straight into its column. (A key list per
+ * record and a second read of every value by name cost about 1 µs a record, a tenth of a
+ * 100 000-record bulk's own work on the event loop.) `for…in` also walks inherited enumerable keys,
+ * which `Object.keys` leaves out: a record with one has a key the first record's list lacks, and
+ * the items keep the plain form, which is always exact.
  */
 export function compactEventItems(items: readonly EventItem[], keyOrder?: (keys: string[]) => string[]): StoredEventItems {
   const plain = (): EventItem[] => [...items];
@@ -58,23 +64,39 @@ export function compactEventItems(items: readonly EventItem[], keyOrder?: (keys:
   const firstKeys = Object.keys(first.payload);
   // Keys JSON cannot carry as an own property of a plain object once assigned: keep the plain form.
   if (firstKeys.includes("__proto__")) return plain();
-  for (const item of items) {
-    const keys = Object.keys(item.payload);
-    if (keys.length !== firstKeys.length) return plain();
-    for (let k = 0; k < keys.length; k++) {
-      if (keys[k] !== firstKeys[k] || item.payload[keys[k]!] === undefined) return plain();
+  const count = items.length;
+  const width = firstKeys.length;
+  const values = firstKeys.map(() => new Array<unknown>(count));
+  let idsArePayloadIds = true;
+  for (let index = 0; index < count; index++) {
+    const { payload, resourceId } = items[index]!;
+    let k = 0;
+    for (const key in payload) {
+      // A key more, fewer or in another order than the first record's, or an undefined value: plain.
+      if (k === width || key !== firstKeys[k]) return plain();
+      const value = payload[key];
+      if (value === undefined) return plain();
+      values[k]![index] = value;
+      k++;
     }
+    if (k !== width) return plain();
+    if (payload.id !== resourceId) idsArePayloadIds = false;
   }
   const keys = keyOrder ? keyOrder(firstKeys) : firstKeys;
-  const count = items.length;
-  const idsArePayloadIds = items.every((item) => item.payload.id === item.resourceId);
+  const position = new Map(firstKeys.map((key, k) => [key, k]));
+  const columns: ItemColumn[] = [];
+  for (const key of keys) {
+    const k = position.get(key);
+    if (k === undefined) return plain();
+    columns.push(columnOf(values[k]!));
+  }
   return {
     compact: 1,
     count,
     resourceIds: idsArePayloadIds ? null : items.map((item) => item.resourceId),
-    tlp: column(count, (index) => items[index]!.tlp),
+    tlp: columnOf(items.map((item) => item.tlp)),
     keys,
-    columns: keys.map((key) => column(count, (index) => items[index]!.payload[key])),
+    columns,
   };
 }
 
