@@ -1,8 +1,9 @@
-import pg from "pg";
+import type pg from "pg";
 import type { LimiterState } from "../../core/limits/limiter.js";
 import { rememberBounded } from "../../core/bounded-map.js";
 import type { RateLimitStore } from "../../core/ports/rate-limit-store.js";
 import { sendQuery } from "./send-query.js";
+import { checkedSchema, ownPool } from "./pools.js";
 
 export type PostgresRateLimitStoreOptions = (
   | { connectionString: string; max?: number }
@@ -19,7 +20,6 @@ export type PostgresRateLimitStoreOptions = (
   sweepEvery?: number;
 };
 
-const schemaNamePattern = /^[a-z_][a-z0-9_]*$/;
 /** A state carries nothing the limiter still counts this long after its last reset time. */
 const retentionMs = 61 * 60_000;
 
@@ -39,12 +39,9 @@ const noop = (): void => undefined;
  * A SET that fails leaves the connection committing as the server is configured. With a pool of
  * your own, its settings apply (give it `options: "-c synchronous_commit=off"` for the same).
  */
-function ownPool(connectionString: string, max: number | undefined): pg.Pool {
+function storePool(connectionString: string, max: number | undefined): pg.Pool {
   // The pool waits for onConnect before it lends a new connection.
-  const pool = new pg.Pool({ connectionString, max, onConnect: (client) => sendQuery(client, "SET synchronous_commit = off").then(noop, noop) });
-  // An idle connection the server drops must not crash the process; pg removes it from the pool.
-  pool.on("error", noop);
-  return pool;
+  return ownPool({ connectionString, max, onConnect: (client) => sendQuery(client, "SET synchronous_commit = off").then(noop, noop) });
 }
 
 /**
@@ -64,10 +61,9 @@ function ownPool(connectionString: string, max: number | undefined): pg.Pool {
  * memory). Updates of one key on one host wait for each other, so they never race each other.
  */
 export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOptions): RateLimitStore & { close(): Promise<void> } {
-  const { schema } = options;
-  if (schema !== undefined && !schemaNamePattern.test(schema)) throw new Error(`casekit: invalid schema name ${JSON.stringify(schema)}`);
+  const schema = checkedSchema(options.schema);
   const owned = !("pool" in options);
-  const pool = "pool" in options ? options.pool : ownPool(options.connectionString, options.max);
+  const pool = "pool" in options ? options.pool : storePool(options.connectionString, options.max);
   const now = options.now ?? Date.now;
   const sweepEvery = options.sweepEvery ?? 5_000;
   let updates = 0;

@@ -1,12 +1,13 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
-import pg from "pg";
+import type pg from "pg";
 import { CaseKitError } from "../../core/errors.js";
 import type { Storage, StorageStats, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
 import { postgresDialect, postgresExecutor } from "./dialect.js";
 import { translateError } from "./errors.js";
 import { sendQuery } from "./send-query.js";
+import { checkedSchema, ownPool } from "./pools.js";
 import { migrateSchema } from "./migrate.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
 import { accessVersionSql } from "../resources/organizations.js";
@@ -40,8 +41,6 @@ export type PostgresStorageOptions =
       pool: pg.Pool;
     });
 
-const schemaNamePattern = /^[a-z_][a-z0-9_]*$/;
-
 /**
  * The schema each connection's search_path was last set to by casekit, shared by every storage
  * in the process, so two storages on one borrowed pool with different schemas each set theirs.
@@ -57,14 +56,9 @@ const searchPaths = new WeakMap<pg.PoolClient, string>();
  * uncommitted writes. `migrate()` is safe from several processes at once (see migrateSchema).
  */
 export function createPostgresStorage(options: PostgresStorageOptions): Storage {
-  const { schema } = options;
-  if (schema !== undefined && !schemaNamePattern.test(schema)) {
-    throw new Error(`casekit: invalid schema name ${JSON.stringify(schema)}; use a-z, 0-9 and _, not starting with a digit`);
-  }
+  const schema = checkedSchema(options.schema);
   const owned = !("pool" in options);
-  const pool = "pool" in options ? options.pool : new pg.Pool({ connectionString: options.connectionString, max: options.max });
-  // An idle connection the server drops must not crash the process; pg removes it from the pool.
-  if (owned) pool.on("error", () => {});
+  const pool = "pool" in options ? options.pool : ownPool({ connectionString: options.connectionString, max: options.max });
 
   const accessVersionText = accessVersionSql(postgresDialect, schema === undefined ? "organizations" : `"${schema}".organizations`);
 
