@@ -113,16 +113,32 @@ export function createHostMetrics(kit: CaseKit): HostMetrics {
   };
 }
 
+/**
+ * `read()` once per event-loop turn: the storage gauges of one scrape, collected together, share
+ * one snapshot of the storage's figures (on SQLite one stat of the WAL file, not one per gauge).
+ */
+function oncePerTurn<T>(read: () => T): () => T {
+  let held: { value: T } | undefined;
+  return () => {
+    if (held === undefined) {
+      held = { value: read() };
+      setImmediate(() => (held = undefined));
+    }
+    return held.value;
+  };
+}
+
 /** Only the figures the storage has (WAL, readers, parsed records, pool): no gauge stuck at 0 elsewhere. */
 function registerStorageGauges({ storage }: CaseKit, registry: Registry): void {
   const stats = storage.stats?.() ?? {};
+  const current = oncePerTurn(() => storage.stats?.() ?? {});
   if (stats.walBytes !== undefined) {
     new Gauge({
       name: "casekit_sqlite_wal_bytes",
       help: "Size of the SQLite write-ahead log file in bytes (checkpointed back to empty past CASEKIT_SQLITE_WAL_LIMIT)",
       registers: [registry],
       collect() {
-        this.set(storage.stats?.().walBytes ?? 0);
+        this.set(current().walBytes ?? 0);
       },
     });
   }
@@ -133,7 +149,7 @@ function registerStorageGauges({ storage }: CaseKit, registry: Registry): void {
       labelNames: ["state"] as const,
       registers: [registry],
       collect() {
-        const readers = storage.stats?.().readers ?? { open: 0, busy: 0 };
+        const readers = current().readers ?? { open: 0, busy: 0 };
         this.set({ state: "open" }, readers.open);
         this.set({ state: "busy" }, readers.busy);
       },
@@ -145,7 +161,7 @@ function registerStorageGauges({ storage }: CaseKit, registry: Registry): void {
       help: "Records kept parsed beside their JSON text, reused while a read returns the same text",
       registers: [registry],
       collect() {
-        this.set(storage.stats?.().parsedRecords?.records ?? 0);
+        this.set(current().parsedRecords?.records ?? 0);
       },
     });
     new Gauge({
@@ -153,7 +169,7 @@ function registerStorageGauges({ storage }: CaseKit, registry: Registry): void {
       help: "Length of the kept records' JSON texts in UTF-16 code units (bounded by the storage's parsedRecordChars)",
       registers: [registry],
       collect() {
-        this.set(storage.stats?.().parsedRecords?.chars ?? 0);
+        this.set(current().parsedRecords?.chars ?? 0);
       },
     });
   }
@@ -164,7 +180,7 @@ function registerStorageGauges({ storage }: CaseKit, registry: Registry): void {
       labelNames: ["state"] as const,
       registers: [registry],
       collect() {
-        const pool = storage.stats?.().pool ?? { total: 0, idle: 0, waiting: 0 };
+        const pool = current().pool ?? { total: 0, idle: 0, waiting: 0 };
         this.set({ state: "total" }, pool.total);
         this.set({ state: "idle" }, pool.idle);
       },
@@ -174,7 +190,7 @@ function registerStorageGauges({ storage }: CaseKit, registry: Registry): void {
       help: "Units of work waiting for a PostgreSQL pool connection",
       registers: [registry],
       collect() {
-        this.set(storage.stats?.().pool?.waiting ?? 0);
+        this.set(current().pool?.waiting ?? 0);
       },
     });
   }

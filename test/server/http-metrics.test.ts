@@ -1,6 +1,9 @@
 // The families behind `GET /metrics` (server/metrics.ts, server/http-metrics.ts), in process:
 // requests by route template and status with bounded labels, rate-limit refusals, webhook attempts
 // by outcome, pending deliveries and the outbox lag read on scrape, and the endpoint's token.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createNodeTransport } from "../../adapters/outbound/node-transport.js";
 import { createSqliteStorage } from "../../adapters/sqlite/index.js";
@@ -147,5 +150,32 @@ describe("the /metrics endpoint in process", () => {
     const local = await measured();
     const open = inProcess(createCaseKitApp(local.w.kit, { metricsEndpoint: { registry: local.metrics.registry, token: undefined } }));
     expect((await open.send("GET", "/metrics")).status).toBe(404);
+  });
+});
+
+describe("storage metrics", () => {
+  it("one scrape reads the storage's figures once, whatever the number of its gauges", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "casekit-metrics-"));
+    const storage = createSqliteStorage({ path: join(dir, "casekit.db") });
+    try {
+      await storage.migrate();
+      const stats = storage.stats!.bind(storage);
+      let reads = 0;
+      storage.stats = () => (reads++, stats());
+      const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock: new ManualClock("2026-03-01T12:00:00.000Z"), config: { keyHashSecret } });
+      const metrics = createHostMetrics(kit);
+      const registered = reads;
+      for (let scrape = 1; scrape <= 2; scrape++) {
+        const text = await metrics.registry.metrics();
+        expect(text).toContain("casekit_sqlite_wal_bytes");
+        expect(text).toContain("casekit_sqlite_parsed_record_chars");
+        expect(reads - registered).toBe(scrape);
+        // The next scrape reads fresh figures.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      await storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
