@@ -46,10 +46,10 @@ const pairedSlices = 4;
 
 /** Two scenarios of one process by turns, ABBA…, `seconds` each in all; each one's slices summed. */
 async function loadByTurns(a: LoadScenario, b: LoadScenario, seconds: number): Promise<[LoadSample, LoadSample]> {
+  const pair = [a, b] as const;
   const slices: [LoadSample[], LoadSample[]] = [[], []];
   for (let slice = 0; slice < pairedSlices; slice++) {
-    const order = slice % 2 === 0 ? [0, 1] as const : [1, 0] as const;
-    for (const which of order) slices[which].push(await load([a, b][which]!.pid, [a, b][which]!.target, seconds / pairedSlices));
+    for (const which of slice % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) slices[which].push(await load(pair[which].pid, pair[which].target, seconds / pairedSlices));
   }
   return [summed(slices[0]), summed(slices[1])];
 }
