@@ -89,7 +89,8 @@ export function copyPlan(): CopyPlan {
 function planTable(name: string, source: SQLiteTable, target: PgTable): CopiedTable {
   const sourceConfig = getSqliteTableConfig(source);
   const targetColumns = new Map(Object.entries(getTableColumns(target) as Record<string, PgColumn>));
-  const sourceColumns = Object.entries(getTableColumns(source) as Record<string, SQLiteColumn>);
+  // A generated column (a stored record's text) is the source database's own: computed, not copied.
+  const sourceColumns = Object.entries(getTableColumns(source) as Record<string, SQLiteColumn>).filter(([, column]) => column.generated === undefined);
   if (sourceColumns.length !== targetColumns.size) {
     const extra = [...targetColumns.keys()].filter((key) => !sourceColumns.some(([k]) => k === key));
     throw new CopyPlanError(`${name}: columns ${extra.join(", ")} exist only in the PostgreSQL schema`);

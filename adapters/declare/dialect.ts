@@ -3,7 +3,7 @@
  * writes what SQL spells differently, how it recognises a unique violation, and how a unit of
  * work runs statements. A dialect knows SQL, never a resource.
  */
-import type { Field } from "./resource.js";
+import type { Field, Resource } from "./resource.js";
 
 /** A unique key a failed statement clashed on, as much of it as the driver reports. */
 export interface ViolatedKey {
@@ -65,9 +65,10 @@ export interface Dialect {
   /**
    * The select list of a read of whole records (by id, a list page), run by `Executor.records`: each
    * row comes back as the record itself, keyed by field and every value decoded by the database,
-   * so no JavaScript maps a page of wide rows column by column.
+   * so no JavaScript maps a page of wide rows column by column. Its column names are
+   * unqualified: the read selects from the resource's table alone.
    */
-  selectRecord(fields: readonly Field[]): string;
+  selectRecord(resource: Resource): string;
   /** The key a unique violation clashed on, or undefined when `error` is anything else. */
   uniqueViolation(error: unknown): ViolatedKey | undefined;
 }

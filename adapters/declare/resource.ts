@@ -73,6 +73,14 @@ export interface ResourceSpec<C extends Record<string, Column>, F extends Record
   unique?: readonly UniqueSpec<keyof C & string>[];
   indexes?: readonly IndexSpec<keyof C & string>[];
   filters?: F;
+  /**
+   * The record's JSON text is stored beside its columns, and reads of whole records select it
+   * instead of building it (where the dialect stores it: SQLite's `record_json`, a generated column
+   * SQLite itself keeps in step with every write, adapters/sqlite/dialect.ts). For tables read far
+   * more often than any of their rows is written: each row takes about twice the space and each
+   * write a few µs more.
+   */
+  storedRecord?: true;
 }
 
 /** One column with its record field and its SQL name. */

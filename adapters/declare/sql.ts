@@ -86,7 +86,7 @@ function build(resource: Resource, dialect: Dialect): ResourceSql {
   const probes = uniqueFields.map((keyFields, k) => `SELECT 1 AS taken FROM ${table} WHERE ${keyFields.map((f, i) => `${f.name} = ${p(i + 1)}`).join(" AND ")}${partial[k]} LIMIT 1`);
   return {
     insert: `INSERT INTO ${table} (${columns}) VALUES (${fields.map((_, i) => p(i + 1)).join(", ")}) ON CONFLICT DO NOTHING`,
-    byId: `SELECT ${dialect.selectRecord(fields)} FROM ${table} WHERE ${scoped(1)}`,
+    byId: `SELECT ${dialect.selectRecord(resource)} FROM ${table} WHERE ${scoped(1)}`,
     update: `UPDATE ${table} SET ${mutable.map((f, i) => `${f.name} = ${p(i + 1)}`).join(", ")} WHERE ${scoped(mutable.length + 1)}`,
     updateFields: [...mutable, ...keyFields],
     updateMayClash: uniqueFields.some((keyFields) => keyFields.some((f) => mutable.includes(f))),
@@ -260,12 +260,12 @@ const marksOf = (sql: string): number => sql.split("?").length - 1;
 const idsShape = ":ids";
 
 function listText(resource: Resource, dialect: Dialect, shape: readonly string[], page: ListPage): string {
-  const { table, fields, id } = resource;
+  const { table, id } = resource;
   const { where, next } = whereOf(resource, dialect, shape);
   if (page.after !== undefined) where.push(`${id.name} ${page.order === "asc" ? ">" : "<"} ${next()}`);
   const conditions = where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`;
   const live = page.withDeleted ? "" : liveCondition(resource, "", conditions === "" ? " WHERE " : " AND ");
-  return `SELECT ${dialect.selectRecord(fields)} FROM ${table}${conditions}${live} ORDER BY ${id.name} ${page.order.toUpperCase()} LIMIT ${next()}`;
+  return `SELECT ${dialect.selectRecord(resource)} FROM ${table}${conditions}${live} ORDER BY ${id.name} ${page.order.toUpperCase()} LIMIT ${next()}`;
 }
 
 /** The conditions of a shape, in parameter order (the tenant first), and the next placeholder. */

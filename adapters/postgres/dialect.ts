@@ -51,7 +51,7 @@ export const postgresDialect: Dialect = {
   recordset: (param, columns) => `jsonb_to_recordset(${param}::jsonb) AS r(${columns.map((c) => `${c.name} ${recordsetTypes[c.column.kind](c.column)}`).join(", ")})`,
   // jsonb keeps an object's keys shorter first (in UTF-8 bytes), then by their bytes.
   jsonKeyOrder: (keys) => [...keys].sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b))),
-  selectRecord: (fields) => fields.map((f) => `${recordValue(f)} AS "${f.key}"`).join(", "),
+  selectRecord: ({ fields }) => fields.map((f) => `${recordValue(f)} AS "${f.key}"`).join(", "),
   uniqueViolation: (error) =>
     error instanceof pg.DatabaseError && error.code === uniqueViolationCode ? { constraint: error.constraint } : undefined,
 };

@@ -124,7 +124,7 @@ export const _auditRecordMatches: Same<RecordOf<typeof auditResource>, AuditRow>
 /** The SQL of reads by position, built once per dialect. */
 const auditSqlFor = oncePerDialect((dialect: Dialect) => {
   const p = dialect.param;
-  const select = `SELECT ${dialect.selectRecord(auditResource.fields)} FROM audit_log`;
+  const select = `SELECT ${dialect.selectRecord(auditResource)} FROM audit_log`;
   return {
     select,
     // The groups spanning several cases are few: SQLite's planner, without statistics, would walk the seq index instead.
@@ -132,7 +132,7 @@ const auditSqlFor = oncePerDialect((dialect: Dialect) => {
     chain: `${select} WHERE organization_id = ${p(1)} AND last_seq > ${p(2)} ORDER BY last_seq LIMIT ${p(3)}`,
     lastBefore: `${select} WHERE organization_id = ${p(1)} AND seq = (SELECT MAX(seq) FROM audit_log WHERE organization_id = ${p(2)} AND at < ${p(3)})`,
     start: `SELECT audit_legacy_seq FROM organizations WHERE id = ${p(1)}`,
-    checkpoint: `SELECT ${dialect.selectRecord(auditCheckpointResource.fields)} FROM audit_checkpoints WHERE organization_id = ${p(1)} ORDER BY seq DESC LIMIT 1`,
+    checkpoint: `SELECT ${dialect.selectRecord(auditCheckpointResource)} FROM audit_checkpoints WHERE organization_id = ${p(1)} ORDER BY seq DESC LIMIT 1`,
     // Only rows behind the latest checkpoint: the trigger allows nothing else.
     prunable: `SELECT id, items FROM audit_log WHERE organization_id = ${p(1)} AND last_seq <= (SELECT MAX(seq) FROM audit_checkpoints WHERE organization_id = ${p(2)}) ORDER BY last_seq LIMIT ${p(3)}`,
     deleteRows: `DELETE FROM audit_log WHERE organization_id = ${p(1)} AND ${dialect.anyOf("id", p(2))}`,

@@ -57,6 +57,8 @@ export const caseResource = defineResource({
     { name: "cases_organization_id_assignee_id_idx", columns: ["organizationId", "assigneeId", "id"] },
     { name: "cases_tags_idx", columns: ["tags"], gin: true },
   ],
+  // Listed far more often than any case is written: a page of 50 reads 50 stored texts.
+  storedRecord: true,
   filters: {
     maxTlp: { kind: "condition", column: "tlp", sql: "tlp <= ?" },
     statusValue: { kind: "anyOf", column: "statusValue" },
@@ -81,7 +83,7 @@ function caseSql(dialect: Dialect) {
   const p = dialect.param;
   return {
     /** Found by its primary key, then checked: another organization's case whose list names the viewer. */
-    sharedWith: `SELECT ${dialect.selectRecord(caseResource.fields)} FROM cases WHERE id = ${p(1)} AND organization_id <> ${p(2)} AND ${dialect.jsonHasAny("cases.organizations", p(3), undefined)}`,
+    sharedWith: `SELECT ${dialect.selectRecord(caseResource)} FROM cases WHERE id = ${p(1)} AND organization_id <> ${p(2)} AND ${dialect.jsonHasAny("cases.organizations", p(3), undefined)}`,
   };
 }
 export const caseSqlFor = oncePerDialect(caseSql);

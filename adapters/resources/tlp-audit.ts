@@ -117,7 +117,7 @@ function tlpAuditSql(dialect: Dialect) {
   const p = dialect.param;
   return {
     /** One range of tlp_audit_log_organization_id_seq_unique, in order. */
-    chain: `SELECT ${dialect.selectRecord(tlpAuditResource.fields)} FROM tlp_audit_log WHERE organization_id = ${p(1)} AND seq > ${p(2)} ORDER BY seq LIMIT ${p(3)}`,
+    chain: `SELECT ${dialect.selectRecord(tlpAuditResource)} FROM tlp_audit_log WHERE organization_id = ${p(1)} AND seq > ${p(2)} ORDER BY seq LIMIT ${p(3)}`,
   };
 }
 export const tlpAuditSqlFor = oncePerDialect(tlpAuditSql);

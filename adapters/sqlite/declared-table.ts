@@ -9,6 +9,7 @@ import type { SQLiteColumn, SQLiteColumnBuilderBase, SQLiteTable } from "drizzle
 import { foreignKey, index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { ColumnKeys, Field, Resource } from "../declare/resource.js";
 import { columnConstraintsOf, foreignKeysOf, indexesOf, jsonLiteral, referencedColumn } from "../declare/table-parts.js";
+import { recordObject, storedRecordColumn } from "./dialect.js";
 
 function columnOf({ name, column }: Field, constraint: string | undefined): SQLiteColumnBuilderBase {
   const builders = {
@@ -31,11 +32,18 @@ function columnOf({ name, column }: Field, constraint: string | undefined): SQLi
   return built;
 }
 
+/** The drizzle property of a `storedRecord` resource's generated column (adapters/sqlite/dialect.ts). */
+export const storedRecordKey = "_storedRecord";
+
 /** `references`: the tables the resource's foreign keys point at, by table name. */
 export function sqliteTableOf<R extends Resource>(resource: R, references: Readonly<Record<string, SQLiteTable>> = {}) {
   const constraints = columnConstraintsOf(resource);
   // Keyed by the declaration's keys, so a table's columns are known to exist where others reference them.
   const columns = Object.fromEntries(resource.tableFields.map((field) => [field.key, columnOf(field, constraints.get(field.key))])) as Record<ColumnKeys<R>, SQLiteColumnBuilderBase>;
+  if (resource.spec.storedRecord) {
+    if (resource.byKey.has(storedRecordKey)) throw new Error(`casekit: ${resource.table} declares ${storedRecordKey}, the stored record's own key`);
+    Object.assign(columns, { [storedRecordKey]: text(storedRecordColumn).notNull().generatedAlwaysAs(sql.raw(recordObject(resource.fields)), { mode: "stored" }) });
+  }
   return sqliteTable(resource.table, columns, (t) => {
     const on = (keys: readonly string[]) => keys.map((key) => t[key as ColumnKeys<R>]) as unknown as [SQLiteColumn, ...SQLiteColumn[]];
     return [

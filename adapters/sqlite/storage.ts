@@ -1,12 +1,11 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import Database from "better-sqlite3";
-import { drizzle } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { CaseKitError } from "../../core/errors.js";
 import type { Storage, StorageStats, TransactionOptions, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
 import { accessVersionReader } from "./access-version.js";
+import { ForeignKeyViolation, migrateFile } from "./migrate-file.js";
 import { startCheckpointer } from "./checkpointer.js";
 import type { GroupLimits } from "./group-commit.js";
 import { defaultGroupLimits, GroupCommit, insideGroup, soleTransaction } from "./group-commit.js";
@@ -174,17 +173,16 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       ensureOpen();
       const migrationsFolder = options.migrationsFolder ?? resolveMigrationsFolder("sqlite");
       await writer.alone(async () => {
-        const orm = drizzle({ client: db });
         for (let attempt = 1; ; attempt++) {
           try {
-            migrate(orm, { migrationsFolder });
+            migrateFile(db, migrationsFolder);
             return;
           } catch (error) {
             // drizzle's migrator reads which migrations are applied before it takes the write
             // lock, so a process starting at the same moment as another can try to apply what
             // the other has just committed, and fail. Its attempt rolled back; the next one
             // reads the committed state and applies only what is still missing.
-            if (attempt >= migrateAttempts) throw error;
+            if (error instanceof ForeignKeyViolation || attempt >= migrateAttempts) throw error;
           }
         }
       });

@@ -28,6 +28,9 @@ export function seedCopies(database: string, spec: SeedSpec): void {
   try {
     const template = db.prepare(`SELECT * FROM ${spec.table} WHERE id = ?`).get(spec.templateId) as Row | undefined;
     if (!template) throw new Error(`seed: no ${spec.table} row ${spec.templateId}`);
+    // Generated columns (hidden 2 and 3) are SQLite's to compute: an insert may not name them.
+    const generated = new Set((db.prepare(`SELECT name FROM pragma_table_xinfo(?) WHERE hidden IN (2, 3)`).pluck().all(spec.table) as string[]));
+    for (const column of generated) delete template[column];
     const columns = Object.keys(template);
     const insert = db.prepare(`INSERT INTO ${spec.table} (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`);
     const prefix = spec.templateId.slice(0, spec.templateId.indexOf("_"));

@@ -7,6 +7,7 @@
  * once, and read a joined record from the same row.
  */
 import Database from "better-sqlite3";
+import fc from "fast-check";
 import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson, generateSQLiteMigration } from "drizzle-kit/api";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -20,7 +21,7 @@ import { recordOf } from "../../adapters/declare/rows.js";
 import { listQuery } from "../../adapters/declare/sql.js";
 import { postgresDialect, postgresExecutor } from "../../adapters/postgres/dialect.js";
 import { pgTableOf } from "../../adapters/postgres/declared-table.js";
-import { sqliteDialect, sqliteExecutor } from "../../adapters/sqlite/dialect.js";
+import { recordObject, sqliteDialect, sqliteExecutor, storedRecordColumn } from "../../adapters/sqlite/dialect.js";
 import { sqliteTableOf } from "../../adapters/sqlite/declared-table.js";
 import { Statements } from "../../adapters/sqlite/statements.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
@@ -65,6 +66,8 @@ const widgets = defineResource({
     // Two marks, both bound to the one value.
     small: { kind: "condition", column: "size", sql: "size <= ? OR weight <= ?" },
   },
+  // Every read of a widget on SQLite reads the stored text; gadgets, gizmos and tallies build theirs.
+  storedRecord: true,
 });
 type Widget = RecordOf<typeof widgets>;
 
@@ -537,6 +540,38 @@ describe.each(dialects)("a declared resource on %s", (name, open) => {
     expect(await repo.findById("org_other", theirs.id)).toStrictEqual(theirs);
     expect(await repo.patchMany(org, [], patch)).toBe(0);
     await expect(repo.patchMany(org, [a.id], { madeAt: "2030-01-01T00:00:00.000Z" })).rejects.toThrow(/not a column an update writes/);
+  });
+
+  it.runIf(name === "sqlite")("a stored record is the text a read would build from the row, after every kind of write", async () => {
+    const text = fc.string({ unit: "grapheme", maxLength: 12 });
+    const drawn = fc.record({
+      name: text,
+      shape: fc.constantFrom("round" as const, "square" as const),
+      size: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+      weight: fc.option(fc.maxSafeInteger(), { nil: null }),
+      active: fc.boolean(),
+      tags: fc.array(text, { maxLength: 3 }),
+      labels: fc.array(fc.record({ name: text, colour: text }), { maxLength: 2 }),
+      meta: fc.option(fc.record({ note: text }), { nil: null }),
+      seenAt: fc.option(fc.constant("2026-05-06T07:08:09.010Z"), { nil: null }),
+    });
+    const compare = `SELECT ${storedRecordColumn} AS stored, ${recordObject(widgets.fields)} AS built FROM widgets`;
+    await fc.assert(
+      fc.asyncProperty(drawn, drawn, drawn, async (first, second, third) => {
+        const [a, b] = [widget(first), widget(first)];
+        await repo.insert(a);
+        await repo.upsert(b);
+        await repo.update({ ...a, ...second });
+        await repo.updateMany([{ ...b, ...third }]);
+        await repo.patchMany(org, [a.id], { tags: third.tags, meta: third.meta, active: third.active });
+        await repo.upsert({ ...b, ...second });
+        await setup.exec(`UPDATE widgets SET size = size + 1`); // SQL no repository wrote
+        const rows = await setup.executor.all(compare, []);
+        for (const row of rows) expect(row.stored).toBe(row.built);
+        expect(await repo.findMany(org, [a.id, b.id])).toStrictEqual(rows.map((row) => JSON.parse(String(row.built)) as Widget).filter((w) => w.id === a.id || w.id === b.id).map((w) => ({ ...w, active: Boolean(w.active) })));
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it("a resource no tenant owns is read and written by its key alone, with its column constraint worded", async () => {

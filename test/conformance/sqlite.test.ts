@@ -222,7 +222,8 @@ describe("sqlite adapter", () => {
       expect(names(schema.organizations)).toEqual([...fields(organizationResource), "case_seq", "tlp_audit_seq", "tlp_audit_hash", "audit_seq", "audit_hash", "audit_legacy_seq", "access_version", "definitions_version"].sort());
       expect(names(schema.users)).toEqual(fields(userResource).sort());
       expect(names(schema.apiKeys)).toEqual(fields(apiKeyResource).sort());
-      expect(names(schema.cases)).toEqual(caseResource.fields.map((f) => f.name).sort());
+      // Cases are declared storedRecord: SQLite keeps the record's text beside the columns.
+      expect(names(schema.cases)).toEqual([...caseResource.fields.map((f) => f.name), "record_json"].sort());
       expect(names(schema.auditLog)).toEqual(auditResource.fields.map((f) => f.name).sort());
       expect(names(schema.auditCheckpoints)).toEqual(auditCheckpointResource.fields.map((f) => f.name).sort());
       expect(names(schema.events)).toEqual([...eventResource.fields.map((f) => f.name), "dispatched_at"].sort());
