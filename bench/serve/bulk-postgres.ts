@@ -4,6 +4,7 @@
  * rounds; the server stopped and the database dropped whatever happens.
  */
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { api } from "./api.js";
 import { bulkRounds } from "./bulk.js";
@@ -17,6 +18,8 @@ export async function postgresBulk(dir: string, rows: number, rounds: number, pr
   const env = { CASEKIT_KEY_HASH_SECRET: randomBytes(32).toString("base64url") };
   try {
     const organization = initOrganization(database.url, "Postgres SOC", env);
+    // A kept database is only usable with its key and the secret its keys are hashed with.
+    if (process.env.BENCH_KEEP === "1") writeFileSync(join(dir, "postgres.organization.json"), JSON.stringify({ ...organization, url: database.url, env }), { mode: 0o600 });
     const serve = await startServe("serve (PostgreSQL)", database.url, { env, logFile: join(dir, "postgres-serve.log") });
     try {
       const key = organization.apiKey;
