@@ -542,7 +542,38 @@ describe.each(dialects)("a declared resource on %s", (name, open) => {
     await expect(repo.patchMany(org, [a.id], { madeAt: "2030-01-01T00:00:00.000Z" })).rejects.toThrow(/not a column an update writes/);
   });
 
-  it.runIf(name === "sqlite")("a stored record is the text a read would build from the row, after every kind of write", async () => {
+  it("a resource no tenant owns is read and written by its key alone, with its column constraint worded", async () => {
+    const tallyRepo = createRepository(tallies, setup.dialect, setup.executor, { open: true, writable: true });
+    const a = { name: "alpha", label: "A", score: 0.25, tags: ["x"] };
+    await tallyRepo.insert(a);
+    await tallyRepo.upsert({ ...a, score: 1.5 });
+    expect(await tallyRepo.findById(null, "alpha")).toStrictEqual({ ...a, score: 1.5 });
+    expect(await conflictMessage(tallyRepo.insert({ name: "beta", label: "A", score: 0, tags: [] }))).toBe("Another tally has this label");
+    expect(await tallyRepo.list(null, { tags: ["x"] }, { limit: 5, order: "asc" })).toStrictEqual([{ ...a, score: 1.5 }]);
+    expect(await tallyRepo.delete(null, "alpha")).toBe(true);
+    await expect(repo.findById(null, "x")).rejects.toThrow(/scoped by tenant/);
+  });
+
+  it("reads a joined record from the same row by the prefix its columns were selected with", async () => {
+    const tallyRepo = createRepository(tallies, setup.dialect, setup.executor, { open: true, writable: true });
+    const a = { name: "alpha", label: "A", score: 0.5, tags: ["x"] };
+    await tallyRepo.insert(a);
+    const [row] = await setup.executor.all("SELECT name, name AS t_name, label AS t_label, score AS t_score, tags AS t_tags FROM tallies", []);
+    expect(recordOf(tallies, row!, "t_")).toStrictEqual(a);
+  });
+});
+
+describe("a stored record on SQLite", () => {
+  let setup: Setup;
+  let repo: ReturnType<typeof createRepository<typeof widgets>>;
+
+  beforeAll(async () => {
+    setup = await sqliteSetup();
+    repo = createRepository(widgets, setup.dialect, setup.executor, { open: true, writable: true });
+  });
+  afterAll(() => setup.close());
+
+  it("is the text a read would build from the row, after every kind of write", async () => {
     const text = fc.string({ unit: "grapheme", maxLength: 12 });
     const drawn = fc.record({
       name: text,
@@ -572,26 +603,6 @@ describe.each(dialects)("a declared resource on %s", (name, open) => {
       }),
       { numRuns: 60 },
     );
-  });
-
-  it("a resource no tenant owns is read and written by its key alone, with its column constraint worded", async () => {
-    const tallyRepo = createRepository(tallies, setup.dialect, setup.executor, { open: true, writable: true });
-    const a = { name: "alpha", label: "A", score: 0.25, tags: ["x"] };
-    await tallyRepo.insert(a);
-    await tallyRepo.upsert({ ...a, score: 1.5 });
-    expect(await tallyRepo.findById(null, "alpha")).toStrictEqual({ ...a, score: 1.5 });
-    expect(await conflictMessage(tallyRepo.insert({ name: "beta", label: "A", score: 0, tags: [] }))).toBe("Another tally has this label");
-    expect(await tallyRepo.list(null, { tags: ["x"] }, { limit: 5, order: "asc" })).toStrictEqual([{ ...a, score: 1.5 }]);
-    expect(await tallyRepo.delete(null, "alpha")).toBe(true);
-    await expect(repo.findById(null, "x")).rejects.toThrow(/scoped by tenant/);
-  });
-
-  it("reads a joined record from the same row by the prefix its columns were selected with", async () => {
-    const tallyRepo = createRepository(tallies, setup.dialect, setup.executor, { open: true, writable: true });
-    const a = { name: "alpha", label: "A", score: 0.5, tags: ["x"] };
-    await tallyRepo.insert(a);
-    const [row] = await setup.executor.all("SELECT name, name AS t_name, label AS t_label, score AS t_score, tags AS t_tags FROM tallies", []);
-    expect(recordOf(tallies, row!, "t_")).toStrictEqual(a);
   });
 });
 
