@@ -2,7 +2,7 @@ import { defineConfig } from "drizzle-kit";
 
 /**
  * `npm run db:generate` writes new migrations here. They ship with the package
- * (package.json "files") and run on start through drizzle's better-sqlite3 migrator.
+ * (package.json "files") and run on start (adapters/sqlite/migrate-file.ts, in drizzle's ledger).
  */
 export default defineConfig({
   dialect: "sqlite",

@@ -1,37 +1,61 @@
-import { drizzle } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { readMigrationFiles } from "drizzle-orm/migrator";
 import { lastAppliedMigration } from "./pending-migrations.js";
 import type { SqliteDatabase } from "./statements.js";
 
-/** A migration left rows pointing at rows that do not exist. */
+/** A migration would leave rows pointing at rows that do not exist: it was rolled back. */
 export class ForeignKeyViolation extends Error {
   override name = "ForeignKeyViolation";
 }
 
+/** drizzle's ledger of applied migrations, as its migrator creates it: files migrated by either agree. */
+const ledger = "__drizzle_migrations";
+
 /**
- * Applies the pending migrations of `migrationsFolder` to `db`, with foreign keys off while they
- * run. A migration may rebuild a table, as SQLite's documented procedure for changes ALTER TABLE
- * cannot make does (https://www.sqlite.org/lang_altertable.html, "other kinds of table schema
- * changes"): create the new table, copy the rows, drop the old one, rename. With foreign keys on,
- * dropping a table that other rows reference fails; and the setting cannot change inside the
- * transaction drizzle's migrator runs them in, so it is turned off before and restored after.
+ * Applies the migrations of `migrationsFolder` that `db` has not had, all in one transaction, as
+ * drizzle's migrator does and with its ledger (each migration's hash and folder timestamp; the
+ * files are read by drizzle's own `readMigrationFiles`), with two differences:
  *
- * When any migration was applied, every reference is then checked (`foreign_key_check`), and a
- * violation stops the start with the tables it is in. A start that applied nothing does not scan.
+ * - Foreign keys are off while they run. A migration may rebuild a table, as SQLite's documented
+ *   procedure for changes ALTER TABLE cannot make does (https://www.sqlite.org/lang_altertable.html,
+ *   "other kinds of table schema changes"): create the new table, copy the rows, drop the old
+ *   one, rename. With foreign keys on, dropping a table other rows reference fails, and the
+ *   setting cannot change inside a transaction. So before the transaction it is turned off, and
+ *   inside it, once the migrations ran, every reference is checked (`foreign_key_check`): a
+ *   violation rolls them all back and throws ForeignKeyViolation, naming the tables.
+ * - The transaction is `BEGIN IMMEDIATE` and the ledger is read inside it, so processes starting
+ *   together on one file apply each migration once: the second waits for the first and finds
+ *   nothing left to do.
+ *
+ * A file with nothing pending is not scanned.
  */
 export function migrateFile(db: SqliteDatabase, migrationsFolder: string): void {
-  const before = lastAppliedMigration(db);
+  const migrations = readMigrationFiles({ migrationsFolder });
   const enforced = db.pragma("foreign_keys", { simple: true }) === 1;
   db.pragma("foreign_keys = OFF");
   try {
-    migrate(drizzle({ client: db }), { migrationsFolder });
+    db.exec(`CREATE TABLE IF NOT EXISTS "${ledger}" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`);
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const applied = lastAppliedMigration(db) ?? 0;
+      const pending = migrations.filter((migration) => migration.folderMillis > applied);
+      for (const migration of pending) {
+        for (const statement of migration.sql) db.prepare(statement).run();
+        db.prepare(`INSERT INTO "${ledger}" ("hash", "created_at") VALUES (?, ?)`).run(migration.hash, migration.folderMillis);
+      }
+      if (pending.length > 0) refuseDanglingReferences(db);
+      db.exec("COMMIT");
+    } catch (error) {
+      if (db.inTransaction) db.exec("ROLLBACK");
+      throw error;
+    }
   } finally {
     if (enforced) db.pragma("foreign_keys = ON");
   }
-  if (lastAppliedMigration(db) === before) return;
+}
+
+function refuseDanglingReferences(db: SqliteDatabase): void {
   const violations = db.pragma("foreign_key_check") as { table: string; parent: string }[];
-  if (violations.length > 0) {
-    const pairs = [...new Set(violations.map((v) => `${v.table} → ${v.parent}`))].join(", ");
-    throw new ForeignKeyViolation(`casekit: the migrations left ${violations.length} rows referencing rows that do not exist (${pairs})`);
-  }
+  if (violations.length === 0) return;
+  const pairs = [...new Set(violations.map((v) => `${v.table} → ${v.parent}`))].join(", ");
+  throw new ForeignKeyViolation(`casekit: the migrations would leave ${violations.length} rows referencing rows that do not exist (${pairs}); none was applied`);
 }

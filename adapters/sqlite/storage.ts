@@ -178,10 +178,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
             migrateFile(db, migrationsFolder);
             return;
           } catch (error) {
-            // drizzle's migrator reads which migrations are applied before it takes the write
-            // lock, so a process starting at the same moment as another can try to apply what
-            // the other has just committed, and fail. Its attempt rolled back; the next one
-            // reads the committed state and applies only what is still missing.
+            // A process starting while another migrates the file waits for the write lock up to
+            // the busy timeout; a long migration (a table rebuilt) can outlast it. The attempt
+            // rolled back; the next one reads the ledger again and applies only what is missing.
             if (error instanceof ForeignKeyViolation || attempt >= migrateAttempts) throw error;
           }
         }

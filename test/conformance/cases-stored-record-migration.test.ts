@@ -2,8 +2,9 @@
  * The SQLite migration that gives cases their stored record text (0017): SQLite cannot add a
  * STORED generated column, so it rebuilds the table while other tables' rows reference it. On a
  * database that already holds cases, tasks and observables of them, every case reads back as it
- * was, with its text; the references still hold and are enforced again afterwards; and a
- * migration that would leave a reference dangling stops the start. PostgreSQL has no such column.
+ * was, with its text; the references still hold and are enforced again afterwards; and
+ * migrations that would leave a reference dangling are rolled back and stop the start.
+ * PostgreSQL has no such column.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -52,7 +53,7 @@ describe("cases stored record migration: sqlite", () => {
     });
   });
 
-  it("a migration that leaves a reference dangling stops the start, naming the tables", async () => {
+  it("a migration that would leave a reference dangling is rolled back and stops the start, naming the tables", async () => {
     const folder = scratch.migrationsBefore("sqlite", "0017_cases_stored_record");
     const path = join(scratch.dir, "dangling.sqlite");
     const storage = createSqliteStorage({ path, migrationsFolder: folder });
@@ -76,8 +77,11 @@ describe("cases stored record migration: sqlite", () => {
     db.pragma("foreign_keys = ON");
     try {
       expect(() => migrateFile(db, folder)).toThrow(ForeignKeyViolation);
-      expect(() => migrateFile(db, folder)).not.toThrow(); // nothing left to apply: no scan
+      // Rolled back whole: the organization is still there, and the migration still pending (and refused again).
+      expect(db.prepare("SELECT count(*) AS n FROM organizations").get()).toEqual({ n: 1 });
+      expect(() => migrateFile(db, folder)).toThrow(/organizations; none was applied|cases → organizations/);
       expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
+      expect(db.inTransaction).toBe(false);
     } finally {
       db.close();
     }

@@ -174,16 +174,16 @@ describe("sqlite adapter", () => {
       expect(applied.n).toBe(shippedMigrations);
     });
 
-    it("a migration racing another connection's (applied between drizzle's check and its BEGIN) still succeeds", async () => {
+    it("a migration racing another connection's (applied just before this one takes the write lock) still succeeds, applying nothing twice", async () => {
       const path = freshFile();
       const migrationsFolder = resolveMigrationsFolder("sqlite");
       const other = handle(path);
       let raced = false;
-      // Another "process" migrates the file at the worst moment: after this connection has read
-      // which migrations are applied, before it starts applying them.
+      // Another "process" migrates the file (with drizzle's own migrator) at the worst moment:
+      // just before this connection takes the write lock and reads which migrations are applied.
       const db = handle(path, {
         verbose: (statement) => {
-          if (!raced && String(statement).trim() === "BEGIN") {
+          if (!raced && String(statement).trim() === "BEGIN IMMEDIATE") {
             raced = true;
             migrate(drizzle({ client: other }), { migrationsFolder });
           }
