@@ -21,7 +21,9 @@ const ledger = "__drizzle_migrations";
  *   one, rename. With foreign keys on, dropping a table other rows reference fails, and the
  *   setting cannot change inside a transaction. So before the transaction it is turned off, and
  *   inside it, once the migrations ran, every reference is checked (`foreign_key_check`): a
- *   violation rolls them all back and throws ForeignKeyViolation, naming the tables.
+ *   reference left dangling rolls them all back and throws ForeignKeyViolation, naming the tables.
+ *   One that dangled before they ran (a file an embedder wrote with foreign keys off) is not theirs
+ *   and does not stop them.
  * - The transaction is `BEGIN IMMEDIATE` and the ledger is read inside it, so processes starting
  *   together on one file apply each migration once: the second waits for the first and finds
  *   nothing left to do.
@@ -38,11 +40,13 @@ export function migrateFile(db: SqliteDatabase, migrationsFolder: string): void 
     try {
       const applied = lastAppliedMigration(db) ?? 0;
       const pending = migrations.filter((migration) => migration.folderMillis > applied);
+      // What dangled before (a file written with foreign keys off) is not the migrations' doing.
+      const before = pending.length > 0 ? danglingReferences(db) : new Map<string, number>();
       for (const migration of pending) {
         for (const statement of migration.sql) db.prepare(statement).run();
         db.prepare(`INSERT INTO "${ledger}" ("hash", "created_at") VALUES (?, ?)`).run(migration.hash, migration.folderMillis);
       }
-      if (pending.length > 0) refuseDanglingReferences(db);
+      if (pending.length > 0) refuseNewDanglingReferences(before, danglingReferences(db));
       db.exec("COMMIT");
     } catch (error) {
       if (db.inTransaction) db.exec("ROLLBACK");
@@ -53,9 +57,22 @@ export function migrateFile(db: SqliteDatabase, migrationsFolder: string): void 
   }
 }
 
-function refuseDanglingReferences(db: SqliteDatabase): void {
-  const violations = db.pragma("foreign_key_check") as { table: string; parent: string }[];
-  if (violations.length === 0) return;
-  const pairs = [...new Set(violations.map((v) => `${v.table} → ${v.parent}`))].join(", ");
-  throw new ForeignKeyViolation(`casekit: the migrations would leave ${violations.length} rows referencing rows that do not exist (${pairs}); none was applied`);
+/**
+ * How many rows' references point nowhere (`foreign_key_check`), per table and constraint. Counted,
+ * not listed by row: a rebuilt table's rows get new rowids.
+ */
+function danglingReferences(db: SqliteDatabase): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const row of db.pragma("foreign_key_check") as { table: string; parent: string; fkid: number }[]) {
+    const constraint = `${row.table} → ${row.parent} (#${row.fkid})`;
+    counts.set(constraint, (counts.get(constraint) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function refuseNewDanglingReferences(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): void {
+  const grown = [...after].filter(([constraint, count]) => count > (before.get(constraint) ?? 0));
+  if (grown.length === 0) return;
+  const rows = grown.reduce((sum, [constraint, count]) => sum + count - (before.get(constraint) ?? 0), 0);
+  throw new ForeignKeyViolation(`casekit: the migrations would leave ${rows} more rows referencing rows that do not exist (${grown.map(([constraint]) => constraint).join(", ")}); none was applied`);
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Case } from "../../core/index.js";
-import { createSqliteStorage } from "../../adapters/sqlite/index.js";
+import { createSqliteStorage, resolveMigrationsFolder } from "../../adapters/sqlite/index.js";
 import { migrateFile, ForeignKeyViolation } from "../../adapters/sqlite/migrate-file.js";
 import { insertRawRow, migrationScratch, upgradeSqlite } from "../helpers/migrations-before.js";
 import { createFixtures } from "./fixtures.js";
@@ -82,6 +82,32 @@ describe("cases stored record migration: sqlite", () => {
       expect(() => migrateFile(db, folder)).toThrow(/organizations; none was applied|cases → organizations/);
       expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
       expect(db.inTransaction).toBe(false);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("a reference that dangled before the migrations (written with foreign keys off) does not stop them", async () => {
+    const path = join(scratch.dir, "dangling-before.sqlite");
+    const storage = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", "0017_cases_stored_record") });
+    await storage.migrate();
+    const f = createFixtures();
+    const org = f.organization();
+    const record = f.caseRecord(org.id);
+    await storage.transaction(async (tx) => {
+      await tx.organizations.insert(org);
+      await tx.cases.insert(record);
+    });
+    await storage.close();
+    const db = new Database(path);
+    try {
+      db.pragma("foreign_keys = OFF");
+      const at = f.at();
+      db.prepare("INSERT INTO tasks (id, organization_id, case_id, title, status, mandatory, tlp, sort_order, created_at, updated_at, custom_fields) VALUES (?, ?, ?, 'Orphan', 'waiting', 0, 2, 1, ?, ?, '{}')").run(f.ids.next("task"), org.id, "case_01jz0000000000000000000000", at, at);
+      db.pragma("foreign_keys = ON");
+      migrateFile(db, resolveMigrationsFolder("sqlite"));
+      expect(db.prepare("SELECT record_json FROM cases").pluck().get()).toBe(JSON.stringify(record));
+      expect(db.pragma("foreign_key_check")).toHaveLength(1);
     } finally {
       db.close();
     }
