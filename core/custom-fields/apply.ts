@@ -93,13 +93,23 @@ export async function moveFields(deps: Pick<CaseKitDeps, "definitions">, tx: Uni
   return { fields: ofType(definitionsFor(all, scope), typeFields), hidden: hiddenKeys(all, principal.tlpClearance) };
 }
 
-/** Records as the caller may see them (every read and list path), the organization's definitions read once. */
+/**
+ * Records as the caller may see them (every read and list path), the organization's definitions
+ * read once. Only records that hold values can have one hidden: for a page of records without
+ * values no definitions are read at all (a statement on SQLite, a round trip on PostgreSQL).
+ */
 export async function visibleRecords<T extends { organizationId: string; customFields: Record<string, unknown> }>(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, principal: Principal, records: T[]): Promise<T[]> {
   // A shared case carries its own organization's fields: its definitions say what is hidden.
   // The hidden keys are worked out once per organization, not once per record.
   const hiddenByOrganization = new Map<string, ReadonlySet<string>>();
-  for (const { organizationId } of records) {
-    if (!hiddenByOrganization.has(organizationId)) hiddenByOrganization.set(organizationId, hiddenKeys(await definitionsOf(deps, tx, organizationId), principal.tlpClearance));
+  for (const { organizationId, customFields } of records) {
+    if (!hiddenByOrganization.has(organizationId) && holdsValues(customFields)) hiddenByOrganization.set(organizationId, hiddenKeys(await definitionsOf(deps, tx, organizationId), principal.tlpClearance));
   }
-  return records.map((r) => withoutHidden(r, hiddenByOrganization.get(r.organizationId)!));
+  return records.map((r) => (holdsValues(r.customFields) ? withoutHidden(r, hiddenByOrganization.get(r.organizationId)!) : r));
+}
+
+/** Whether a record holds any custom field value (an own key: what withoutHidden looks at). */
+function holdsValues(values: Record<string, unknown>): boolean {
+  for (const key in values) if (Object.hasOwn(values, key)) return true;
+  return false;
 }
