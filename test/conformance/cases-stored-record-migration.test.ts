@@ -19,6 +19,23 @@ import { createFixtures } from "./fixtures.js";
 const scratch = migrationScratch("cases-stored-record");
 afterAll(() => scratch.remove());
 
+/** A file migrated up to before 0017 (with its own copy of the migrations folder) holding one organization and one case. */
+async function fileBefore(name: string) {
+  const folder = scratch.migrationsBefore("sqlite", "0017_cases_stored_record");
+  const path = join(scratch.dir, `${name}.sqlite`);
+  const storage = createSqliteStorage({ path, migrationsFolder: folder });
+  await storage.migrate();
+  const f = createFixtures();
+  const org = f.organization();
+  const record = f.caseRecord(org.id);
+  await storage.transaction(async (tx) => {
+    await tx.organizations.insert(org);
+    await tx.cases.insert(record);
+  });
+  await storage.close();
+  return { path, folder, f, org, record };
+}
+
 describe("cases stored record migration: sqlite", () => {
   it("rebuilds cases with their text while tasks and observables reference them, and keeps every reference enforced", async () => {
     await upgradeSqlite(scratch, "0017_cases_stored_record", {
@@ -54,18 +71,7 @@ describe("cases stored record migration: sqlite", () => {
   });
 
   it("a migration that would leave a reference dangling is rolled back and stops the start, naming the tables", async () => {
-    const folder = scratch.migrationsBefore("sqlite", "0017_cases_stored_record");
-    const path = join(scratch.dir, "dangling.sqlite");
-    const storage = createSqliteStorage({ path, migrationsFolder: folder });
-    await storage.migrate();
-    const f = createFixtures();
-    const org = f.organization();
-    const record = f.caseRecord(org.id);
-    await storage.transaction(async (tx) => {
-      await tx.organizations.insert(org);
-      await tx.cases.insert(record);
-    });
-    await storage.close();
+    const { path, folder } = await fileBefore("dangling");
     // A later migration that drops what cases reference, as a careless rebuild would.
     writeFileSync(join(folder, "0017_drop_organizations.sql"), "DELETE FROM organizations;");
     const journalFile = join(folder, "meta", "_journal.json");
@@ -88,17 +94,7 @@ describe("cases stored record migration: sqlite", () => {
   });
 
   it("a reference that dangled before the migrations (written with foreign keys off) does not stop them", async () => {
-    const path = join(scratch.dir, "dangling-before.sqlite");
-    const storage = createSqliteStorage({ path, migrationsFolder: scratch.migrationsBefore("sqlite", "0017_cases_stored_record") });
-    await storage.migrate();
-    const f = createFixtures();
-    const org = f.organization();
-    const record = f.caseRecord(org.id);
-    await storage.transaction(async (tx) => {
-      await tx.organizations.insert(org);
-      await tx.cases.insert(record);
-    });
-    await storage.close();
+    const { path, f, org, record } = await fileBefore("dangling-before");
     const db = new Database(path);
     try {
       db.pragma("foreign_keys = OFF");
