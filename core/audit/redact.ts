@@ -26,11 +26,18 @@ export function redactAuditEvent(event: AuditEvent, clearance: number, hiddenFie
   return redacted ? { ...event, changes } : event;
 }
 
-/** Whether `path` is a custom field's value (`customFields.<key>…`) the reader may not see. */
+const fieldPrefix = "customFields.";
+
+/** Whether `path` is a custom field's value (`customFields.<key>…`): only those can a field's floor hide. */
+const isFieldPath = (path: string): boolean => path.startsWith(fieldPrefix);
+
+/** Whether `path` is a custom field's value the reader may not see. */
 function hidesField(path: string, hiddenFields: ReadonlySet<string>): boolean {
-  if (hiddenFields.size === 0 || !path.startsWith("customFields.")) return false;
-  return hiddenFields.has(path.slice("customFields.".length).split(".")[0]!);
+  if (hiddenFields.size === 0 || !isFieldPath(path)) return false;
+  return hiddenFields.has(path.slice(fieldPrefix.length).split(".")[0]!);
 }
+
+const noneHidden: ReadonlySet<string> = new Set();
 
 /**
  * A page of the organization's events as a reader cleared to `clearance` may see them: the one
@@ -39,6 +46,8 @@ function hidesField(path: string, hiddenFields: ReadonlySet<string>): boolean {
  */
 export async function redactForReader(deps: Pick<CaseKitDeps, "definitions">, tx: UnitOfWork, organizationId: string, clearance: number, events: AuditEvent[]): Promise<AuditEvent[]> {
   if (events.length === 0) return events;
-  const hidden = hiddenKeys(await definitionsOf(deps, tx, organizationId), clearance);
+  // A page whose changes touch no custom field has nothing a floor could hide: no definitions are read.
+  const touchesFields = events.some((event) => event.changes.some((change) => isFieldPath(change.path)));
+  const hidden = touchesFields ? hiddenKeys(await definitionsOf(deps, tx, organizationId), clearance) : noneHidden;
   return events.map((event) => redactAuditEvent(event, clearance, hidden));
 }
