@@ -1,12 +1,17 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { declaredTables } from "../../adapters/resources/tables.js";
 import { actorOf } from "../../core/audit/actor.js";
 import { chainAuditRowsInTurns, hashAuditRow, verifyAuditRows } from "../../core/audit/chain.js";
 import { diffChanges } from "../../core/audit/changes.js";
 import { recordDenial } from "../../core/audit/record-event.js";
-import { redactAuditEvent, redactedValue } from "../../core/audit/redact.js";
+import { redactAuditEvent, redactedValue, redactForReader } from "../../core/audit/redact.js";
 import { isSecretPath, maskedValue } from "../../core/audit/secrets.js";
 import type { AuditEvent, NewAuditEvent } from "../../core/audit/types.js";
+import { hiddenKeys } from "../../core/custom-fields/floor.js";
+import type { CustomFieldDefinition } from "../../core/custom-fields/types.js";
+import type { DefinitionsCache } from "../../core/definitions/cache.js";
+import type { UnitOfWork } from "../../core/ports/storage.js";
 import type { Principal } from "../../core/index.js";
 import { allScopes } from "../../core/index.js";
 import { makeTestKit } from "../helpers/kit.js";
@@ -135,6 +140,31 @@ describe("audit events: redaction at read time", () => {
       { path: "customFields.region.name", before: redactedValue, after: redactedValue },
     ]);
     expect(redactAuditEvent({ ...event, tlp: null }, 0, new Set()).changes[0]).toEqual({ path: "title", before: "Old", after: "New" });
+  });
+
+  it("a page is redacted as with the floors always read, and the floors are read only for a page that changes a custom field", async () => {
+    const paths = ["title", "severity", "customFields.informant", "customFields.region.name", "customFieldsNote"];
+    const change = fc.record({ path: fc.constantFrom(...paths), before: fc.option(fc.string(), { nil: null }), after: fc.option(fc.string(), { nil: null }) });
+    const page = fc.array(fc.record({ id: fc.uuid(), tlp: fc.option(fc.integer({ min: 0, max: 4 }), { nil: null }), changes: fc.array(change, { maxLength: 4 }) }), { maxLength: 6 });
+    const floors = fc.array(fc.record({ key: fc.constantFrom("informant", "region", "other"), tlpFloor: fc.option(fc.integer({ min: 0, max: 4 }), { nil: null }) }), { maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(page, floors, fc.integer({ min: 0, max: 4 }), async (drawn, fields, clearance) => {
+        const events: AuditEvent[] = drawn.map((d) => ({ ...event, ...d }));
+        const definitions = fields as unknown as CustomFieldDefinition[];
+        let reads = 0;
+        const cache: DefinitionsCache = {
+          async read<T>() {
+            reads += 1;
+            return definitions as T;
+          },
+          size: () => 0,
+        };
+        const shown = await redactForReader({ definitions: cache }, {} as UnitOfWork, "org_1", clearance, events);
+        expect(shown).toStrictEqual(events.map((e) => redactAuditEvent(e, clearance, hiddenKeys(definitions, clearance))));
+        expect(reads).toBe(events.some((e) => e.changes.some((c) => c.path.startsWith("customFields."))) ? 1 : 0);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("through the service: a reader cleared below the case's marking sees what changed, not the values", async () => {
