@@ -10,7 +10,8 @@ export function checkedSchema(schema: string | undefined): string | undefined {
   return schema;
 }
 
-const noop = (): void => undefined;
+/** Settles to nothing, whatever it is given: for outcomes that change nothing (a pool's stray errors). */
+export const ignore = (): void => undefined;
 
 /**
  * A pool casekit opens (and ends) itself. An idle connection the server drops must not crash the
@@ -18,6 +19,6 @@ const noop = (): void => undefined;
  */
 export function ownPool(config: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool(config);
-  pool.on("error", noop);
+  pool.on("error", ignore);
   return pool;
 }

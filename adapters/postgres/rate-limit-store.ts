@@ -3,7 +3,7 @@ import type { LimiterState } from "../../core/limits/limiter.js";
 import { rememberBounded } from "../../core/bounded-map.js";
 import type { RateLimitStore } from "../../core/ports/rate-limit-store.js";
 import { sendQuery } from "./send-query.js";
-import { checkedSchema, ownPool } from "./pools.js";
+import { checkedSchema, ignore, ownPool } from "./pools.js";
 
 export type PostgresRateLimitStoreOptions = (
   | { connectionString: string; max?: number }
@@ -26,8 +26,6 @@ const retentionMs = 61 * 60_000;
 /** States this host remembers (its own last write of each key), at most; past it the oldest go. */
 const maxKnownStates = 10_000;
 
-const noop = (): void => undefined;
-
 /**
  * The store's own pool. Its connections commit without waiting for the WAL to reach the disk
  * (`synchronous_commit = off`, set once per connection): every authenticated request commits a
@@ -41,7 +39,7 @@ const noop = (): void => undefined;
  */
 function storePool(connectionString: string, max: number | undefined): pg.Pool {
   // The pool waits for onConnect before it lends a new connection.
-  return ownPool({ connectionString, max, onConnect: (client) => sendQuery(client, "SET synchronous_commit = off").then(noop, noop) });
+  return ownPool({ connectionString, max, onConnect: (client) => sendQuery(client, "SET synchronous_commit = off").then(ignore, ignore) });
 }
 
 /**

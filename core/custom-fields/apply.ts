@@ -105,7 +105,11 @@ export async function visibleRecords<T extends { organizationId: string; customF
   for (const { organizationId, customFields } of records) {
     if (!hiddenByOrganization.has(organizationId) && holdsValues(customFields)) hiddenByOrganization.set(organizationId, hiddenKeys(await definitionsOf(deps, tx, organizationId), principal.tlpClearance));
   }
-  return records.map((r) => (holdsValues(r.customFields) ? withoutHidden(r, hiddenByOrganization.get(r.organizationId)!) : r));
+  // An organization none of whose records holds a value has no entry; withoutHidden passes the others' empty ones through.
+  return records.map((r) => {
+    const hidden = hiddenByOrganization.get(r.organizationId);
+    return hidden === undefined ? r : withoutHidden(r, hidden);
+  });
 }
 
 /** Whether a record holds any custom field value (an own key: what withoutHidden looks at). */
