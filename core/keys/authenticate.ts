@@ -1,13 +1,12 @@
 import { hash } from "node:crypto";
 import type { AccessCache } from "../access/access-cache.js";
 import { rememberBounded } from "../bounded-map.js";
-import { originClaimSchema } from "../access/claims.js";
+import { checkedOrigin, originClaimSchema } from "../access/claims.js";
 import type { Principal, RequestOrigin } from "../access/principal.js";
 import { resolvePrincipal } from "../access/resolve-principal.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import type { KeyAccess } from "../ports/storage.js";
-import { parse } from "../validation.js";
 import { hashKeySecret, isWellFormedKeySecret } from "./secret.js";
 import type { RefusalLog } from "../audit/refusals.js";
 
@@ -60,9 +59,12 @@ export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache, r
    * store) overlaps the check. The check decides as it would without it.
    */
   return async function authenticateKey(secret: string, origin?: RequestOrigin, alongside?: (candidate: Principal) => void): Promise<Principal> {
-    if (!isWellFormedKeySecret(secret)) throw new CaseKitError("invalid_key");
+    // An embedder may pass anything: only text can be a secret.
+    if (typeof secret !== "string") throw new CaseKitError("invalid_key");
     const digest = hash("sha256", secret, "base64");
     const remembered = keyHashes.get(digest);
+    // A remembered secret was well formed when it named a key (its digest stands for it).
+    if (remembered === undefined && !isWellFormedKeySecret(secret)) throw new CaseKitError("invalid_key");
     const keyHash = remembered ?? hashKeySecret(secret, config.keyHashSecret);
     if (alongside !== undefined) {
       const candidate = candidateOf(keyHash);
@@ -103,7 +105,7 @@ export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache, r
     }
     // A fresh object per request: it carries the request's origin, and the limiter finds the
     // organization it was authenticated against by it (AccessCache.vouch).
-    const principal: Principal = origin ? { ...base, origin: parse(originClaimSchema, { origin }).origin! } : { ...base };
+    const principal: Principal = origin ? { ...base, origin: checkedOrigin(origin) } : { ...base };
     access.vouch(principal, found.organization);
 
     const lastUsed = touched.get(found) ?? (key.lastUsedAt === null ? null : Date.parse(key.lastUsedAt));
