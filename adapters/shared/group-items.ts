@@ -6,6 +6,7 @@
  * sees its items.
  */
 import type { ChunkedItems } from "../../core/log/groups.js";
+import type { GroupItemsWriter } from "../../core/ports/records.js";
 import { chunksOf, isChunked, itemsPerRow } from "../../core/log/groups.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { LogGroupItemsRow } from "../resources/log-group-items.js";
@@ -28,6 +29,8 @@ export const chunkIdsOf = (log: GroupLog, groupId: string, marker: ChunkedItems)
 export interface GroupItems {
   /** Stores a group's items; resolves to what its row's items column holds (the items, or the marker). */
   store<T>(log: GroupLog, organizationId: string, groupId: string, items: readonly T[], codec: ItemsCodec<T>): Promise<unknown>;
+  /** Stores a group's items as they are made (StoredGroupItems); `store` is this with all of them at once. */
+  writer<T>(log: GroupLog, organizationId: string, groupId: string, codec: ItemsCodec<T>): StoredGroupItems<T>;
   /** A group's items from what its row's items column holds, in order. */
   load<T>(log: GroupLog, organizationId: string, groupId: string, stored: unknown, codec: ItemsCodec<T>): Promise<T[]>;
   /** The item at `position` of a group, or undefined: only the chunk that holds it is read. */
@@ -37,29 +40,11 @@ export interface GroupItems {
 export function groupItems(chunks: DeclaredRepository<LogGroupItemsRow, object>): GroupItems {
   return {
     async store(log, organizationId, groupId, items, codec) {
-      if (items.length <= itemsPerRow) return codec.encode(items);
-      const breathe = breather();
-      const parts = chunksOf(items);
-      // Each chunk is encoded while the one before it is being inserted (off the thread on SQLite's
-      // long units and PostgreSQL); one insert at a time, never two statements of a unit at once.
-      let inserting: Promise<unknown> | undefined;
-      for (let chunk = 0; chunk < parts.length; chunk++) {
-        let encoded: unknown;
-        try {
-          encoded = codec.encode(parts[chunk]!);
-        } catch (error) {
-          // The unit never ends with a statement of it still running (it would outlive the rollback).
-          await inserting?.catch(() => undefined);
-          throw error;
-        }
-        await inserting;
-        await breathe();
-        inserting = chunks.insert({ id: chunkId(log, groupId, chunk), organizationId, items: encoded });
-      }
-      await inserting;
-      const marker: ChunkedItems = { chunks: parts.length, count: items.length };
-      return marker;
+      const writer = new StoredGroupItems(chunks, log, organizationId, groupId, codec);
+      await writer.add(items);
+      return writer.finish();
     },
+    writer: (log, organizationId, groupId, codec) => new StoredGroupItems(chunks, log, organizationId, groupId, codec),
     async load(log, organizationId, groupId, stored, codec) {
       if (!isChunked(stored)) return codec.decode(stored);
       // By the ids the marker implies, in id order (= chunk order). A chunk that is missing reads
@@ -76,6 +61,77 @@ export function groupItems(chunks: DeclaredRepository<LogGroupItemsRow, object>)
       return row ? codec.decode(row.items)[position % itemsPerRow] : undefined;
     },
   };
+}
+
+/**
+ * A group's items written as they come (a bulk operation adds each page's as it saves it), so a
+ * group of 100 000 records is never held whole: once more than `itemsPerRow` are in, every full
+ * chunk goes to its chunk row at once and only the rest is kept (its objects were a quarter of a
+ * selectAll's time, in the young generation's collections). What it writes, and `finish` answers,
+ * is what `store` of the same items gives: items of at most `itemsPerRow` in the group's own row,
+ * else chunk rows of `itemsPerRow` in order and the marker. `add` resolves once its statements
+ * have: never two statements of a unit at once.
+ */
+export class StoredGroupItems<T> implements GroupItemsWriter<T> {
+  private held: T[] = [];
+  private written = 0;
+  private chunk = 0;
+  private finished = false;
+  private readonly breathe = breather();
+
+  constructor(
+    private readonly chunks: DeclaredRepository<LogGroupItemsRow, object>,
+    private readonly log: GroupLog,
+    private readonly organizationId: string,
+    private readonly groupId: string,
+    private readonly codec: ItemsCodec<T>,
+  ) {}
+
+  /** Items added so far. */
+  get count(): number {
+    return this.written + this.held.length;
+  }
+
+  async add(items: readonly T[]): Promise<void> {
+    if (this.finished) throw new Error("casekit: this group's items are already stored");
+    for (const item of items) this.held.push(item);
+    // Only past itemsPerRow is the group chunked at all; then every full chunk goes out.
+    if (this.chunk === 0 && this.held.length <= itemsPerRow) return;
+    await this.writeChunks(this.held.length - (this.held.length % itemsPerRow));
+  }
+
+  /** Writes what is held; resolves to what the group's row holds in its items column. */
+  async finish(): Promise<unknown> {
+    if (this.finished) throw new Error("casekit: this group's items are already stored");
+    this.finished = true;
+    if (this.chunk === 0) return this.codec.encode(this.held);
+    await this.writeChunks(this.held.length);
+    const marker: ChunkedItems = { chunks: this.chunk, count: this.written };
+    return marker;
+  }
+
+  /** The first `upTo` held items, in chunk rows; each chunk is encoded while the one before it is inserted. */
+  private async writeChunks(upTo: number): Promise<void> {
+    const parts = chunksOf(this.held.slice(0, upTo));
+    this.held = this.held.slice(upTo);
+    let inserting: Promise<unknown> | undefined;
+    for (const part of parts) {
+      let encoded: unknown;
+      try {
+        encoded = this.codec.encode(part);
+      } catch (error) {
+        // The unit never ends with a statement of it still running (it would outlive the rollback).
+        await inserting?.catch(() => undefined);
+        throw error;
+      }
+      await inserting;
+      await this.breathe();
+      inserting = this.chunks.insert({ id: chunkId(this.log, this.groupId, this.chunk), organizationId: this.organizationId, items: encoded });
+      this.chunk++;
+      this.written += part.length;
+    }
+    await inserting;
+  }
 }
 
 /** `read` of each row, one after the other: a unit's statements never overlap (PostgreSQL runs a unit on one connection). */

@@ -2,7 +2,7 @@ import type { Principal } from "../access/principal.js";
 import type { AuditItem, NewAuditEvent } from "./types.js";
 import type { DomainEvent, EventItem } from "../events/types.js";
 import type { CaseKitDeps } from "../context.js";
-import type { UnitOfWork } from "../ports/storage.js";
+import type { GroupItemsWriter, UnitOfWork } from "../ports/storage.js";
 import { newAuditEvent } from "./record-event.js";
 import { diffChanges, removedChanges } from "./changes.js";
 import { caseOfRecord, caseOfTarget } from "./case-of.js";
@@ -46,9 +46,25 @@ export interface BulkChanges {
   resourceType: string;
   bulkRequestId: string;
   now: Date;
-  /** Each changed record's audit item and event item, in the same order (bulkItemsOf, page by page). */
+  /** Each changed record's audit item (bulkItemsOf, page by page). */
   audit: readonly AuditItem[];
-  events: readonly EventItem[];
+  /**
+   * The same records' event items, in the same order, handed to the storage page by page
+   * (bulkEventsOf): a selectAll's 100 000 records are not held until the end.
+   */
+  events: BulkEvents;
+}
+
+/** The outbox event of a bulk operation, its items written as the pages are saved. */
+export interface BulkEvents {
+  id: string;
+  items: GroupItemsWriter<EventItem>;
+}
+
+/** Where a bulk operation's event items go as it saves its pages (recordBulkChanges appends the event). */
+export function bulkEventsOf(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, actor: Principal): BulkEvents {
+  const id = deps.ids.next("evt");
+  return { id, items: tx.events.groupItems(actor.organizationId, id) };
 }
 
 /**
@@ -72,7 +88,9 @@ export function bulkItemsOf<T extends { id: string }>(before: T, after: T, tlp: 
  * event per record, with its own position, exactly as recordChange writes them.
  */
 export async function recordBulkChanges(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, actor: Principal, bulk: BulkChanges): Promise<void> {
-  if (bulk.events.length === 0) return;
+  if (bulk.events.items.count !== bulk.audit.length) throw new Error("casekit: a bulk's audit and event items must list the same records");
+  // Nothing added, nothing written (the writer writes rows only past a chunk's worth of items).
+  if (bulk.audit.length === 0) return;
   const cases = new Set(bulk.audit.map((item) => item.caseId ?? null));
   // The group names a case when all its records live in the same one, so a case's trail finds it by index.
   const [shared] = cases.size === 1 ? [...cases] : [null];
@@ -83,7 +101,7 @@ export async function recordBulkChanges(deps: Pick<CaseKitDeps, "ids">, tx: Unit
     shared ?? undefined,
   );
   await tx.audit.append({ ...entry, items: bulk.audit });
-  await tx.events.append({ ...event, payload: {}, items: bulk.events });
+  await tx.events.appendGroup({ ...event, id: bulk.events.id, payload: {} }, bulk.events.items);
 }
 
 /** The audit event and the outbox event of one change. */

@@ -32,16 +32,20 @@
  * are skipped as record_closed (core/access/closed-records.ts).
  *
  * Size: one request touches at most `config.bulkMaxRows` records (default 10 000): more ids, or a
- * selectAll matching more, is bulk_too_large (400, the maximum in the problem), refused before
- * anything changes.
+ * selectAll matching more, is bulk_too_large (400, the maximum in the problem) and changes
+ * nothing (ids are counted before anything is read; a selectAll is refused when its walk passes
+ * the maximum, and the unit rolls back what its pages changed).
  *
  * Cost: ids are loaded 250 per query; selectAll walks the filtered list in keyset pages of
- * 250 inside the transaction, all of it before the first change (so at most bulkMaxRows
- * records are held in memory), then processes it in pages of 250; each page is saved with one
+ * 250 inside the transaction and processes each page as it reads it; each page is saved with one
  * `save` call, and its records' audit and event items are built then (bulkItemsOf), so the work
- * per record is spread between the storage calls; the three log rows are written at the end (the
- * event by column: core/log/compact-items.ts; the storage writes each row's JSON a piece at a
- * time). The per-record path is pure JavaScript. Pages are small so that no single statement or
+ * per record is spread between the storage calls. The event items go to the storage page by
+ * page (EventRepository.groupItems: chunk rows as they fill), so neither the records nor their
+ * event payloads are held for the whole operation: held to the end, they were a quarter of a
+ * 100 000-alert selectAll's time in young-generation collections, each a pause of 15-40 ms for
+ * requests served meanwhile. The audit and TLP audit rows, and the event's own row, are written
+ * at the end (the event by column: core/log/compact-items.ts; the storage writes each row's JSON
+ * a piece at a time). The per-record path is pure JavaScript. Pages are small so that no single statement or
  * page of JavaScript keeps the event loop long: on SQLite a long unit yields the event loop
  * every 2 ms between statements (adapters/sqlite/yielding-unit.ts), and a server takes in one new
  * connection per turn, so a page's stretch bounds how fast requests are let in during a bulk. The
@@ -50,7 +54,8 @@
  */
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
-import { bulkItemsOf, recordBulkChanges } from "../audit/record-change.js";
+import { bulkEventsOf, bulkItemsOf, recordBulkChanges } from "../audit/record-change.js";
+import type { BulkEvents } from "../audit/record-change.js";
 import { eventView } from "../custom-fields/event-view.js";
 import type { AuditItem } from "../audit/types.js";
 import type { EventItem } from "../events/types.js";
@@ -84,13 +89,12 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
   const skipped: BulkSkipped[] = [];
   let matched = 0;
   let changed = 0;
-  /** What the operation's three log rows list, gathered page by page. */
+  /** What the operation's audit and TLP audit rows list, gathered page by page (its event's items go to storage with each page). */
   const auditItems: AuditItem[] = [];
-  const eventItems: EventItem[] = [];
   const accesses: TlpAccess[] = [];
 
-  /** Applies the operation to one page of candidates and writes the changes. */
-  async function process(tx: UnitOfWork, candidates: readonly BulkCandidate<T>[]): Promise<void> {
+  /** Applies the operation to one page of candidates and writes the changes and their event items. */
+  async function process(tx: UnitOfWork, events: BulkEvents, candidates: readonly BulkCandidate<T>[]): Promise<void> {
     const updates: { before: T; after: T; inherited: number }[] = [];
     const denied: BulkCandidate<T>[] = [];
     for (const candidate of candidates) {
@@ -114,6 +118,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     // storage executes off the thread (SQLite's long units, PostgreSQL) the two overlap. Only
     // this one statement is in flight; a failure of it is the unit's, awaited below.
     const saving = updates.length > 0 ? plan.save(tx, updates.map((u) => u.after)) : undefined;
+    const eventItems: EventItem[] = [];
     try {
       // Events and TLP audit entries carry the effective TLP: a task's marking or its case's, whichever is higher.
       for (const { before, after, inherited } of updates) {
@@ -139,12 +144,14 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       accesses.push({ resourceType: plan.resourceType, resourceId: record.id, action: plan.tlpAction, tlpBefore: tlp, tlpAfter: tlp, outcome: "denied" });
     }
     await saving;
+    // After the save: one statement of the unit at a time.
+    await events.items.add(eventItems);
     changed += updates.length;
   }
 
   /** The operation's audit entry, event and TLP audit entry, each one row listing the records. */
-  async function record(tx: UnitOfWork): Promise<void> {
-    await recordBulkChanges(deps, tx, principal, { name: plan.event, resourceType: plan.resourceType, bulkRequestId, now, audit: auditItems, events: eventItems });
+  async function record(tx: UnitOfWork, events: BulkEvents): Promise<void> {
+    await recordBulkChanges(deps, tx, principal, { name: plan.event, resourceType: plan.resourceType, bulkRequestId, now, audit: auditItems, events });
     await appendTlpAuditMany(deps, tx, principal, accesses, now, bulkRequestId);
   }
 
@@ -152,6 +159,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
   if (selection.kind === "ids") refuseAboveMaxRows(selection.ids.length, maxRows, "ids");
 
   await deps.storage.transaction(async (tx) => {
+    const events = bulkEventsOf(deps, tx, principal);
     await plan.prepare?.(tx);
     if (selection.kind === "ids") {
       matched = selection.ids.length;
@@ -165,29 +173,29 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
           if (candidate) ordered.push(candidate);
           else skipped.push({ id, code: "not_found" });
         }
-        await process(tx, ordered);
+        await process(tx, events, ordered);
         // Request order, so the answer lists skipped ids as the client sent them.
         const position = new Map(chunk.map((id, index) => [id, index]));
         const chunkSkips = skipped.splice(firstSkip).sort((a, b) => position.get(a.id)! - position.get(b.id)!);
         skipped.push(...chunkSkips);
       }
-      await record(tx);
+      await record(tx, events);
       return;
     }
-    // Everything selectAll matches is read (and counted against the maximum) before anything
-    // changes, so a refusal leaves nothing changed and a change never moves the selection.
-    const selected: BulkCandidate<T>[] = [];
+    // Each keyset page is processed as it is read, so no more than a page of records is held.
+    // The walk goes down the ids and a change never moves a record's id: what a page changes
+    // lies above the next page's `beforeId`, so a change never moves the selection, whatever the
+    // filters. Past the maximum the request is refused; the unit rolls back, nothing changed.
     let beforeId: string | undefined;
     for (;;) {
       const page = await plan.select(tx, beforeId === undefined ? { limit: selectPage } : { limit: selectPage, beforeId });
-      selected.push(...page);
-      refuseAboveMaxRows(selected.length, maxRows, "all");
+      matched += page.length;
+      refuseAboveMaxRows(matched, maxRows, "all");
+      await process(tx, events, page);
       if (page.length < selectPage) break;
       beforeId = page[page.length - 1]!.record.id;
     }
-    matched = selected.length;
-    for (let start = 0; start < selected.length; start += selectPage) await process(tx, selected.slice(start, start + selectPage));
-    await record(tx);
+    await record(tx, events);
   }, { long: true });
 
   return { matched, [plan.verb]: changed, skipped, bulkRequestId } as BulkResult<V>;

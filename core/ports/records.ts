@@ -34,6 +34,18 @@ export interface BatchReads<T> {
 }
 
 /** An append-only log of an organization: entries are written once and never changed. */
+/**
+ * A group entry's items, handed to the storage as they are made (a bulk operation's pages) so a
+ * large group is never held whole: the storage may write them out at once, invisible to readers
+ * until the group's own row is appended (last, in the same unit).
+ */
+export interface GroupItemsWriter<T> {
+  /** Adds items after those added before. Resolves once what it wrote has: await it before the unit's next statement. */
+  add(items: readonly T[]): Promise<void>;
+  /** Items added so far. */
+  readonly count: number;
+}
+
 export interface AppendOnlyLog<T> {
   append(entry: T): Promise<void>;
   /** `append` for many entries (a bulk page) in as few statements as the database allows; all or none. */

@@ -1,7 +1,7 @@
 import type { AuditCheckpoint, AuditEvent, AuditEventFilter, ChainedAuditRow, NewAuditEvent } from "../audit/types.js";
 import type { ChainHead } from "../log/chain.js";
 import type { Case, CaseFilter } from "../cases/types.js";
-import type { DomainEvent, GroupEvent } from "../events/types.js";
+import type { DomainEvent, EventItem, GroupEvent } from "../events/types.js";
 import type { StoredApiKey } from "../keys/types.js";
 import type { Organization } from "../organizations/types.js";
 import type { StoredUser, UserRole, UserStatus } from "../users/types.js";
@@ -15,13 +15,13 @@ import type { Observable, ObservableFilter, ObservableParent } from "../observab
 import type { Task, TaskFilter, TaskWithCase } from "../tasks/types.js";
 import type { Comment, CommentPageRequest, CommentParent } from "../comments/types.js";
 import type { Alert, AlertFilter, AlertSourceCount, AlertSourceCountFilter } from "../alerts/types.js";
-import type { AppendOnlyLog, BatchReads, PageRequest, RecordRepository } from "./records.js";
+import type { AppendOnlyLog, BatchReads, GroupItemsWriter, PageRequest, RecordRepository } from "./records.js";
 import type { LifecycleEntity, StoredLifecycle } from "../lifecycles/types.js";
 import type { StatusChange } from "../history/types.js";
 import type { CustomFieldDefinition, CustomFieldFilter } from "../custom-fields/types.js";
 import type { CaseType, CaseTypeFilter } from "../case-types/types.js";
 
-export type { AppendOnlyLog, BatchReads, PageRequest, RecordRepository } from "./records.js";
+export type { AppendOnlyLog, BatchReads, GroupItemsWriter, PageRequest, RecordRepository } from "./records.js";
 
 /**
  * The storage port. Adapters (adapters/sqlite, adapters/postgres) implement it and must pass the
@@ -320,6 +320,14 @@ export interface SignInThrottleRepository {
 
 /** The transactional outbox: single events and group events (one row for many records: core/log/groups.ts). */
 export interface EventRepository extends AppendOnlyLog<DomainEvent | GroupEvent> {
+  /**
+   * The items of group event `id` (core/events/types.ts GroupEvent), written as they are added;
+   * `appendGroup` with the same writer then appends the group's row. A writer never appended
+   * leaves rows no reader reaches: a unit that does not append its group must fail.
+   */
+  groupItems(organizationId: string, id: string): GroupItemsWriter<EventItem>;
+  /** Appends `event` as the group of `items` (its `id` and organization are the writer's), as `append` of a GroupEvent would. */
+  appendGroup(event: DomainEvent, items: GroupItemsWriter<EventItem>): Promise<void>;
   /** Newest first, each group event expanded into one event per record. */
   list(organizationId: string, page: PageRequest): Promise<DomainEvent[]>;
   /** The event, or one record's event of a group (`<group id>.<position>`). */

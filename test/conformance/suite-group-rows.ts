@@ -111,6 +111,60 @@ export function describeGroupRows(ctx: SuiteContext): void {
       });
     }
 
+    // A bulk hands its event's items over page by page (EventRepository.groupItems): whatever the
+    // page sizes, readers get what one append of the whole group gives, and so does a writer's
+    // group in a unit that fails (nothing).
+    for (const pages of [[0], [7], [itemsPerRow], [itemsPerRow - 1, 1, 1], [250, 250, itemsPerRow, 3 * itemsPerRow + 5, 0, 1]]) {
+      it(`a group event written page by page (${pages.join(", ")}) reads as the group appended whole`, async () => {
+        const { org } = await ctx.seedOrganization();
+        const f = ctx.fixtures();
+        const count = pages.reduce((a, b) => a + b, 0);
+        const items = eventItemsOf(count);
+        const whole = f.event(org.id, { name: "task.updated", resourceId: "bulk_0011", payload: {}, tlp: null, bulkRequestId: "bulk_0011" });
+        const paged = f.event(org.id, { name: "task.updated", resourceId: "bulk_0012", payload: {}, tlp: null, bulkRequestId: "bulk_0012" });
+        await ctx.storage().transaction(async (tx) => {
+          await tx.events.append({ ...whole, items });
+          const writer = tx.events.groupItems(org.id, paged.id);
+          let at = 0;
+          for (const size of pages) {
+            await writer.add(items.slice(at, (at += size)));
+            expect(writer.count).toBe(at);
+          }
+          await tx.events.appendGroup(paged, writer);
+        });
+        const rename = (events: DomainEvent[] | null, from: DomainEvent, to: DomainEvent) => events?.map((e) => ({ ...e, id: e.id.replace(from.id, to.id), resourceId: e.resourceId === from.resourceId ? to.resourceId : e.resourceId, bulkRequestId: to.bulkRequestId }));
+        const wholeRead = await ctx.storage().read((tx) => tx.events.findRow(org.id, whole.id));
+        expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, paged.id))).toStrictEqual(rename(wholeRead, whole, paged));
+        if (count > 0) expect(await ctx.storage().read((tx) => tx.events.findById(org.id, `${paged.id}.${count - 1}`))).toStrictEqual({ ...rename(wholeRead, whole, paged)!.at(-1)!, id: `${paged.id}.${count - 1}` });
+
+        const failed = f.event(org.id, { name: "task.updated", resourceId: "bulk_0013", payload: {}, tlp: null, bulkRequestId: "bulk_0013" });
+        const failing = ctx.storage().transaction(async (tx) => {
+          const writer = tx.events.groupItems(org.id, failed.id);
+          for (const size of pages) await writer.add(items.slice(0, size));
+          await tx.events.appendGroup(failed, writer);
+          throw new Error("fault after the group");
+        });
+        await expect(failing).rejects.toThrow("fault after the group");
+        expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, failed.id))).toBeNull();
+      });
+    }
+
+    it("appendGroup takes only the writer groupItems gave for that event", async () => {
+      const { org } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const event = f.event(org.id, { name: "task.updated", resourceId: "bulk_0014", payload: {}, tlp: null, bulkRequestId: "bulk_0014" });
+      const other = f.event(org.id, { name: "task.updated", resourceId: "bulk_0015", payload: {}, tlp: null, bulkRequestId: "bulk_0015" });
+      const attempt = ctx.storage().transaction(async (tx) => {
+        const writer = tx.events.groupItems(org.id, other.id);
+        await writer.add(eventItemsOf(3));
+        await tx.events.appendGroup(event, writer);
+      });
+      await expect(attempt).rejects.toThrow("appendGroup takes the writer groupItems gave for this event");
+      const forged = ctx.storage().transaction((tx) => tx.events.appendGroup(event, { add: async () => undefined, count: 0 }));
+      await expect(forged).rejects.toThrow("appendGroup takes the writer groupItems gave for this event");
+      expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, event.id))).toBeNull();
+    });
+
     it("a large group is all or nothing with its unit: a failure after it leaves no trace, and the same ids write again", async () => {
       const { org } = await ctx.seedOrganization();
       const f = ctx.fixtures();
