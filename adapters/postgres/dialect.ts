@@ -67,23 +67,43 @@ const nameOf = (text: string): string => {
   return name;
 };
 
-/** The executor of one unit on its pooled connection. */
+/**
+ * The executor of one unit on its pooled connection. The connection runs statements in the order
+ * they are sent; a unit may have more than one in flight (a bulk reads its next page while it
+ * writes this one). A guarded statement's savepoint is the exception: a statement sent between
+ * its SAVEPOINT and its ROLLBACK TO would fail with it (the transaction is aborted until then),
+ * so statements sent meanwhile wait for it to end.
+ */
 export function postgresExecutor(client: pg.ClientBase): Executor {
-  const query = (text: string, params: readonly unknown[]) => sendQuery(client, text, params, nameOf(text));
+  /** Settles when the guarded statement in progress, if any, has ended. */
+  let guarding: Promise<void> | undefined;
+  const send = (text: string, params: readonly unknown[]) => sendQuery(client, text, params, nameOf(text));
+  const query = async (text: string, params: readonly unknown[]) => {
+    while (guarding !== undefined) await guarding;
+    return send(text, params);
+  };
   return {
     all: async (text, params) => (await query(text, params)).rows,
     records: async <T>(text: string, params: readonly unknown[]) => (await query(text, params)).rows as T[],
     run: async (text, params) => (await query(text, params)).rowCount ?? 0,
     // A failed statement aborts a PostgreSQL transaction; rolling back to the savepoint undoes only it.
     async guarded(text, params) {
-      await sendQuery(client, "SAVEPOINT casekit_guarded");
+      while (guarding !== undefined) await guarding;
+      let ended!: () => void;
+      guarding = new Promise<void>((resolve) => (ended = resolve));
       try {
-        const changed = (await query(text, params)).rowCount ?? 0;
-        await sendQuery(client, "RELEASE SAVEPOINT casekit_guarded");
-        return changed;
-      } catch (error) {
-        await sendQuery(client, "ROLLBACK TO SAVEPOINT casekit_guarded");
-        throw error;
+        await sendQuery(client, "SAVEPOINT casekit_guarded");
+        try {
+          const changed = (await send(text, params)).rowCount ?? 0;
+          await sendQuery(client, "RELEASE SAVEPOINT casekit_guarded");
+          return changed;
+        } catch (error) {
+          await sendQuery(client, "ROLLBACK TO SAVEPOINT casekit_guarded");
+          throw error;
+        }
+      } finally {
+        guarding = undefined;
+        ended();
       }
     },
   };

@@ -115,8 +115,8 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     // Custom field values above an event's TLP stay out of it (core/custom-fields/event-view.ts).
     const definitions = updates.some((u) => "customFields" in u.after) ? await definitionsOf(deps, tx, principal.organizationId) : [];
     // The page's save runs while its items are built (plain JavaScript, no statement): where the
-    // storage executes off the thread (SQLite's long units, PostgreSQL) the two overlap. Only
-    // this one statement is in flight; a failure of it is the unit's, awaited below.
+    // storage executes off the thread (SQLite's long units, PostgreSQL) the two overlap. Beside
+    // it only the next page's read is in flight; a failure of either is the unit's, awaited.
     const saving = updates.length > 0 ? plan.save(tx, updates.map((u) => u.after)) : undefined;
     const eventItems: EventItem[] = [];
     try {
@@ -144,7 +144,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       accesses.push({ resourceType: plan.resourceType, resourceId: record.id, action: plan.tlpAction, tlpBefore: tlp, tlpAfter: tlp, outcome: "denied" });
     }
     await saving;
-    // After the save: one statement of the unit at a time.
+    // After the save, so the chunk insert it may send follows it.
     await events.items.add(eventItems);
     changed += updates.length;
   }
@@ -182,18 +182,26 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       await record(tx, events);
       return;
     }
-    // Each keyset page is processed as it is read, so no more than a page of records is held.
+    // Each keyset page is processed as it is read, so no more than two pages of records are held.
     // The walk goes down the ids and a change never moves a record's id: what a page changes
     // lies above the next page's `beforeId`, so a change never moves the selection, whatever the
-    // filters. Past the maximum the request is refused; the unit rolls back, nothing changed.
-    let beforeId: string | undefined;
-    for (;;) {
-      const page = await plan.select(tx, beforeId === undefined ? { limit: selectPage } : { limit: selectPage, beforeId });
+    // filters, and the next page can be read while this one is written: where the storage runs
+    // statements off the thread (SQLite's long units, PostgreSQL) the read overlaps this page's
+    // JavaScript (8 % of a 100 000-alert bulk). The unit's statements run in the order they are
+    // sent. Past the maximum the request is refused; the unit rolls back, nothing changed.
+    let next: Promise<BulkCandidate<T>[]> | undefined = plan.select(tx, { limit: selectPage });
+    while (next !== undefined) {
+      const page: BulkCandidate<T>[] = await next;
       matched += page.length;
-      refuseAboveMaxRows(matched, maxRows, "all");
-      await process(tx, events, page);
-      if (page.length < selectPage) break;
-      beforeId = page[page.length - 1]!.record.id;
+      next = page.length < selectPage ? undefined : plan.select(tx, { limit: selectPage, beforeId: page[page.length - 1]!.record.id });
+      try {
+        refuseAboveMaxRows(matched, maxRows, "all");
+        await process(tx, events, page);
+      } catch (error) {
+        // The unit never ends with a statement of it still running (it would outlive the rollback).
+        await next?.catch(() => undefined);
+        throw error;
+      }
     }
     await record(tx, events);
   }, { long: true });

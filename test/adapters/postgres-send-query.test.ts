@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresExecutor } from "../../adapters/postgres/dialect.js";
 import { sendQuery } from "../../adapters/postgres/send-query.js";
 import { postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
 
@@ -53,5 +54,40 @@ describe.runIf(await postgresShouldRun("postgres-send-query"))("sendQuery", () =
     expect((error as pg.DatabaseError).code).toBe("42P01");
     expect((error as Error).stack).toContain("callerThatSendsBadSql");
     expect((await sendQuery<{ ok: boolean }>(client, "select true as ok")).rows).toEqual([{ ok: true }]);
+  });
+});
+
+describe.runIf(await postgresShouldRun("postgres-executor-guarded"))("postgresExecutor: statements sent while a guarded one runs", () => {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  beforeAll(() => client.connect());
+  afterAll(() => client.end());
+
+  // A bulk reads its next page while it writes this one. A statement sent between a guarded
+  // statement's SAVEPOINT and its ROLLBACK TO would fail with it (the transaction is aborted
+  // until then): it waits, and the unit goes on as if the two had been sent one after the other.
+  it("a guarded statement that fails undoes only itself; the statements sent meanwhile succeed, in order", async () => {
+    const executor = postgresExecutor(client);
+    await sendQuery(client, "BEGIN");
+    try {
+      await sendQuery(client, "CREATE TEMP TABLE guarded_probe (id int PRIMARY KEY, note text) ON COMMIT DROP");
+      await executor.run("INSERT INTO guarded_probe VALUES ($1, $2)", [1, "first"]);
+      const clash = executor.guarded("INSERT INTO guarded_probe VALUES ($1, $2)", [1, "clash"]);
+      const meanwhile = [executor.all("SELECT note FROM guarded_probe ORDER BY id", []), executor.run("INSERT INTO guarded_probe VALUES ($1, $2)", [2, "second"]), executor.all("SELECT count(*)::int AS n FROM guarded_probe", [])];
+      await expect(clash).rejects.toMatchObject({ code: "23505" });
+      const [notes, inserted, counted] = await Promise.all(meanwhile);
+      expect(notes).toEqual([{ note: "first" }]);
+      expect(inserted).toBe(1);
+      expect(counted).toEqual([{ n: 2 }]);
+      // Two guarded statements sent together run one after the other.
+      const both = await Promise.allSettled([executor.guarded("INSERT INTO guarded_probe VALUES ($1, $2)", [2, "clash"]), executor.guarded("INSERT INTO guarded_probe VALUES ($1, $2)", [3, "third"])]);
+      expect(both.map((outcome) => outcome.status)).toEqual(["rejected", "fulfilled"]);
+      expect(await executor.all("SELECT id, note FROM guarded_probe ORDER BY id", [])).toEqual([
+        { id: 1, note: "first" },
+        { id: 2, note: "second" },
+        { id: 3, note: "third" },
+      ]);
+    } finally {
+      await sendQuery(client, "ROLLBACK");
+    }
   });
 });
