@@ -7,7 +7,7 @@ import { resolvePrincipal } from "../access/resolve-principal.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import type { KeyAccess } from "../ports/storage.js";
-import { hashKeySecret, isWellFormedKeySecret } from "./secret.js";
+import { hashKeySecret, isWellFormedKeySecret, longestKeySecret } from "./secret.js";
 import type { RefusalLog } from "../audit/refusals.js";
 
 /** lastUsedAt is refreshed at most this often, so a busy key does not write on every request. */
@@ -59,8 +59,8 @@ export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache, r
    * store) overlaps the check. The check decides as it would without it.
    */
   return async function authenticateKey(secret: string, origin?: RequestOrigin, alongside?: (candidate: Principal) => void): Promise<Principal> {
-    // An embedder may pass anything: only text can be a secret.
-    if (typeof secret !== "string") throw new CaseKitError("invalid_key");
+    // An embedder may pass anything: only text of a secret's length is hashed, however long the junk.
+    if (typeof secret !== "string" || secret.length > longestKeySecret) throw new CaseKitError("invalid_key");
     const digest = hash("sha256", secret, "base64");
     const remembered = keyHashes.get(digest);
     // A remembered secret was well formed when it named a key (its digest stands for it).

@@ -9,6 +9,9 @@ import { createHmac, randomBytes } from "node:crypto";
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const pattern = /^ck_([a-z]{2,8})_([0-9A-Za-z]{32})_([0-9A-Za-z]{6})$/;
 
+/** The longest text the pattern accepts (`ck_` + 8 + `_` + 32 + `_` + 6): anything longer is junk, refused unread. */
+export const longestKeySecret = 51;
+
 export function generateKeySecret(environment = "live"): string {
   const bytes = randomBytes(32);
   let random = "";

@@ -31,6 +31,10 @@ describe("key authentication", () => {
   it("refuses malformed and unknown keys as invalid_key", async () => {
     expect(await codeOf(t.kit.authenticateKey("nonsense"))).toBe("invalid_key");
     expect(await codeOf(t.kit.authenticateKey(generateKeySecret()))).toBe("invalid_key");
+    // A key that works, with anything after it, or a megabyte of junk: refused without being hashed.
+    expect(await codeOf(t.kit.authenticateKey(t.adminKey))).toBe("ok");
+    expect(await codeOf(t.kit.authenticateKey(`${t.adminKey}x`))).toBe("invalid_key");
+    expect(await codeOf(t.kit.authenticateKey("x".repeat(1 << 20)))).toBe("invalid_key");
   });
 
   it("refuses revoked, suspended and expired keys with their own codes", async () => {

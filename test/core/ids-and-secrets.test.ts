@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createIdGenerator, generateKeySecret, hashKeySecret, isWellFormedKeySecret, ManualClock } from "../../core/index.js";
+import { longestKeySecret } from "../../core/keys/secret.js";
 import { hashPassword, verifyPassword } from "../../core/users/passwords.js";
 
 describe("ids", () => {
@@ -34,6 +35,12 @@ describe("key secrets", () => {
     expect(secret).toMatch(/^ck_live_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/);
     expect(generateKeySecret("test")).toMatch(/^ck_test_/);
     expect(isWellFormedKeySecret(secret)).toBe(true);
+  });
+
+  it("are at most longestKeySecret long, the longest environment included, and nothing longer is well formed", () => {
+    expect(generateKeySecret("abcdefgh")).toHaveLength(longestKeySecret);
+    expect(isWellFormedKeySecret(generateKeySecret("abcdefgh"))).toBe(true);
+    expect(isWellFormedKeySecret(generateKeySecret("abcdefghi"))).toBe(false);
   });
 
   it("reject any one-character change by the checksum, without storage", () => {
