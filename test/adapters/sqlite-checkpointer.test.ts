@@ -21,7 +21,8 @@ async function writeBursts(storage: Storage, file: string): Promise<number> {
   const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, config: { keyHashSecret: "checkpoint-test-secret-0123456789abcdef" } });
   const { apiKey } = await kit.setup.initOrganization({ organizationName: `SOC ${Math.random()}`, email: `ops-${Math.random()}@ckpt.test` });
   const admin = await kit.authenticateKey(apiKey);
-  const description = "x".repeat(50_000);
+  // A case stores its description twice, in its column and in its record's text ("storedRecord"): 50 KB a case.
+  const description = "x".repeat(25_000);
   let largest = 0;
   for (let burst = 0; burst < 15; burst++) {
     for (let i = 0; i < 10; i++) await kit.cases.create(admin, { title: `Case ${burst}.${i}`, severity: 2, description });
@@ -90,7 +91,8 @@ describe("SQLite WAL checkpoints", () => {
         }
       };
       const held = Promise.all(readers.map((reader, i) => hold(reader, i * 30)));
-      const description = "x".repeat(50_000);
+      // Stored twice (its column and its record's text): 50 KB a case, 500 KB a burst.
+      const description = "x".repeat(25_000);
       let largest = 0;
       try {
         for (let burst = 0; burst < 32; burst++) {
