@@ -66,11 +66,11 @@ export function groupItems(chunks: DeclaredRepository<LogGroupItemsRow, object>)
 /**
  * A group's items written as they come (a bulk operation adds each page's as it saves it), so a
  * group of 100 000 records is never held whole: once more than `itemsPerRow` are in, every full
- * chunk goes to its chunk row at once and only the rest is kept (its objects were a quarter of a
- * selectAll's time, in the young generation's collections). What it writes, and `finish` answers,
- * is what `store` of the same items gives: items of at most `itemsPerRow` in the group's own row,
- * else chunk rows of `itemsPerRow` in order and the marker. `add` resolves once its statements
- * have: never two statements of a unit at once.
+ * chunk goes to its chunk row at once and only the rest is kept (held whole, a bulk's event
+ * payloads survived every young-generation collection to the end). What it writes, and `finish`
+ * answers, is what `store` of the same items gives: items of at most `itemsPerRow` in the group's
+ * own row, else chunk rows of `itemsPerRow` in order and the marker. `add` resolves once the
+ * statements it sent have, one chunk insert at a time.
  */
 export class StoredGroupItems<T> implements GroupItemsWriter<T> {
   private held: T[] = [];
