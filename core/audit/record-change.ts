@@ -99,13 +99,14 @@ export async function recordBulkChanges(deps: Pick<CaseKitDeps, "ids">, tx: Unit
     actor,
     { name: bulk.name, resourceType: bulk.resourceType, before: null, after: { id: bulk.bulkRequestId }, tlp: null, bulkRequestId: bulk.bulkRequestId, now: bulk.now },
     shared ?? undefined,
+    bulk.events.id,
   );
   await tx.audit.append({ ...entry, items: bulk.audit });
-  await tx.events.appendGroup({ ...event, id: bulk.events.id, payload: {} }, bulk.events.items);
+  await tx.events.appendGroup({ ...event, payload: {} }, bulk.events.items);
 }
 
 /** The audit event and the outbox event of one change. */
-function recordsOf<T extends { id: string }>(deps: Pick<CaseKitDeps, "ids">, actor: Principal, change: Change<T>, caseId: string | undefined): { entry: NewAuditEvent; event: DomainEvent } {
+function recordsOf<T extends { id: string }>(deps: Pick<CaseKitDeps, "ids">, actor: Principal, change: Change<T>, caseId: string | undefined, eventId?: string): { entry: NewAuditEvent; event: DomainEvent } {
   // A change always happens inside the actor's organization: tenant isolation by construction.
   const organizationId = actor.organizationId;
   const at = change.now.toISOString();
@@ -121,7 +122,7 @@ function recordsOf<T extends { id: string }>(deps: Pick<CaseKitDeps, "ids">, act
     now: change.now,
   });
   const event: DomainEvent = {
-    id: deps.ids.next("evt"),
+    id: eventId ?? deps.ids.next("evt"),
     organizationId,
     name: change.name,
     resourceType: change.resourceType,
