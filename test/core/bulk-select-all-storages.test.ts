@@ -36,10 +36,16 @@ afterAll(async () => {
 /** Pages past the first chunk row's worth of event items (written while page 9 is), the last page short. */
 const alertCount = 9 * selectPage + 17;
 const pageAfterFirstChunk = Math.ceil((itemsPerRow + 1) / selectPage) + 1;
+const lastPage = Math.ceil(alertCount / selectPage);
 
-/** `storage` whose `transaction` fails a unit's `failOnSave`-th page save (counting from 1), when set. */
-function withFaults(storage: Storage): { storage: Storage; failOnSave: (n: number | undefined) => void } {
+/**
+ * `storage` whose `transaction` fails a unit's `failOnSave`-th page save (counting from 1), when
+ * set: at once, or `late`: after the page's statement ran, so the failure arrives while the pages
+ * after it are being read and applied (a page is applied while the one before it is written).
+ */
+function withFaults(storage: Storage): { storage: Storage; failOnSave: (n: number | undefined, late?: boolean) => void } {
   let failAt: number | undefined;
+  let failLate = false;
   const wrapped = Object.create(storage, {
     transaction: {
       value: <T>(work: (tx: UnitOfWork) => Promise<T>, options?: { long?: boolean }) =>
@@ -49,8 +55,9 @@ function withFaults(storage: Storage): { storage: Storage; failOnSave: (n: numbe
           const alerts = Object.create(tx.alerts, {
             assignMany: {
               value: async (...args: Parameters<UnitOfWork["alerts"]["assignMany"]>) => {
-                if (++saves === failAt) throw new Error("fault on a later page");
-                return tx.alerts.assignMany(...args);
+                if (++saves !== failAt) return tx.alerts.assignMany(...args);
+                if (failLate) await tx.alerts.assignMany(...args);
+                throw new Error("fault on a later page");
               },
             },
           }) as UnitOfWork["alerts"];
@@ -58,7 +65,13 @@ function withFaults(storage: Storage): { storage: Storage; failOnSave: (n: numbe
         }, options),
     },
   }) as Storage;
-  return { storage: wrapped, failOnSave: (n) => (failAt = n) };
+  return {
+    storage: wrapped,
+    failOnSave: (n, late = false) => {
+      failAt = n;
+      failLate = late;
+    },
+  };
 }
 
 async function exercise(storage: Storage): Promise<void> {
@@ -75,14 +88,20 @@ async function exercise(storage: Storage): Promise<void> {
     }
     const eventRows = () => storage.read(async (tx) => (await tx.events.list(organizationId, { limit: 5 })).filter((e) => e.bulkRequestId !== null));
 
-    // A fault on the save of the page after the first chunk row: nothing of the bulk is left, that row included.
+    // A fault on the save of the page after the first chunk row, or of the last page (found once
+    // every page was sent), at once or after its statement ran: nothing of the bulk is left, the
+    // chunk rows included.
     expect(alertCount).toBeGreaterThan((pageAfterFirstChunk - 1) * selectPage);
-    faults.failOnSave(pageAfterFirstChunk);
-    await expect(kit.alerts.bulkAssign(admin, { options: { selectAll: true }, assigneeId: other.id })).rejects.toThrow("fault on a later page");
-    faults.failOnSave(undefined);
-    const untouched = await storage.read((tx) => tx.alerts.list(organizationId, { maxTlp: 4 }, { limit: alertCount }));
-    expect(untouched.filter((a) => a.assigneeId !== null)).toEqual([]);
-    expect(await eventRows()).toEqual([]);
+    for (const page of [pageAfterFirstChunk, lastPage]) {
+      for (const late of [false, true]) {
+        faults.failOnSave(page, late);
+        await expect(kit.alerts.bulkAssign(admin, { options: { selectAll: true }, assigneeId: other.id })).rejects.toThrow("fault on a later page");
+        faults.failOnSave(undefined);
+        const untouched = await storage.read((tx) => tx.alerts.list(organizationId, { maxTlp: 4 }, { limit: alertCount }));
+        expect(untouched.filter((a) => a.assigneeId !== null)).toEqual([]);
+        expect(await eventRows()).toEqual([]);
+      }
+    }
 
     const result = await kit.alerts.bulkAssign(admin, { options: { selectAll: true }, assigneeId: other.id });
     expect(result).toMatchObject({ matched: alertCount, assigned: alertCount, skipped: [] });
