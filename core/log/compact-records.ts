@@ -50,11 +50,19 @@ function shapeOf(value: unknown): RecordShape | undefined {
   return { keys, of };
 }
 
-function sameShape(a: RecordShape, b: RecordShape): boolean {
-  if (a === 0 || b === 0) return a === b;
-  if (a.keys.length !== b.keys.length) return false;
-  for (let k = 0; k < a.keys.length; k++) {
-    if (a.keys[k] !== b.keys[k] || !sameShape(a.of[k]!, b.of[k]!)) return false;
+/**
+ * Whether shapeOf(value) would be `shape`, without building it: a bulk checks every one of its
+ * 100 000 items against the first, and a shape object per item was garbage for the collector.
+ */
+function hasShape(value: unknown, shape: RecordShape): boolean {
+  if (value === undefined || typeof value === "function" || typeof value === "symbol") return false;
+  if (!isObject(value)) return shape === 0;
+  if (typeof value.toJSON === "function") return false;
+  const keys = Object.keys(value);
+  if (shape === 0) return keys.length === 0;
+  if (keys.length !== shape.keys.length) return false;
+  for (let k = 0; k < keys.length; k++) {
+    if (keys[k] !== shape.keys[k] || !hasShape(value[keys[k]!], shape.of[k]!)) return false;
   }
   return true;
 }
@@ -73,7 +81,11 @@ function leafPaths(shape: RecordShape, prefix: string[] = [], into: string[][] =
   return into;
 }
 
-const at = (value: unknown, path: readonly string[]): unknown => path.reduce<unknown>((inner, key) => (inner as Record<string, unknown>)[key], value);
+function at(value: unknown, path: readonly string[]): unknown {
+  let inner = value;
+  for (let i = 0; i < path.length; i++) inner = (inner as Record<string, unknown>)[path[i]!];
+  return inner;
+}
 
 const sharable = (value: unknown): boolean => value === null || typeof value !== "object";
 
@@ -88,10 +100,7 @@ export function compactRecords<T>(items: readonly T[], keyOrder?: KeyOrder): Sto
   const [first] = items;
   const shape = first === undefined ? undefined : shapeOf(first);
   if (shape === undefined) return [...items];
-  for (const item of items) {
-    const own = shapeOf(item);
-    if (own === undefined || !sameShape(shape, own)) return [...items];
-  }
+  for (const item of items) if (!hasShape(item, shape)) return [...items];
   const stored = ordered(shape, keyOrder);
   return { compact: 2, count: items.length, shape: stored, columns: leafPaths(stored).map((path) => columnOf(items, path)) };
 }
