@@ -4,6 +4,7 @@
  * SQLite's executor then prepares each text once per connection, PostgreSQL's names it so the
  * server does the same.
  */
+import type { Column } from "./columns.js";
 import type { Dialect } from "./dialect.js";
 import type { Field, FilterSpec, Resource } from "./resource.js";
 import { encodeValue } from "./rows.js";
@@ -212,10 +213,9 @@ function matching(resource: Resource, dialect: Dialect, tenantId: string | null,
     if (tenantId === null) throw new Error(`casekit: ${resource.table} is scoped by tenant; pass its id`);
     params.push(tenantId);
   }
-  for (const [name, spec] of Object.entries(resource.filters)) {
+  for (const { name, spec, column, marks } of filterEntriesOf(resource)) {
     const value = (filters as Record<string, unknown>)[name];
     if (value === undefined) continue;
-    const column = resource.byKey.get(spec.column)!.column;
     if (spec.kind === "range") {
       const { after, before } = value as { after?: unknown; before?: unknown };
       if (after !== undefined) params.push(encodeValue(column, after));
@@ -234,7 +234,6 @@ function matching(resource: Resource, dialect: Dialect, tenantId: string | null,
       if (spec.kind === "jsonTags") params.push(dialect.jsonNames ? dialect.jsonNames(values as readonly string[], spec.key) : dialect.list(values));
       else params.push(dialect.list(values.map((v) => encodeValue(column, v))));
     } else if (spec.kind === "condition" || spec.kind === "idAmong") {
-      const marks = marksOf(spec.sql);
       if (spec.each) {
         const values = value as readonly unknown[];
         if (values.length !== marks) throw new Error(`casekit: filter ${name} binds ${marks} values, was given ${values.length}`);
@@ -255,6 +254,34 @@ function matching(resource: Resource, dialect: Dialect, tenantId: string | null,
 
 /** The `?` marks of a declared condition, each bound to the filter's value (or, with `each`, to its values in order). */
 const marksOf = (sql: string): number => sql.split("?").length - 1;
+
+interface FilterEntry {
+  name: string;
+  spec: FilterSpec<string>;
+  column: Column;
+  /** A condition's `?` marks (0 for other kinds). */
+  marks: number;
+}
+
+/**
+ * A resource's filters with their columns and marks, worked out once per resource: every list
+ * and count walks them, and building the entries and splitting the conditions per request was
+ * garbage on the hottest read.
+ */
+const filterEntries = new WeakMap<Resource, readonly FilterEntry[]>();
+function filterEntriesOf(resource: Resource): readonly FilterEntry[] {
+  let entries = filterEntries.get(resource);
+  if (entries === undefined) {
+    entries = Object.entries(resource.filters).map(([name, spec]) => ({
+      name,
+      spec: spec as FilterSpec<string>,
+      column: resource.byKey.get(spec.column)!.column,
+      marks: spec.kind === "condition" || spec.kind === "idAmong" ? marksOf(spec.sql) : 0,
+    }));
+    filterEntries.set(resource, entries);
+  }
+  return entries;
+}
 
 /** The shape entry of a list restricted to some ids (no filter can be named so: it has a colon). */
 const idsShape = ":ids";
