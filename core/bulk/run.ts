@@ -130,7 +130,8 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     const definitions = updates.some((u) => "customFields" in u.after) ? await definitionsOf(deps, tx, principal.organizationId) : [];
     // The page's save runs while its items are built (plain JavaScript, no statement): where the
     // storage executes off the thread (SQLite's long units, PostgreSQL) the two overlap. Beside
-    // it only the next page's read is in flight; a failure of either is the unit's, awaited.
+    // it the next page's read and the previous page's writes may be in flight; a failure of any
+    // is the unit's, awaited before the unit ends.
     const saving = updates.length > 0 ? plan.save(tx, updates.map((u) => u.after)) : undefined;
     const eventItems: EventItem[] = [];
     try {
