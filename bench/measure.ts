@@ -1,8 +1,10 @@
 /**
  * A small in-process load loop: each scenario is a `() => Promise<Response>`; rounds interleave
- * the scenarios so drift of the machine (thermal, GC, the other core) hits them alike, and each
- * figure is the median of the rounds. Figures are requests per second and ratios against the
- * baseline measured in the same run, never absolute claims.
+ * the scenarios (forwards, then backwards) so drift of the machine (thermal, GC, the other core)
+ * hits them alike, and each figure is the median of the rounds. Figures are requests per second,
+ * and this process's CPU time per request (`process.cpuUsage`: on a shared or virtual machine,
+ * time the process waited for a core is not in it, so it moves far less between rounds than
+ * the rate), and ratios against the baseline measured in the same run, never absolute claims.
  */
 export interface Scenario {
   name: string;
@@ -12,6 +14,8 @@ export interface Scenario {
 export interface Figure {
   name: string;
   perSecond: number;
+  /** This process's CPU time (user + system) per request, in microseconds. */
+  cpuMicros: number;
 }
 
 export async function measure(scenarios: Scenario[], options: { rounds?: number; requests?: number; concurrency?: number } = {}): Promise<Figure[]> {
@@ -19,16 +23,21 @@ export async function measure(scenarios: Scenario[], options: { rounds?: number;
   const requests = options.requests ?? 4_000;
   const concurrency = options.concurrency ?? 16;
   const samples = new Map<string, number[]>(scenarios.map((s) => [s.name, []]));
+  const cpu = new Map<string, number[]>(scenarios.map((s) => [s.name, []]));
 
   for (const scenario of scenarios) await drive(scenario, Math.min(requests, 1_000), concurrency); // warm-up
   for (let round = 0; round < rounds; round++) {
-    for (const scenario of scenarios) {
+    // Odd rounds run the scenarios backwards, so what comes first (after a collection, say) is not always the same one.
+    for (const scenario of round % 2 === 0 ? scenarios : [...scenarios].reverse()) {
       const started = performance.now();
+      const cpuBefore = process.cpuUsage();
       await drive(scenario, requests, concurrency);
+      const used = process.cpuUsage(cpuBefore);
       samples.get(scenario.name)!.push(requests / ((performance.now() - started) / 1000));
+      cpu.get(scenario.name)!.push((used.user + used.system) / requests);
     }
   }
-  return scenarios.map((s) => ({ name: s.name, perSecond: median(samples.get(s.name)!) }));
+  return scenarios.map((s) => ({ name: s.name, perSecond: median(samples.get(s.name)!), cpuMicros: median(cpu.get(s.name)!) }));
 }
 
 async function drive(scenario: Scenario, requests: number, concurrency: number): Promise<void> {
@@ -53,6 +62,6 @@ export function report(title: string, figures: Figure[], baseline: string): void
   const base = figures.find((f) => f.name === baseline)!.perSecond;
   console.log(`\n${title}`);
   for (const f of figures) {
-    console.log(`  ${f.name.padEnd(58)} ${f.perSecond.toFixed(0).padStart(8)} req/s   ${((f.perSecond / base) * 100).toFixed(1).padStart(6)} % of ${baseline}`);
+    console.log(`  ${f.name.padEnd(58)} ${f.perSecond.toFixed(0).padStart(8)} req/s   ${((f.perSecond / base) * 100).toFixed(1).padStart(6)} % of ${baseline}   ${f.cpuMicros.toFixed(1).padStart(7)} µs CPU/req`);
   }
 }

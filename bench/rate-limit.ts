@@ -20,7 +20,15 @@ const metered = createCaseKit({
   config: { keyHashSecret: "bench-key-hash-secret-0123456789abcdef" },
   rateLimits: { deployment: { unlimited: { perMinute: 1e9, perHour: 1e9, burst: 1e9 } } },
 });
-const unmetered = createCaseKit({ storage, config: { keyHashSecret: "bench-key-hash-secret-0123456789abcdef" } });
+// Every key is metered (an unlimited key up to the deployment's ceiling), so no setting turns the
+// limiter off: the unmetered kit answers as the limiter does for a caller it does not limit (no
+// decision, no headers), as bench/serve/metering-host.ts does. The difference is the metering.
+const unmetered = createCaseKit({
+  storage,
+  config: { keyHashSecret: "bench-key-hash-secret-0123456789abcdef" },
+  rateLimits: { deployment: { unlimited: { perMinute: 1e9, perHour: 1e9, burst: 1e9 } } },
+});
+unmetered.limits.consume = async () => null;
 const { apiKey } = await metered.setup.initOrganization({ organizationName: "Bench SOC", email: "bench@example.test" });
 
 const bare = new H3().get("/ping", () => ({ status: "ok" }));
@@ -36,6 +44,7 @@ const figures = await measure([
 ]);
 report("Rate limiting (in-process, SQLite in memory)", figures, "bare h3 JSON endpoint");
 const [, without, withLimit] = figures;
-const overhead = (without!.perSecond / withLimit!.perSecond - 1) * 100;
-console.log(`  limiter overhead on a minimal authenticated request: ${overhead.toFixed(2)} % (target < 5 %)`);
+const overhead = (withLimit!.cpuMicros / without!.cpuMicros - 1) * 100;
+const byRate = (without!.perSecond / withLimit!.perSecond - 1) * 100;
+console.log(`  limiter overhead on a minimal authenticated request: ${overhead.toFixed(2)} % of CPU per request (target < 5 %); ${byRate.toFixed(2)} % by throughput`);
 await storage.close();
