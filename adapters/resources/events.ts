@@ -12,15 +12,15 @@ import type { StoredEventItems } from "../../core/log/compact-items.js";
 import { compactEventItems, eventItemsOf } from "../../core/log/compact-items.js";
 import type { Dialect } from "../declare/dialect.js";
 import { CaseKitError } from "../../core/errors.js";
-import type { EventRepository, GroupItemsWriter } from "../../core/ports/storage.js";
+import type { EventRepository } from "../../core/ports/storage.js";
 import { id, int, internal, json, nullableJson, text, timestamp } from "../declare/columns.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 import { groupedPage } from "../shared/grouped-pages.js";
-import type { GroupItems, ItemsCodec, StoredGroupItems } from "../shared/group-items.js";
-import { eachInTurn } from "../shared/group-items.js";
+import type { GroupItems, ItemsCodec } from "../shared/group-items.js";
+import { eachInTurn, StoredGroupItems } from "../shared/group-items.js";
 
 export const eventResource = defineResource({
   table: "events",
@@ -77,11 +77,11 @@ export function eventRepository(events: DeclaredRepository<StoredEvent, FilterVa
   });
   return {
     append: async (event) => events.insert(await stored(event)),
-    groupItems: (organizationId, id) => new GroupWriter(groups.writer("events", organizationId, id, codec), organizationId, id),
+    groupItems: (organizationId, id) => groups.writer("events", organizationId, id, codec),
     async appendGroup(event, items) {
       // Only this storage's writer knows where the items went.
-      if (!(items instanceof GroupWriter) || items.organizationId !== event.organizationId || items.groupId !== event.id) throw new Error("casekit: appendGroup takes the writer groupItems gave for this event");
-      await events.insert({ ...event, items: (await items.stored.finish()) as StoredEvent["items"] });
+      if (!(items instanceof StoredGroupItems) || items.log !== "events" || items.organizationId !== event.organizationId || items.groupId !== event.id) throw new Error("casekit: appendGroup takes the writer groupItems gave for this event");
+      await events.insert({ ...event, items: (await items.finish()) as StoredEvent["items"] });
     },
     async appendMany(batch) {
       const rows: StoredEvent[] = [];
@@ -117,21 +117,4 @@ export function eventRepository(events: DeclaredRepository<StoredEvent, FilterVa
       return found ? { ...expandEvent({ ...row, items: [found] })[0]!, id: itemId(row.id, item.position) } : null;
     },
   };
-}
-
-/** EventRepository.groupItems: the group's items on their way to storage, and which group they are. */
-class GroupWriter implements GroupItemsWriter<EventItem> {
-  constructor(
-    readonly stored: StoredGroupItems<EventItem>,
-    readonly organizationId: string,
-    readonly groupId: string,
-  ) {}
-
-  add(items: readonly EventItem[]): Promise<void> {
-    return this.stored.add(items);
-  }
-
-  get count(): number {
-    return this.stored.count;
-  }
 }

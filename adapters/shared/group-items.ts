@@ -81,9 +81,10 @@ export class StoredGroupItems<T> implements GroupItemsWriter<T> {
 
   constructor(
     private readonly chunks: DeclaredRepository<LogGroupItemsRow, object>,
-    private readonly log: GroupLog,
-    private readonly organizationId: string,
-    private readonly groupId: string,
+    /** Which group the items are of: its log, organization and id. */
+    readonly log: GroupLog,
+    readonly organizationId: string,
+    readonly groupId: string,
     private readonly codec: ItemsCodec<T>,
   ) {}
 

@@ -43,10 +43,11 @@
  * page (EventRepository.groupItems: chunk rows as they fill), so neither the records nor their
  * event payloads are held for the whole operation: held to the end, they survived every
  * young-generation collection (15-40 ms pauses for the requests served meanwhile; 1.26 s of
- * collections over three 100 000-alert bulks, 0.85 s since). The audit and TLP audit rows, and the event's own row, are written
- * at the end (the event by column: core/log/compact-items.ts; the storage writes each row's JSON
- * a piece at a time). The per-record path is pure JavaScript. Pages are small so that no single statement or
- * page of JavaScript keeps the event loop long: on SQLite a long unit yields the event loop
+ * collections over three 100 000-alert bulks, 0.85 s since). The audit and TLP audit rows, and
+ * the event's own row, are written at the end (the event by column: core/log/compact-items.ts;
+ * the storage writes each row's JSON a piece at a time). The per-record path is pure
+ * JavaScript. Pages are small so that no single statement or page of JavaScript keeps the
+ * event loop long: on SQLite a long unit yields the event loop
  * every 2 ms between statements (adapters/sqlite/yielding-unit.ts), and a server takes in one new
  * connection per turn, so a page's stretch bounds how fast requests are let in during a bulk. The
  * unit is marked long: SQLite runs its statements and its COMMIT in a worker thread

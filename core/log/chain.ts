@@ -89,8 +89,9 @@ function* linkPieces(prevHash: string, fields: readonly unknown[]): Generator<st
  * on every object as a new one with its keys sorted (how the hashes were first computed, so stored
  * hashes stay valid), written directly, three times faster (a create's audit hash went from about
  * 33 to 15 µs; member names quoted once and sorted by the built-in order, a create's entry 9.9
- * to 6.3 µs and a 100 000-record bulk's items 390 to 270 ms on a slower machine). As JSON.stringify: `toJSON` is called first, undefined, functions and symbols are
- * left out of objects and are null in arrays (undefined at the top), non-finite numbers are null;
+ * to 6.3 µs and a 100 000-record bulk's items 390 to 270 ms on a slower machine). As
+ * JSON.stringify: `toJSON` is called first, undefined, functions and symbols are left out of
+ * objects and are null in arrays (undefined at the top), non-finite numbers are null;
  * and a new object's array-index keys ("0", "7", "42") enumerate first, in numeric order, then the
  * rest in sorted order (test/core/link-hash-in-turns.test.ts holds it to that reference).
  */

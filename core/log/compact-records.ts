@@ -31,19 +31,27 @@ type KeyOrder = (keys: string[]) => string[];
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /**
- * The shape of `value` with its keys as written, or undefined where a column could not give the
- * value back exactly (an undefined member, which JSON leaves out; a `toJSON`; a `__proto__` key).
+ * What `value` is to a shape: undefined where a column could not give the value back exactly (an
+ * undefined member, which JSON leaves out; a function or symbol; a `toJSON`; a `__proto__` key),
+ * 0 for a leaf (anything but a plain object with keys: arrays, scalars, null, `{}`), else the
+ * object's keys as written. shapeOf and hasShape both go by it.
  */
-function shapeOf(value: unknown): RecordShape | undefined {
+function nodeOf(value: unknown): 0 | string[] | undefined {
   if (value === undefined || typeof value === "function" || typeof value === "symbol") return undefined;
   if (!isObject(value)) return 0;
   if (typeof value.toJSON === "function") return undefined;
   const keys = Object.keys(value);
   if (keys.length === 0) return 0;
-  if (keys.includes("__proto__")) return undefined;
+  return keys.includes("__proto__") ? undefined : keys;
+}
+
+/** The shape of `value` with its keys as written, or undefined where nodeOf says so anywhere in it. */
+function shapeOf(value: unknown): RecordShape | undefined {
+  const keys = nodeOf(value);
+  if (keys === undefined || keys === 0) return keys;
   const of: RecordShape[] = [];
   for (const key of keys) {
-    const child = shapeOf(value[key]);
+    const child = shapeOf((value as Record<string, unknown>)[key]);
     if (child === undefined) return undefined;
     of.push(child);
   }
@@ -55,14 +63,12 @@ function shapeOf(value: unknown): RecordShape | undefined {
  * 100 000 items against the first, and a shape object per item was garbage for the collector.
  */
 function hasShape(value: unknown, shape: RecordShape): boolean {
-  if (value === undefined || typeof value === "function" || typeof value === "symbol") return false;
-  if (!isObject(value)) return shape === 0;
-  if (typeof value.toJSON === "function") return false;
-  const keys = Object.keys(value);
-  if (shape === 0) return keys.length === 0;
+  const keys = nodeOf(value);
+  if (keys === undefined) return false;
+  if (keys === 0 || shape === 0) return keys === shape;
   if (keys.length !== shape.keys.length) return false;
   for (let k = 0; k < keys.length; k++) {
-    if (keys[k] !== shape.keys[k] || !hasShape(value[keys[k]!], shape.of[k]!)) return false;
+    if (keys[k] !== shape.keys[k] || !hasShape((value as Record<string, unknown>)[keys[k]!], shape.of[k]!)) return false;
   }
   return true;
 }

@@ -33,7 +33,6 @@ export interface BatchReads<T> {
   findMany(organizationId: string, ids: readonly string[]): Promise<T[]>;
 }
 
-/** An append-only log of an organization: entries are written once and never changed. */
 /**
  * A group entry's items, handed to the storage as they are made (a bulk operation's pages) so a
  * large group is never held whole: the storage may write them out at once, invisible to readers
@@ -46,6 +45,7 @@ export interface GroupItemsWriter<T> {
   readonly count: number;
 }
 
+/** An append-only log of an organization: entries are written once and never changed. */
 export interface AppendOnlyLog<T> {
   append(entry: T): Promise<void>;
   /** `append` for many entries (a bulk page) in as few statements as the database allows; all or none. */
