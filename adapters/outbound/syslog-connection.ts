@@ -6,7 +6,7 @@ import tls from "node:tls";
 import type { SyslogTarget } from "../../core/audit-sinks/config.js";
 import type { WebhookAllowlist } from "../../core/webhooks/ssrf.js";
 import { checkTargetHost } from "../../core/webhooks/ssrf.js";
-import { blockedConnectionCode, blockedHostCode, connectGuard } from "./guarded-agents.js";
+import { blockedConnectionCode, blockedHostCode, connectGuard } from "./connect-guard.js";
 
 export type { SyslogTarget };
 

@@ -15,7 +15,8 @@ export const webhookAuthTypes = ["none", "basic", "bearer", "header"] as const;
  * the check (case-insensitive) and the document's pattern (JSON Schema patterns take no flags, so
  * each letter is spelled [xX]).
  */
-const reservedNames = "host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|webhook-.*";
+// What the transport sets itself, hop-by-hop headers and Expect (the body is always sent at once): none can be sent as given.
+const reservedNames = "host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|expect|proxy-.*|webhook-.*";
 const reservedHeader = new RegExp(`^(${reservedNames})$`, "i");
 const anyCase = (names: string) => names.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
 const maxHeaders = 20;
@@ -24,7 +25,7 @@ const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, "must
 /** A header name the subscription may set: not a reserved one (and, for header auth, not Content-Type). */
 const settableHeaderName = (alsoReserved = "") =>
   headerName
-    .refine((n) => !reservedHeader.test(n) && !(alsoReserved && n.toLowerCase() === alsoReserved), "must not be Host, Content-Length, Transfer-Encoding, Connection, a proxy-* or webhook-* header" + (alsoReserved ? ` or ${alsoReserved}` : ""))
+    .refine((n) => !reservedHeader.test(n) && !(alsoReserved && n.toLowerCase() === alsoReserved), "must not be Host, Content-Length, Transfer-Encoding, Connection, Expect, another hop-by-hop, a proxy-* or webhook-* header" + (alsoReserved ? ` or ${alsoReserved}` : ""))
     .meta({ not: { pattern: `^(${anyCase(alsoReserved ? `${reservedNames}|${alsoReserved}` : reservedNames)})$` } });
 const headerValue = boundedString(1000).regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL");
 

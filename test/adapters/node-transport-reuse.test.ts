@@ -109,7 +109,34 @@ describe("the webhook transport's kept-alive sockets", () => {
     expect(target.connections()).toBe(1);
   });
 
-  it("sends again, once, on a new connection when the receiver resets a kept socket before answering", async () => {
+  it("opens no more than `sockets` connections in all: a new target's connection waits for one to close", async () => {
+    const first = await receiver();
+    const second = await receiver();
+    const send = transport({ allow: `127.0.0.1:${first.port},127.0.0.1:${second.port}`, sockets: 1, idleTimeoutMs: 150 });
+    expect((await send.send(post(first.url))).status).toBe(200);
+    const started = performance.now();
+    expect((await send.send(post(second.url))).status).toBe(200);
+    // The second target connected only once the first one's kept socket had been closed as idle.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(100);
+    expect(first.open()).toBe(0);
+    expect([first.connections(), second.connections()]).toEqual([1, 1]);
+  });
+
+  it("times an attempt out at its deadline even while it waits for a connection", async () => {
+    const first = await receiver();
+    const second = await receiver();
+    const send = transport({ allow: `127.0.0.1:${first.port},127.0.0.1:${second.port}`, sockets: 1, idleTimeoutMs: 3_000 });
+    await send.send(post(first.url));
+    const started = performance.now();
+    await expect(send.send({ ...post(second.url), timeoutMs: 150 })).rejects.toMatchObject({ errorClass: "timeout" });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(second.connections()).toBe(0);
+  });
+
+  it.each([
+    ["resets", (socket: Socket) => socket.resetAndDestroy()],
+    ["closes", (socket: Socket) => socket.end()],
+  ])("sends again, once, on a new connection when the receiver %s a kept socket before answering", async (_how, drop) => {
     // A raw receiver: answers the first request of each connection with keep-alive, resets the connection on its second.
     let connections = 0;
     let answered = 0;
@@ -122,7 +149,7 @@ describe("the webhook transport's kept-alive sockets", () => {
         if (requests === 1) {
           answered += 1;
           socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\nKeep-Alive: timeout=30\r\n\r\nok");
-        } else socket.resetAndDestroy();
+        } else drop(socket);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
