@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { api } from "./api.js";
 import { bulkRounds } from "./bulk.js";
 import type { BulkSample } from "./bulk.js";
-import { createBenchDatabase, seedBulkRows } from "./postgres.js";
+import { createBenchDatabase, seedBulkRows, vacuumAnalyze } from "./postgres.js";
 import { initOrganization, startServe } from "./processes.js";
 import { createBody } from "./requests.js";
 
@@ -28,7 +28,7 @@ export async function postgresBulk(dir: string, rows: number, rounds: number, pr
       const taskId = (await api<{ id: string }>(serve.origin, key, "POST", `/cases/${caseId}/tasks`, { title: "Seeded task" })).id;
       log(`seeding ${rows} alerts and ${rows} tasks in PostgreSQL…`);
       await seedBulkRows(database.url, { caseId, alertId, taskId }, rows);
-      return await bulkRounds({ origin: serve.origin, key, userId: organization.userId, rows, probeMs }, rounds, "PostgreSQL", log);
+      return await bulkRounds({ origin: serve.origin, key, userId: organization.userId, rows, probeMs }, rounds, "PostgreSQL", log, () => vacuumAnalyze(database.url));
     } finally {
       await serve.stop();
     }

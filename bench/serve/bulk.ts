@@ -67,10 +67,16 @@ export async function bulkUpdateTasks(t: BulkTargets, round: number): Promise<Bu
 }
 
 /** Both bulks, `rounds` times by turns, each round logged. */
-export async function bulkRounds(t: BulkTargets, rounds: number, label: string, log: (line: string) => void): Promise<{ alerts: BulkSample[]; tasks: BulkSample[] }> {
+/**
+ * `rounds` rounds of both bulks. `settle`, when given, runs before each bulk, outside the timed
+ * span (PostgreSQL: the vacuum a live server's autovacuum would have run meanwhile).
+ */
+export async function bulkRounds(t: BulkTargets, rounds: number, label: string, log: (line: string) => void, settle?: () => Promise<void>): Promise<{ alerts: BulkSample[]; tasks: BulkSample[] }> {
   const bulk = { alerts: [] as BulkSample[], tasks: [] as BulkSample[] };
   for (let round = 1; round <= rounds; round++) {
+    await settle?.();
     const alerts = await bulkAssignAlerts(t);
+    await settle?.();
     const tasks = await bulkUpdateTasks(t, round);
     bulk.alerts.push(alerts);
     bulk.tasks.push(tasks);
