@@ -70,11 +70,18 @@ export function createGuardedPool(options: GuardedPoolOptions): GuardedPool {
     const port = Number(target.port) || (secure ? 443 : 80);
     // SNI carries names only (RFC 6066); an address is still verified against the certificate.
     const servername = net.isIP(host) ? undefined : host;
-    const socket = guard({ host, port }, (guarded: ClientRequestArgs) =>
-      secure
-        ? tls.connect({ ...(guarded as tls.ConnectionOptions), ALPNProtocols: ["http/1.1"], ...(servername ? { servername, session: sessions.get(servername) } : {}) })
-        : net.connect(guarded as net.NetConnectOpts),
-    ) as Socket;
+    let socket: Socket;
+    try {
+      socket = guard({ host, port }, (guarded: ClientRequestArgs) =>
+        secure
+          ? tls.connect({ ...(guarded as tls.ConnectionOptions), ALPNProtocols: ["http/1.1"], ...(servername ? { servername, session: sessions.get(servername) } : {}) })
+          : net.connect(guarded as net.NetConnectOpts),
+      ) as Socket;
+    } catch (error) {
+      // Options node refused outright: no socket was made, so none is counted.
+      open -= 1;
+      return callback(error as Error, null);
+    }
     if (secure && servername) socket.on("session", (session: Buffer) => rememberBounded(sessions, servername, session, keptSessions));
     socket.once("close", () => {
       open -= 1;
