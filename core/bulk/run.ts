@@ -71,6 +71,7 @@ import { defaultBulkMaxRows, refuseAboveMaxRows } from "./limit.js";
 import type { BulkSelection } from "./schema.js";
 import type { BulkCandidate, BulkPlan, BulkResult, BulkSkipped } from "./types.js";
 import { definitionsOf } from "../custom-fields/definitions.js";
+import type { CustomFieldDefinition } from "../custom-fields/types.js";
 
 /** Ids per `load` call. */
 const loadChunk = 250;
@@ -93,6 +94,8 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
   /** What the operation's audit and TLP audit rows list, gathered page by page (its event's items go to storage with each page). */
   const auditItems: AuditItem[] = [];
   const accesses: TlpAccess[] = [];
+  /** The organization's custom field definitions, read once for the operation's event views. */
+  let fieldDefinitions: readonly CustomFieldDefinition[] | undefined;
 
   /**
    * The pages' writes sent so far (each page's save, then its event items), in page order. A page
@@ -127,8 +130,10 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       if ("skip" in outcome) skipped.push({ id: record.id, code: outcome.skip });
       else updates.push({ before: record, after: outcome, inherited: candidate.inherited });
     }
-    // Custom field values above an event's TLP stay out of it (core/custom-fields/event-view.ts).
-    const definitions = updates.some((u) => "customFields" in u.after) ? await definitionsOf(deps, tx, principal.organizationId) : [];
+    // Custom field values above an event's TLP stay out of it (core/custom-fields/event-view.ts),
+    // by the definitions read at the first page that needs them: one operation, one set of rules
+    // for all its records (and on PostgreSQL no definitions round trip per page).
+    const definitions = updates.some((u) => "customFields" in u.after) ? (fieldDefinitions ??= await definitionsOf(deps, tx, principal.organizationId)) : [];
     // The page's save runs while its items are built (plain JavaScript, no statement): where the
     // storage executes off the thread (SQLite's long units, PostgreSQL) the two overlap. Beside
     // it the next page's read and the previous page's writes may be in flight; a failure of any
