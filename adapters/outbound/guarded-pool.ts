@@ -87,10 +87,12 @@ export function createGuardedPool(options: GuardedPoolOptions): GuardedPool {
       open -= 1;
       waiting.shift()?.();
     });
+    /** What the socket had read once connected (a TLS handshake's bytes): more since is an answer. */
+    let readWhenConnected: number | null = null;
     // Before undici's own listener, so the error it hands the request is marked first. A reset
     // arrives as the socket's error, a close (FIN) as undici's SocketError destroying it: both pass here.
     socket.on("error", (error: object) => {
-      if (socket.bytesRead > 0) staleErrors.add(error);
+      if (readWhenConnected !== null && socket.bytesRead > readWhenConnected) staleErrors.add(error);
     });
     let answer: buildConnector.Callback | null = callback;
     const settle = (error: Error | null) => {
@@ -106,6 +108,7 @@ export function createGuardedPool(options: GuardedPoolOptions): GuardedPool {
     socket.once(secure ? "secureConnect" : "connect", () => {
       // The guard's own listener runs first and destroys a socket whose address it refuses: its error follows.
       if (socket.destroyed) return;
+      readWhenConnected = socket.bytesRead;
       socket.setNoDelay(true);
       socket.setKeepAlive(true, 60_000);
       settle(null);
