@@ -1,10 +1,12 @@
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { LookupFunction } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeTransport } from "../../adapters/outbound/node-transport.js";
 import type { OutboundRequest } from "../../core/ports/outbound.js";
 import { parseWebhookAllowlist } from "../../core/webhooks/ssrf.js";
+import { selfSignedCertificate } from "../helpers/syslog-receiver.js";
 
 /** A loopback receiver that counts every connection, so a refused send provably never connected. */
 async function receiver(handler: http.RequestListener) {
@@ -82,6 +84,22 @@ describe("the node:http webhook transport", () => {
     const answer = await allowing(redirect.port, ok.port).send(post(`http://127.0.0.1:${redirect.port}/`));
     expect(answer.status).toBe(302);
     expect(ok.connections()).toBe(before);
+  });
+
+  it("verifies a receiver's certificate: one it cannot trust is a network failure, met once, never sent again", async () => {
+    const server = https.createServer(selfSignedCertificate(), (_req, res) => res.writeHead(200).end("ok"));
+    let connections = 0;
+    server.on("connection", () => (connections += 1));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const transport = allowing(port);
+      await expect(transport.send(post(`https://127.0.0.1:${port}/in`))).rejects.toMatchObject({ errorClass: "network", message: "DEPTH_ZERO_SELF_SIGNED_CERT" });
+      expect(connections).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it("classifies timeouts and network failures", async () => {
