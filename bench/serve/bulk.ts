@@ -66,10 +66,10 @@ export async function bulkUpdateTasks(t: BulkTargets, round: number): Promise<Bu
   });
 }
 
-/** Both bulks, `rounds` times by turns, each round logged. */
 /**
- * `rounds` rounds of both bulks. `settle`, when given, runs before each bulk, outside the timed
- * span (PostgreSQL: the vacuum a live server's autovacuum would have run meanwhile).
+ * Both bulks, `rounds` times by turns, each round logged. `settle`, when given, runs before each
+ * bulk, outside the timed span (PostgreSQL: the vacuum a live server's autovacuum would have run
+ * meanwhile, the seeded rows' statistics included).
  */
 export async function bulkRounds(t: BulkTargets, rounds: number, label: string, log: (line: string) => void, settle?: () => Promise<void>): Promise<{ alerts: BulkSample[]; tasks: BulkSample[] }> {
   const bulk = { alerts: [] as BulkSample[], tasks: [] as BulkSample[] };
