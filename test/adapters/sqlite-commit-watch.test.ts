@@ -198,4 +198,50 @@ describe("the access version read on a WAL file", () => {
     }
   });
 
+  it("looks once for all the reads asked for in one turn, and once more in the next turn", async () => {
+    const { path, db } = walFile();
+    const real = watchCommits(path);
+    let looks = 0;
+    const reader = accessVersionReader(db, path, { unchanged: () => (looks++, real.unchanged()), close: () => real.close() });
+    try {
+      expect(await Promise.all(["org_a", "org_b", "org_a", "org_missing", "org_a"].map((id) => reader.read(id)))).toEqual([1, 1, 1, null, 1]);
+      expect(looks).toBe(1);
+      expect(await Promise.all([reader.read("org_a"), reader.read("org_b")])).toEqual([1, 1]);
+      expect(looks).toBe(2);
+    } finally {
+      reader.close();
+      real.close();
+      db.close();
+    }
+  });
+
+  it("sees a commit made in the same turn after an earlier read was asked for: the look comes after every read it answers", async () => {
+    const { path, db } = walFile();
+    const reader = accessVersionReader(db, path);
+    try {
+      expect(await reader.read("org_a")).toBe(1); // kept, and the header marked
+      const first = reader.read("org_a");
+      // Committed after the first read was asked for and before the second: the second arrived
+      // after the commit and must see it (a look taken when the first was asked would not).
+      db.prepare("UPDATE organizations SET access_version = 2 WHERE id = 'org_a'").run();
+      const second = reader.read("org_a");
+      expect(await second).toBe(2);
+      expect(await first).toBe(2);
+    } finally {
+      reader.close();
+      db.close();
+    }
+  });
+
+  it("refuses a read still waiting for its look when the reader closes", async () => {
+    const { path, db } = walFile();
+    const reader = accessVersionReader(db, path);
+    try {
+      const pending = reader.read("org_a");
+      reader.close();
+      await expect(pending).rejects.toMatchObject({ code: "unavailable" });
+    } finally {
+      db.close();
+    }
+  });
 });
