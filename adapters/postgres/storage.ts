@@ -10,9 +10,9 @@ import { sendQuery } from "./send-query.js";
 import { checkedSchema, ownPool } from "./pools.js";
 import { migrateSchema } from "./migrate.js";
 import { createUnitOfWork } from "../resources/unit-of-work.js";
-import { accessVersionSql } from "../resources/organizations.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { finishUnit } from "../shared/unit-state.js";
+import { perTurn } from "../shared/per-turn.js";
 
 interface CommonOptions {
   /**
@@ -60,7 +60,16 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
   const owned = !("pool" in options);
   const pool = "pool" in options ? options.pool : ownPool({ connectionString: options.connectionString, max: options.max });
 
-  const accessVersionText = accessVersionSql(postgresDialect, schema === undefined ? "organizations" : `"${schema}".organizations`);
+  const organizationsTable = schema === undefined ? "organizations" : `"${schema}".organizations`;
+  const accessVersionsText = `SELECT id, access_version FROM ${organizationsTable} WHERE id = ANY($1::text[])`;
+  const versionsPerTurn = perTurn<string, number | null>(async (organizationIds) => {
+    try {
+      const { rows } = await sendQuery<{ id: string; access_version: number | string }>(pool, accessVersionsText, [organizationIds]);
+      return new Map(rows.map((row) => [row.id, Number(row.access_version)]));
+    } catch (error) {
+      throw translateError(error);
+    }
+  }, null);
 
   /** One drizzle instance per connection (for the migrator): pg reuses connection objects, so this stays small. */
   const databases = new WeakMap<pg.PoolClient, NodePgDatabase>();
@@ -154,17 +163,14 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     /**
      * Read on every authenticated request: one statement on any pooled connection, outside a
      * transaction (so the last committed version), without a unit of work or a borrowed
-     * connection around it. The table is named with its schema: a pooled connection's search_path
-     * is set only when a unit borrows it.
+     * connection around it, for every request of one event-loop turn (../shared/per-turn.ts: sent
+     * after they all arrived, so it sees every commit that finished before any of them did). The
+     * table is named with its schema: a pooled connection's search_path is set only when a unit
+     * borrows it.
      */
     async accessVersion(organizationId: string): Promise<number | null> {
       ensureOpen();
-      try {
-        const { rows } = await sendQuery<{ access_version: number | string }>(pool, accessVersionText, [organizationId]);
-        return rows[0] ? Number(rows[0].access_version) : null;
-      } catch (error) {
-        throw translateError(error);
-      }
+      return versionsPerTurn.get(organizationId);
     },
 
     migrate(): Promise<void> {

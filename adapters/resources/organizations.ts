@@ -84,8 +84,8 @@ const organizationSqlFor = oncePerDialect((dialect: Dialect) => ({
   accessVersion: accessVersionSql(dialect),
 }));
 
-/** The access version read on every authenticated request: one primary-key lookup (`table`: the name qualified by a schema, where needed). */
-export const accessVersionSql = (dialect: Dialect, table = "organizations"): string => `SELECT access_version FROM ${table} WHERE id = ${dialect.param(1)}`;
+/** The access version read on every authenticated request: one primary-key lookup. */
+export const accessVersionSql = (dialect: Dialect): string => `SELECT access_version FROM organizations WHERE id = ${dialect.param(1)}`;
 
 /** An organization's columns as a joined row's `<prefix><name>`, and the record read back from them. */
 export const joinedOrganization = {

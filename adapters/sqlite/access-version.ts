@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { rememberBounded } from "../../core/bounded-map.js";
 import { CaseKitError } from "../../core/errors.js";
+import { perTurn } from "../shared/per-turn.js";
 import { accessVersionSql } from "../resources/organizations.js";
 import { watchCommits } from "./commit-watch.js";
 import type { CommitWatch } from "./commit-watch.js";
@@ -28,12 +29,11 @@ const maxKeptVersions = 10_000;
  * A request that follows a commit, any commit, reads again. The header is looked at before the
  * statement runs, so a commit that lands between the two is seen at the next look.
  *
- * One look serves every read asked for in one turn of the event loop. It is taken in the turn's
- * check phase (`setImmediate`), after the poll phase has read this turn's requests from their
- * sockets, so it is later than the arrival of every request it answers: a commit that finished
- * before a request arrived is seen, as with a look per read. Under load a turn reads many
- * requests, and the `pread` (a few µs on a virtual machine, a tenth of a `GET /health`) is paid
- * once for them all; so is the statement after a commit, once per organization.
+ * One look serves every read asked for in one turn of the event loop (../shared/per-turn.ts: it
+ * is taken after the turn's requests arrived, so a commit that finished before a request arrived
+ * is seen, as with a look per read). Under load a turn holds many requests, and the `pread` (a few
+ * µs on a virtual machine, a tenth of a `GET /health`) is paid once for them all; so is the
+ * statement after a commit, once per organization.
  */
 export function accessVersionReader(
   writer: SqliteDatabase,
@@ -45,17 +45,6 @@ export function accessVersionReader(
   let closed = false;
   /** Versions read since the last look that saw a commit (or could not tell). */
   const versions = new Map<string, number | null>();
-  /** This turn's look, while reads wait for it. */
-  let look: Promise<void> | undefined;
-
-  const looked = (on: CommitWatch): Promise<void> =>
-    (look ??= new Promise<void>((resolve) =>
-      setImmediate(() => {
-        look = undefined;
-        if (!on.unchanged()) versions.clear();
-        resolve();
-      }),
-    ));
 
   const prepared = (): Statement => {
     if (statement !== undefined) return statement;
@@ -68,18 +57,27 @@ export function accessVersionReader(
     statement = (connection ?? writer).prepare(accessVersionSql(sqliteDialect)).pluck(true) as Statement;
     return statement;
   };
+  const readNow = (organizationId: string): number | null => (prepared().get(organizationId) as number | undefined) ?? null;
+
+  // One look per turn, then each organization asked for: kept, or read once for the whole turn.
+  const perTurnReads =
+    watch === undefined
+      ? undefined
+      : perTurn<string, number | null>((organizationIds) => {
+          if (closed) throw new CaseKitError("unavailable", "The storage is closed");
+          if (!watch.unchanged()) versions.clear();
+          const found = new Map<string, number | null>();
+          for (const organizationId of organizationIds) {
+            let version = versions.get(organizationId);
+            if (version === undefined) rememberBounded(versions, organizationId, (version = readNow(organizationId)), maxKeptVersions);
+            found.set(organizationId, version);
+          }
+          return found;
+        }, null);
 
   return {
     async read(organizationId) {
-      if (watch !== undefined) {
-        await looked(watch);
-        if (closed) throw new CaseKitError("unavailable", "The storage is closed");
-        const known = versions.get(organizationId);
-        if (known !== undefined) return known;
-      }
-      const version = (prepared().get(organizationId) as number | undefined) ?? null;
-      if (watch !== undefined) rememberBounded(versions, organizationId, version, maxKeptVersions);
-      return version;
+      return perTurnReads === undefined ? readNow(organizationId) : perTurnReads.get(organizationId);
     },
     close() {
       closed = true;

@@ -144,6 +144,23 @@ export function describeAccessVersion(label: string, harness: () => Promise<Acce
       for (const kit of kits) expect(await kit.storage.accessVersion!("org_unknown")).toBeNull();
     });
 
+    it("answers the reads of one turn, several organizations and repeats among them, each with its own organization's version", async () => {
+      const { h, kits, w } = await world();
+      const other = await w.a.setup.initOrganization({ organizationName: `Turn ${Math.random()}`, email: `turn-${Math.random().toString(36).slice(2)}@access.test` });
+      // The two organizations' versions made to differ, so that an answer given to the wrong one shows.
+      const version = async (id: string) => Number((await h.raw(`SELECT access_version FROM organizations WHERE id = ${h.param(1)}`, [id]))[0]!.access_version);
+      for (let moves = 0; (await version(other.organization.id)) <= (await version(w.organizationId)); moves++) {
+        await h.raw(`UPDATE organizations SET name = ${h.param(1)} WHERE id = ${h.param(2)}`, [`Moved ${moves}`, other.organization.id]);
+      }
+      const ids = [w.organizationId, other.organization.id, "org_unknown", other.organization.id, w.organizationId];
+      for (const kit of kits) {
+        const oneByOne: (number | null)[] = [];
+        for (const id of ids) oneByOne.push(await kit.storage.accessVersion!(id));
+        expect(oneByOne[0]).not.toBe(oneByOne[1]);
+        expect(await Promise.all(ids.map((id) => kit.storage.accessVersion!(id)))).toEqual(oneByOne);
+      }
+    });
+
     it("moves on a write of every column but bookkeeping, of keys, users and the organization, in that organization only", async () => {
       const { h, w } = await world();
       const other = await w.a.setup.initOrganization({ organizationName: `Other ${Math.random()}`, email: `other-${Math.random().toString(36).slice(2)}@access.test` });
