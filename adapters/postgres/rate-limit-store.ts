@@ -23,6 +23,13 @@ export type PostgresRateLimitStoreOptions = (
 /** A state carries nothing the limiter still counts this long after its last reset time. */
 const retentionMs = 61 * 60_000;
 
+/** An update asked for, and how to answer it. */
+interface Queued {
+  next: (state: LimiterState | null) => { state: LimiterState; result: unknown };
+  resolve: (result: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 /** States this host remembers (its own last write of each key), at most; past it the oldest go. */
 const maxKnownStates = 10_000;
 
@@ -69,8 +76,11 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
   const table = schema ? `"${schema}".rate_limits` : "rate_limits";
   /** The state this host last wrote for each key. */
   const known = new Map<string, LimiterState>();
-  /** The update of each key in progress on this host; the next one waits for it. */
-  const inProgress = new Map<string, Promise<unknown>>();
+  /**
+   * Per key with an update under way on this host: the updates asked for since it started. They
+   * wait for it, then go together as one (see `update`).
+   */
+  const waiting = new Map<string, Queued[]>();
 
   /** A statement on any connection of the pool (outside a transaction). */
   const query = <R extends pg.QueryResultRow>(text: string, values: readonly unknown[]) => sendQuery<R>(pool, text, values);
@@ -118,25 +128,60 @@ export function createPostgresRateLimitStore(options: PostgresRateLimitStoreOpti
 
   const remember = (key: string, state: LimiterState): void => rememberBounded(known, key, state, maxKnownStates);
 
+  /** Writes `group`, then each group that gathered meanwhile, until none waits. */
+  async function runGroups(key: string, group: Queued[]): Promise<void> {
+    for (let current = group; current.length > 0; ) {
+      // Pure, as the port requires of each `next`: the locked path may run it again on the row's state.
+      const all = (state: LimiterState | null) => {
+        const results: unknown[] = [];
+        for (const queued of current) {
+          const step = queued.next(state);
+          state = step.state;
+          results.push(step.result);
+        }
+        return { state: state!, result: results };
+      };
+      try {
+        const results = (await compareAndSet(key, all))?.result ?? (await locked(key, all));
+        current.forEach((queued, i) => queued.resolve(results[i]));
+      } catch (error) {
+        // A failed statement may or may not have been applied: read the row again next time.
+        known.delete(key);
+        for (const queued of current) queued.reject(error);
+      }
+      updates += current.length;
+      if (updates >= sweepEvery) {
+        updates = 0;
+        await query(`DELETE FROM ${table} WHERE expires_at < $1`, [now()]).catch(() => undefined);
+      }
+      current = waiting.get(key) ?? [];
+      if (current.length > 0) waiting.set(key, []);
+    }
+    waiting.delete(key);
+  }
+
   return {
     // Every update is a statement away: the limiter starts it while the key is being checked.
     remote: true,
 
-    async update<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<R> {
-      const before = inProgress.get(key);
-      const attempt = async (): Promise<R> => (await compareAndSet(key, next))?.result ?? locked(key, next);
-      const mine = (before ?? Promise.resolve()).catch(() => undefined).then(attempt);
-      inProgress.set(key, mine);
-      try {
-        return await mine;
-      } catch (error) {
-        // A failed statement may or may not have been applied: read the row again next time.
-        known.delete(key);
-        throw error;
-      } finally {
-        if (inProgress.get(key) === mine) inProgress.delete(key);
-        if (++updates % sweepEvery === 0) await query(`DELETE FROM ${table} WHERE expires_at < $1`, [now()]).catch(() => undefined);
-      }
+    /**
+     * Updates of one key on this host never race each other: one waits for the one before it.
+     * Those that arrive while one is under way go together as the next, in their order: their
+     * `next`s run one after another on one state, and one statement (or one locked transaction)
+     * writes the last state, so a key hammered from many connections pays a round trip per group,
+     * not per request, and every request still gets the decision it would have got alone.
+     */
+    update<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<R> {
+      return new Promise<R>((resolve, reject) => {
+        const queued: Queued = { next, resolve: resolve as (result: unknown) => void, reject };
+        const behind = waiting.get(key);
+        if (behind !== undefined) {
+          behind.push(queued);
+          return;
+        }
+        waiting.set(key, []);
+        void runGroups(key, [queued]);
+      });
     },
 
     async peek(key) {

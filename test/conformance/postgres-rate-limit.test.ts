@@ -150,6 +150,35 @@ describe.skipIf(!run)("the shared PostgreSQL rate-limit store", () => {
     expect(await stores[0]!.update(key, bump)).toBe(1);
   });
 
+  it("the updates of one key that gather on a host while one is under way go together: each gets its own decision, the group one write", async () => {
+    const store = createPostgresRateLimitStore({ connectionString: url, schema, max: 3 });
+    closers.push(() => store.close());
+    const key = `group:${Math.random()}`;
+    const bump = (state: { tat: number; buckets: [number, number][]; reset: number } | null) => {
+      const count = (state?.tat ?? 0) + 1;
+      return { state: { tat: count, buckets: [], reset: 0 }, result: count };
+    };
+    await store.update(key, bump); // the row exists and its state is known: the next writes are compare-and-sets
+    let writes = 0;
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as { text?: string } | string;
+      if ((typeof config === "string" ? config : (config.text ?? "")).includes("rate_limits")) writes += 1;
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    let results: number[];
+    try {
+      results = await Promise.all(Array.from({ length: 50 }, () => store.update(key, bump)));
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    // In the order asked, as if each had run alone after the one before it.
+    expect(results).toEqual(Array.from({ length: 50 }, (_, i) => i + 2));
+    expect(await store.peek(key)).toMatchObject({ tat: 51 });
+    // The first alone, the 49 that gathered behind it together.
+    expect(writes).toBe(2);
+  });
+
   it("its own connections commit without waiting for the WAL flush; a pool you pass keeps its own settings", async () => {
     const bump = (state: { tat: number } | null) => ({ state: { tat: (state?.tat ?? 0) + 1, buckets: [] as [number, number][], reset: 0 }, result: null });
     /** The connections that ran the store's statements during `work` (idle in their pool afterwards), and their synchronous_commit. */
