@@ -5,12 +5,14 @@
  * with autocannon, and prints a markdown report (also written to the file BENCH_REPORT names, if
  * set). The run's temporary folder (databases, server logs) is removed unless BENCH_KEEP=1.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { api } from "./serve/api.js";
 import { bulkRounds } from "./serve/bulk.js";
 import { postgresBulk } from "./serve/bulk-postgres.js";
+import { createBenchDatabase } from "./serve/postgres.js";
 import { captureCreates } from "./serve/floor/capture.js";
 import type { Running } from "./serve/processes.js";
 import { benchEnv, build, initOrganization, startScript, startServe } from "./serve/processes.js";
@@ -30,6 +32,8 @@ const want = selectedGroups(settings.only);
 const dir = mkdtempSync(join(tmpdir(), "casekit-bench-serve-"));
 const running: Running[] = [];
 const keep = <T extends Running>(r: T): T => (running.push(r), r);
+/** Databases the run created on the PostgreSQL server, dropped once their servers have stopped. */
+const dropAtEnd: (() => Promise<void>)[] = [];
 /** A group that fails (a request refused, a server that died) is reported; the others still run. */
 const failures: { group: string; message: string }[] = [];
 const attempt = async (group: string, work: () => Promise<void>) => {
@@ -66,7 +70,7 @@ try {
     });
   };
 
-  const loadGroups = ["health", "metering", "create", "list"].some((g) => want.has(g as never));
+  const loadGroups = ["health", "health-postgres", "metering", "create", "list"].some((g) => want.has(g as never));
   if (loadGroups) add(names.bare, keep(await startScript("bare h3", "bare-h3.ts", join(dir, "bare-h3.log"))), "/ping", undefined);
 
   if (want.has("health") || want.has("create")) {
@@ -75,6 +79,14 @@ try {
     const serve = keep(await startServe("serve", database));
     if (want.has("health")) add(names.health, serve, "/api/v1/health", organization.apiKey);
     if (want.has("create")) add(names.create, serve, "/api/v1/cases", organization.apiKey, { method: "POST", body: createBody });
+  }
+  if (want.has("health-postgres")) {
+    const database = await createBenchDatabase();
+    dropAtEnd.push(() => database.drop());
+    const env = { CASEKIT_KEY_HASH_SECRET: randomBytes(32).toString("base64url") };
+    const organization = initOrganization(database.url, "Postgres SOC", env);
+    const serve = keep(await startServe("serve (PostgreSQL)", database.url, { env, logFile: join(dir, "health-postgres-serve.log") }));
+    add(names.healthPostgres, serve, "/api/v1/health", organization.apiKey);
   }
   if (want.has("metering")) {
     const database = join(dir, "metering.db");
@@ -145,6 +157,7 @@ try {
   console.log(`\n${report}\n`);
 } finally {
   for (const r of running) await r.stop();
+  for (const drop of dropAtEnd) await drop().catch((error: unknown) => log(`could not drop a bench database: ${String(error)}`));
   if (process.env.BENCH_KEEP === "1") console.log(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
 }

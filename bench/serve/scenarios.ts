@@ -3,6 +3,8 @@
  * what a run does; the bare h3 endpoint runs whenever any load group does.
  *
  * - health: authenticated GET /api/v1/health on `casekit serve` (fresh file)
+ * - health-postgres: the same on `casekit serve` with a PostgreSQL database of its own, its
+ *   rate-limit store the shared one in that database (casekit serve's default there)
  * - metering: the same request with a metered and an unmetered key on the metering host
  * - create: POST /api/v1/cases on `casekit serve` (fresh file), and the floor beside it
  * - list: GET /api/v1/cases?limit=50 on `casekit serve` with BENCH_CASES cases, at 50 and 10 connections
@@ -11,12 +13,13 @@
  * - webhooks: fan-out to a loopback receiver
  * - wal: sustained creates, the WAL sampled every second (BENCH_WAL_SECONDS)
  */
-export const groups = ["health", "metering", "create", "list", "bulk", "bulk-postgres", "webhooks", "wal"] as const;
+export const groups = ["health", "health-postgres", "metering", "create", "list", "bulk", "bulk-postgres", "webhooks", "wal"] as const;
 export type Group = (typeof groups)[number];
 
 export const names = {
   bare: "bare h3 JSON",
   health: "GET /health",
+  healthPostgres: "GET /health (PostgreSQL)",
   metered: "GET /health, metered key (metering host)",
   unmetered: "GET /health, unmetered key (metering host)",
   create: "POST /cases",
