@@ -8,7 +8,7 @@
  * previous hash and the link's fields in a fixed order, so changing, removing or reordering any
  * row breaks the chain from that row on.
  */
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 
 /** A chain's position: the last link's seq (the last position it covers) and hash. */
 export interface ChainHead {
@@ -40,7 +40,8 @@ export interface ChainVerdict {
  * hashes, written before this was shared, stay valid).
  */
 export function linkHash(prevHash: string, fields: readonly unknown[]): string {
-  return createHash("sha256").update(canonicalJson([prevHash, ...fields])).digest("hex");
+  // The one-shot form: no Hash object per link (about 0.4 µs of a link of 900 characters).
+  return hash("sha256", canonicalJson([prevHash, ...fields]), "hex");
 }
 
 /**
@@ -49,19 +50,19 @@ export function linkHash(prevHash: string, fields: readonly unknown[]): string {
  * event loop in one stretch. The same bytes are hashed: the hash is linkHash's.
  */
 export async function linkHashInTurns(prevHash: string, fields: readonly unknown[], turn: () => Promise<void> | undefined): Promise<string> {
-  const hash = createHash("sha256");
+  const hasher = createHash("sha256");
   // Pieces are gathered and handed to the hash 64 KiB at a time: an update per piece costs more than the piece.
   let pending = "";
   for (const piece of linkPieces(prevHash, fields)) {
     pending += piece;
     if (pending.length >= 65_536) {
-      hash.update(pending);
+      hasher.update(pending);
       pending = "";
     }
     const pause = turn();
     if (pause !== undefined) await pause;
   }
-  return hash.update(pending).digest("hex");
+  return hasher.update(pending).digest("hex");
 }
 
 /**
