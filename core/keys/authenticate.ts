@@ -75,30 +75,16 @@ export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache, r
     if (remembered === undefined) rememberBounded(keyHashes, digest, keyHash, maxRememberedHashes);
     const { key } = found;
     const now = clock.now().getTime();
-    // A key that exists names its organization: its refusals go to that organization's audit log
-    // (aggregated, core/audit/refusals.ts). A secret matching no key names nobody: not audited.
-    const refuse = async (code: "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive", detail?: string): Promise<never> => {
-      await refusals.note({
-        organizationId: key.organizationId,
-        actor: { type: "apiKey", id: key.id, onBehalfOf: key.userId },
-        // An origin the schema refuses is left out: the refusal's own code must still answer.
-        ...(origin ? { origin: originClaimSchema.safeParse({ origin }).data?.origin ?? {} } : {}),
-        action: "key.authentication_failed",
-        target: { type: "key", id: key.id },
-        reason: code,
-      });
-      throw new CaseKitError(code, detail);
-    };
-    if (key.status === "revoked") return refuse("key_revoked");
-    if (key.status === "suspended") return refuse("key_suspended");
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return refuse("key_expired");
+    if (key.status === "revoked") return refuse(refusals, key, origin, "key_revoked");
+    if (key.status === "suspended") return refuse(refusals, key, origin, "key_suspended");
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return refuse(refusals, key, origin, "key_expired");
     let base = principals.get(found);
     if (base === undefined) {
       // Throws (owner_inactive, validation_failed) on every call for such an entry: only successes are kept.
       try {
         base = resolvePrincipal(found.owner, { authenticatedBy: "key", keyId: key.id, tier: key.tier, scopes: key.scopes, tlpClearance: key.tlpClearance });
       } catch (error) {
-        if (error instanceof CaseKitError && error.code === "owner_inactive") return refuse("owner_inactive", error.message);
+        if (error instanceof CaseKitError && error.code === "owner_inactive") return refuse(refusals, key, origin, "owner_inactive", error.message);
         throw error;
       }
       principals.set(found, base);
@@ -120,4 +106,22 @@ export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache, r
     }
     return principal;
   };
+}
+
+/**
+ * Refuses a key that exists. It names its organization, so the refusal goes to that
+ * organization's audit log (aggregated, core/audit/refusals.ts); a secret matching no key names
+ * nobody and is not audited. A function of its own, not a closure made on every request.
+ */
+async function refuse(refusals: RefusalLog, key: KeyAccess["key"], origin: RequestOrigin | undefined, code: "key_revoked" | "key_suspended" | "key_expired" | "owner_inactive", detail?: string): Promise<never> {
+  await refusals.note({
+    organizationId: key.organizationId,
+    actor: { type: "apiKey", id: key.id, onBehalfOf: key.userId },
+    // An origin the schema refuses is left out: the refusal's own code must still answer.
+    ...(origin ? { origin: originClaimSchema.safeParse({ origin }).data?.origin ?? {} } : {}),
+    action: "key.authentication_failed",
+    target: { type: "key", id: key.id },
+    reason: code,
+  });
+  throw new CaseKitError(code, detail);
 }
