@@ -12,6 +12,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { watchCommits } from "../../adapters/sqlite/commit-watch.js";
 import { accessVersionReader } from "../../adapters/sqlite/access-version.js";
+import type { CommitWatch } from "../../adapters/sqlite/commit-watch.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "casekit-commit-watch-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -178,10 +179,22 @@ describe("the commit watch", () => {
 });
 
 describe("the access version read on a WAL file", () => {
-  it("keeps versions between commits and reads again after any commit, another process's included", async () => {
+  /** A fresh WAL file, its writer and a version reader on it (with `watch`, when given), closed after `work`. */
+  async function withReader(work: (file: { path: string; db: Database.Database; reader: ReturnType<typeof accessVersionReader> }) => Promise<void>, watch?: (path: string) => CommitWatch): Promise<void> {
     const { path, db } = walFile();
-    const reader = accessVersionReader(db, path);
+    const watching = watch?.(path);
+    const reader = accessVersionReader(db, path, watching);
     try {
+      await work({ path, db, reader });
+    } finally {
+      reader.close();
+      watching?.close();
+      db.close();
+    }
+  }
+
+  it("keeps versions between commits and reads again after any commit, another process's included", () =>
+    withReader(async ({ path, db, reader }) => {
       expect(await reader.read("org_a")).toBe(1);
       expect(await reader.read("org_a")).toBe(1);
       expect(await reader.read("org_missing")).toBe(null);
@@ -192,33 +205,24 @@ describe("the access version read on a WAL file", () => {
       db.prepare("INSERT INTO organizations VALUES ('org_missing', 1)").run();
       expect(await reader.read("org_missing")).toBe(1);
       expect(await reader.read("org_b")).toBe(1);
-    } finally {
-      reader.close();
-      db.close();
-    }
-  });
+    }));
 
   it("looks once for all the reads asked for in one turn, and once more in the next turn", async () => {
-    const { path, db } = walFile();
-    const real = watchCommits(path);
     let looks = 0;
-    const reader = accessVersionReader(db, path, { unchanged: () => (looks++, real.unchanged()), close: () => real.close() });
-    try {
+    const counting = (path: string): CommitWatch => {
+      const real = watchCommits(path);
+      return { unchanged: () => (looks++, real.unchanged()), close: () => real.close() };
+    };
+    await withReader(async ({ reader }) => {
       expect(await Promise.all(["org_a", "org_b", "org_a", "org_missing", "org_a"].map((id) => reader.read(id)))).toEqual([1, 1, 1, null, 1]);
       expect(looks).toBe(1);
       expect(await Promise.all([reader.read("org_a"), reader.read("org_b")])).toEqual([1, 1]);
       expect(looks).toBe(2);
-    } finally {
-      reader.close();
-      real.close();
-      db.close();
-    }
+    }, counting);
   });
 
-  it("sees a commit made in the same turn after an earlier read was asked for: the look comes after every read it answers", async () => {
-    const { path, db } = walFile();
-    const reader = accessVersionReader(db, path);
-    try {
+  it("sees a commit made in the same turn after an earlier read was asked for: the look comes after every read it answers", () =>
+    withReader(async ({ db, reader }) => {
       expect(await reader.read("org_a")).toBe(1); // kept, and the header marked
       const first = reader.read("org_a");
       // Committed after the first read was asked for and before the second: the second arrived
@@ -227,21 +231,12 @@ describe("the access version read on a WAL file", () => {
       const second = reader.read("org_a");
       expect(await second).toBe(2);
       expect(await first).toBe(2);
-    } finally {
-      reader.close();
-      db.close();
-    }
-  });
+    }));
 
-  it("refuses a read still waiting for its look when the reader closes", async () => {
-    const { path, db } = walFile();
-    const reader = accessVersionReader(db, path);
-    try {
+  it("refuses a read still waiting for its look when the reader closes", () =>
+    withReader(async ({ reader }) => {
       const pending = reader.read("org_a");
       reader.close();
       await expect(pending).rejects.toMatchObject({ code: "unavailable" });
-    } finally {
-      db.close();
-    }
-  });
+    }));
 });
