@@ -70,6 +70,10 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       throw translateError(error);
     }
   }, null);
+  const pingsPerTurn = perTurn<"ping", true>(async () => {
+    await withConnection((client) => sendQuery(client, "select 1"));
+    return new Map([["ping", true]]);
+  }, true);
 
   /** One drizzle instance per connection (for the migrator): pg reuses connection objects, so this stays small. */
   const databases = new WeakMap<pg.PoolClient, NodePgDatabase>();
@@ -178,10 +182,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       return withConnection((client) => migrateSchema(client, databaseOf(client), { schema, migrationsFolder }));
     },
 
+    /** Every ping of one event-loop turn (each `GET /health`) answered by one `select 1` sent after they all arrived (../shared/per-turn.ts). */
     async ping(): Promise<void> {
-      await withConnection(async (client) => {
-        await sendQuery(client, "select 1");
-      });
+      await pingsPerTurn.get("ping");
     },
 
     stats(): StorageStats {

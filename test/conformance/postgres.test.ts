@@ -373,11 +373,33 @@ describe.skipIf(unreachable !== null && !inCi)("postgres", () => {
       }
     });
 
-    it("ping rejects when the server cannot be reached", async () => {
+    it("ping rejects when the server cannot be reached, every ping of the turn", async () => {
       const storage = createPostgresStorage({ connectionString: "postgres://postgres@127.0.0.1:1/none" });
       try {
         await expect(storage.ping()).rejects.toThrow();
+        const pings = await Promise.allSettled([storage.ping(), storage.ping(), storage.ping()]);
+        expect(pings.map((ping) => ping.status)).toEqual(["rejected", "rejected", "rejected"]);
       } finally {
+        await storage.close();
+      }
+    });
+
+    it("the pings of one turn (each GET /health) share one statement, sent after they were all asked for", async () => {
+      const storage = createPostgresStorage({ connectionString: url, max: 3 });
+      let sent = 0;
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const config = args[0] as { text?: string } | string;
+        if ((typeof config === "string" ? config : (config.text ?? "")) === "select 1") sent += 1;
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        await Promise.all(Array.from({ length: 20 }, () => storage.ping()));
+        expect(sent).toBe(1);
+        await storage.ping();
+        expect(sent).toBe(2);
+      } finally {
+        pg.Client.prototype.query = query;
         await storage.close();
       }
     });
