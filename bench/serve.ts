@@ -5,14 +5,13 @@
  * with autocannon, and prints a markdown report (also written to the file BENCH_REPORT names, if
  * set). The run's temporary folder (databases, server logs) is removed unless BENCH_KEEP=1.
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { api } from "./serve/api.js";
 import { bulkRounds } from "./serve/bulk.js";
 import { postgresBulk } from "./serve/bulk-postgres.js";
-import { createBenchDatabase } from "./serve/postgres.js";
+import { servePostgres } from "./serve/postgres-serve.js";
 import { captureCreates } from "./serve/floor/capture.js";
 import type { Running } from "./serve/processes.js";
 import { benchEnv, build, initOrganization, startScript, startServe } from "./serve/processes.js";
@@ -81,12 +80,9 @@ try {
     if (want.has("create")) add(names.create, serve, "/api/v1/cases", organization.apiKey, { method: "POST", body: createBody });
   }
   if (want.has("health-postgres")) {
-    const database = await createBenchDatabase();
+    const { database, organization, serve } = await servePostgres(dir, "health-postgres");
     dropAtEnd.push(() => database.drop());
-    const env = { CASEKIT_KEY_HASH_SECRET: randomBytes(32).toString("base64url") };
-    const organization = initOrganization(database.url, "Postgres SOC", env);
-    const serve = keep(await startServe("serve (PostgreSQL)", database.url, { env, logFile: join(dir, "health-postgres-serve.log") }));
-    add(names.healthPostgres, serve, "/api/v1/health", organization.apiKey);
+    add(names.healthPostgres, keep(serve), "/api/v1/health", organization.apiKey);
   }
   if (want.has("metering")) {
     const database = join(dir, "metering.db");

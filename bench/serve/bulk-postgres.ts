@@ -3,36 +3,28 @@
  * `casekit serve` on it, one case, alert and task through the API, copies seeded, then the bulk
  * rounds; the server stopped and the database dropped whatever happens.
  */
-import { randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { api } from "./api.js";
 import { bulkRounds } from "./bulk.js";
 import type { BulkSample } from "./bulk.js";
-import { createBenchDatabase, seedBulkRows, vacuumAnalyze } from "./postgres.js";
-import { initOrganization, startServe } from "./processes.js";
+import { seedBulkRows, vacuumAnalyze } from "./postgres.js";
+import { servePostgres } from "./postgres-serve.js";
 import { createBody } from "./requests.js";
 
 export async function postgresBulk(dir: string, rows: number, rounds: number, probeMs: number, log: (line: string) => void): Promise<{ alerts: BulkSample[]; tasks: BulkSample[] }> {
-  const database = await createBenchDatabase();
-  const env = { CASEKIT_KEY_HASH_SECRET: randomBytes(32).toString("base64url") };
+  const { database, organization, serve } = await servePostgres(dir, "postgres");
   try {
-    const organization = initOrganization(database.url, "Postgres SOC", env);
-    // A kept database is only usable with its key and the secret its keys are hashed with.
-    if (process.env.BENCH_KEEP === "1") writeFileSync(join(dir, "postgres.organization.json"), JSON.stringify({ ...organization, url: database.url, env }), { mode: 0o600 });
-    const serve = await startServe("serve (PostgreSQL)", database.url, { env, logFile: join(dir, "postgres-serve.log") });
-    try {
-      const key = organization.apiKey;
-      const caseId = (await api<{ id: string }>(serve.origin, key, "POST", "/cases", JSON.parse(createBody))).id;
-      const alertId = (await api<{ id: string }>(serve.origin, key, "POST", "/alerts", { title: "Seeded alert", severity: 2, source: "bench" })).id;
-      const taskId = (await api<{ id: string }>(serve.origin, key, "POST", `/cases/${caseId}/tasks`, { title: "Seeded task" })).id;
-      log(`seeding ${rows} alerts and ${rows} tasks in PostgreSQL…`);
-      await seedBulkRows(database.url, { caseId, alertId, taskId }, rows);
-      return await bulkRounds({ origin: serve.origin, key, userId: organization.userId, rows, probeMs }, rounds, "PostgreSQL", log, () => vacuumAnalyze(database.url));
-    } finally {
-      await serve.stop();
-    }
+    const key = organization.apiKey;
+    const caseId = (await api<{ id: string }>(serve.origin, key, "POST", "/cases", JSON.parse(createBody))).id;
+    const alertId = (await api<{ id: string }>(serve.origin, key, "POST", "/alerts", { title: "Seeded alert", severity: 2, source: "bench" })).id;
+    const taskId = (await api<{ id: string }>(serve.origin, key, "POST", `/cases/${caseId}/tasks`, { title: "Seeded task" })).id;
+    log(`seeding ${rows} alerts and ${rows} tasks in PostgreSQL…`);
+    await seedBulkRows(database.url, { caseId, alertId, taskId }, rows);
+    return await bulkRounds({ origin: serve.origin, key, userId: organization.userId, rows, probeMs }, rounds, "PostgreSQL", log, () => vacuumAnalyze(database.url));
   } finally {
-    await database.drop();
+    try {
+      await serve.stop();
+    } finally {
+      await database.drop();
+    }
   }
 }
