@@ -25,6 +25,7 @@ import { toIsoTimestamp } from "../shared/values.js";
 import type { TimestampValue } from "../shared/values.js";
 import type { GroupItems } from "../shared/group-items.js";
 import type { StoredEvent } from "./events.js";
+import { eventOfRow } from "./events.js";
 import { eventItemsCodec, eventResource } from "./events.js";
 import { expandEvent } from "../../core/log/groups.js";
 import type { AttemptFilters } from "./webhook-attempts.js";
@@ -35,7 +36,7 @@ import { deliveryResource } from "./webhook-deliveries.js";
 const columns = (resource: Resource): string => resource.fields.map((f) => f.name).join(", ");
 
 /** An event's columns but a group's items, which a claim reads only for a group it expands (they can run to megabytes). */
-const claimedEventColumns = eventResource.fields.filter((f) => f.key !== "items").map((f) => f.name).join(", ");
+const claimedEventColumns = eventResource.fields.filter((f) => f.key !== "items" && f.key !== "dispatchedAt").map((f) => f.name).join(", ");
 const eventItemsColumn = eventResource.byKey.get("items")!.column;
 
 /** Built once per dialect. Every mark is its own parameter, so `?` and `$n` bind the same list. */
@@ -96,7 +97,7 @@ export function deliveryRepository(
       const rows = await executor.all(sql.claimEvents, [count, toIsoTimestamp(now)]);
       // RETURNING promises no order: oldest first, as the port says; a group event is one event per record.
       const events: DomainEvent[] = [];
-      const claimed = rows.map((row) => ({ event: recordOf<StoredEvent>(eventResource, row), grouped: Number(row.grouped) === 1 })).sort((a, b) => byId(a.event, b.event));
+      const claimed = rows.map((row) => ({ event: eventOfRow(recordOf<StoredEvent>(eventResource, row)), grouped: Number(row.grouped) === 1 })).sort((a, b) => byId(a.event, b.event));
       for (const { event, grouped } of claimed) {
         if (!grouped) {
           events.push(...expandEvent({ ...event, items: null }));

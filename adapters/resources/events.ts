@@ -13,7 +13,7 @@ import { compactEventItems, eventItemsOf } from "../../core/log/compact-items.js
 import type { Dialect } from "../declare/dialect.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { EventRepository } from "../../core/ports/storage.js";
-import { id, int, internal, json, nullableJson, text, timestamp } from "../declare/columns.js";
+import { id, int, json, nullableJson, text, timestamp } from "../declare/columns.js";
 import type { DeclaredRepository } from "../declare/repository.js";
 import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
@@ -40,8 +40,13 @@ export const eventResource = defineResource({
      * or the marker of their chunk rows (so the claim's update of this row never rewrites them); null for a single event.
      */
     items: nullableJson<StoredEventItems | ChunkedItems>(),
-    /** When the webhook dispatcher fanned the event out (claimEvents); null until then. */
-    dispatchedAt: internal(timestamp({ nullable: true })),
+    /**
+     * When the webhook dispatcher fanned the event out (claimEvents); null until then. An event
+     * written where no webhook of its organization is active is written with its own time here:
+     * there is nothing to fan out, so it never enters the dispatcher's queue. The row's, not the
+     * event's: reads leave it out.
+     */
+    dispatchedAt: timestamp({ nullable: true }),
   },
   // No index by organization: nothing on the request or delivery path lists the outbox (the
   // dispatcher claims through the queue below and reads events by id), so it would only cost
@@ -53,7 +58,13 @@ export const eventResource = defineResource({
 });
 
 /** An event row as stored: a single event (items null) or a group event. */
-export type StoredEvent = DomainEvent & { items: StoredEventItems | ChunkedItems | null };
+export type StoredEvent = DomainEvent & { items: StoredEventItems | ChunkedItems | null; dispatchedAt: string | null };
+
+/** The event a row holds, without the row's own bookkeeping. */
+export function eventOfRow<T extends { dispatchedAt?: string | null }>(row: T): Omit<T, "dispatchedAt"> {
+  const { dispatchedAt: _dispatched, ...event } = row;
+  return event;
+}
 
 /** How a group event's items (or one chunk of them) are stored: by column, keys in the order the database gives them back. */
 export const eventItemsCodec = (dialect: Dialect): ItemsCodec<EventItem> => ({
@@ -64,15 +75,26 @@ export const eventItemsCodec = (dialect: Dialect): ItemsCodec<EventItem> => ({
 /** Compile-time proof that the declaration stores exactly the core's DomainEvent, and a group's items. */
 export const _eventRecordMatches: Same<RecordOf<typeof eventResource>, StoredEvent> = true;
 
-export function eventRepository(events: DeclaredRepository<StoredEvent, FilterValues<typeof eventResource>>, groups: GroupItems, dialect: Dialect): EventRepository {
+/**
+ * `unsubscribed` says whether an event of an organization written now certainly reaches no
+ * webhook (organization-counters.ts): such an event is written already dispatched.
+ */
+export function eventRepository(
+  events: DeclaredRepository<StoredEvent, FilterValues<typeof eventResource>>,
+  groups: GroupItems,
+  dialect: Dialect,
+  unsubscribed: (organizationId: string) => boolean,
+): EventRepository {
   const codec = eventItemsCodec(dialect);
+  const dispatchedAt = (event: DomainEvent): string | null => (unsubscribed(event.organizationId) ? event.occurredAt : null);
   const stored = async (event: DomainEvent & { items?: readonly EventItem[] }): Promise<StoredEvent> => ({
     ...event,
     items: event.items ? ((await groups.store("events", event.organizationId, event.id, event.items, codec)) as StoredEvent["items"]) : null,
+    dispatchedAt: dispatchedAt(event),
   });
   /** The row with its group's items read back (from its chunk rows when there are). */
   const readable = async (row: StoredEvent): Promise<DomainEvent & { items: EventItem[] | null }> => ({
-    ...row,
+    ...eventOfRow(row),
     items: row.items === null ? null : await groups.load("events", row.organizationId, row.id, row.items, codec),
   });
   return {
@@ -81,7 +103,7 @@ export function eventRepository(events: DeclaredRepository<StoredEvent, FilterVa
     async appendGroup(event, items) {
       // Only this storage's writer knows where the items went.
       if (!(items instanceof StoredGroupItems) || items.log !== "events" || items.organizationId !== event.organizationId || items.groupId !== event.id) throw new Error("casekit: appendGroup takes the writer groupItems gave for this event");
-      await events.insert({ ...event, items: (await items.finish()) as StoredEvent["items"] });
+      await events.insert({ ...event, items: (await items.finish()) as StoredEvent["items"], dispatchedAt: dispatchedAt(event) });
     },
     async appendMany(batch) {
       const rows: StoredEvent[] = [];
@@ -110,11 +132,11 @@ export function eventRepository(events: DeclaredRepository<StoredEvent, FilterVa
       const item = splitItemId(id);
       const row = await events.findById(organizationId, item ? item.groupId : id);
       if (!row) return null;
-      if (!item) return row.items ? null : expandEvent({ ...row, items: null })[0]!;
+      if (!item) return row.items ? null : expandEvent({ ...eventOfRow(row), items: null })[0]!;
       if (!row.items) return null;
       // One record of a group: only the chunk that holds it is read.
       const found = await groups.loadOne("events", organizationId, row.id, row.items, item.position, codec);
-      return found ? { ...expandEvent({ ...row, items: [found] })[0]!, id: itemId(row.id, item.position) } : null;
+      return found ? { ...expandEvent({ ...eventOfRow(row), items: [found] })[0]!, id: itemId(row.id, item.position) } : null;
     },
   };
 }

@@ -32,11 +32,13 @@ export interface HeldCounters {
   definitionsVersion: number;
   /** The audit events chain's head (core/audit). */
   audit: { seq: number; hash: string };
+  /** As read with the counters; moved only by triggers on webhooks (see `webhooksWritten`). */
+  activeWebhooks: number;
 }
 
 const countersSqlFor = oncePerDialect((dialect: Dialect) => {
   const p = dialect.param;
-  const read = `SELECT case_seq, tlp_audit_seq, tlp_audit_hash, audit_seq, audit_hash, definitions_version FROM organizations WHERE id = ${p(1)}`;
+  const read = `SELECT case_seq, tlp_audit_seq, tlp_audit_hash, audit_seq, audit_hash, definitions_version, active_webhooks FROM organizations WHERE id = ${p(1)}`;
   return {
     read,
     definitionsVersion: `SELECT definitions_version FROM organizations WHERE id = ${p(1)}`,
@@ -71,6 +73,20 @@ export function definitionsWritten(unit: UnitState, organizationId: string): voi
   written.add(organizationId);
 }
 
+/** The organizations whose webhooks each writing unit has written. */
+const webhooksWrittenByUnit = new WeakMap<UnitState, Set<string>>();
+
+/**
+ * Records that `unit` wrote a webhook of `organizationId` (the webhook repository calls it on
+ * each write): the triggers may have moved its active count, so the held copy no longer says
+ * whether the unit's events have a subscription to reach.
+ */
+export function webhooksWritten(unit: UnitState, organizationId: string): void {
+  let written = webhooksWrittenByUnit.get(unit);
+  if (!written) webhooksWrittenByUnit.set(unit, (written = new Set()));
+  written.add(organizationId);
+}
+
 export function organizationCounters(dialect: Dialect, executor: Executor, unit: UnitState) {
   const sql = countersSqlFor(dialect);
 
@@ -82,6 +98,7 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
           head: { seq: Number(row.tlp_audit_seq), hash: String(row.tlp_audit_hash) },
           audit: { seq: Number(row.audit_seq), hash: String(row.audit_hash) },
           definitionsVersion: Number(row.definitions_version),
+          activeWebhooks: Number(row.active_webhooks),
         }
       : undefined;
   }
@@ -126,6 +143,18 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
         else versionReadByUnit.set(unit, new Map([[organizationId, version]]));
       }
       return version;
+    },
+
+    /**
+     * Whether an event of `organizationId` written now certainly reaches no subscription: the
+     * unit holds the organization's row (no webhook of it can change before the unit ends, on
+     * either database), its copy says no webhook is active, and the unit has not written a
+     * webhook of it since. Anything less certain says false, and the event waits for the
+     * dispatcher as before. No statement of its own.
+     */
+    unsubscribed(organizationId: string): boolean {
+      const known = heldByUnit.get(unit)?.get(organizationId);
+      return known !== undefined && known.activeWebhooks === 0 && !(webhooksWrittenByUnit.get(unit)?.has(organizationId) ?? false);
     },
 
     /** Stores the held counters of `organizationId` once, when the unit ends (before commit). */

@@ -56,6 +56,13 @@ export const organizationResource = defineResource({
      * first write.
      */
     definitionsVersion: internal(int({ default: 0, big: true })),
+    /**
+     * How many of the organization's webhooks are active. Kept by database triggers on the
+     * webhooks table (migration `*_active_webhooks.sql`), in the transaction of the change, by
+     * increments (two concurrent changes on PostgreSQL both count). An event written while it is 0
+     * has no subscription to reach, so it is written already dispatched (adapters/resources/events.ts).
+     */
+    activeWebhooks: internal(int({ default: 0 })),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   },

@@ -26,6 +26,7 @@ import { eventRepository, eventResource } from "./events.js";
 import { logGroupItemsResource } from "./log-group-items.js";
 import { observableRepository, observableResource } from "./observables.js";
 import { organizationRepository, organizationResource } from "./organizations.js";
+import { organizationCounters } from "./organization-counters.js";
 import { sessionRepository, sessionResource } from "./sessions.js";
 import { signInThrottleRepository, signInThrottleResource } from "./sign-in-throttles.js";
 import { taskRepository, taskResource } from "./tasks.js";
@@ -63,6 +64,10 @@ class UnitParts {
   groups() {
     return groupItems(this.declared(logGroupItemsResource));
   }
+
+  counters() {
+    return organizationCounters(this.dialect, this.executor, this.unit);
+  }
 }
 
 /** How each repository of a unit is built, written once for every unit. */
@@ -71,7 +76,7 @@ const repositories: { [K in keyof UnitOfWork]: (parts: UnitParts) => UnitOfWork[
   tasks: (p) => taskRepository(p.declared(taskResource), p.dialect, p.executor, p.unit, p.values()),
   observables: (p) => observableRepository(p.declared(observableResource), p.dialect, p.executor, p.unit, p.values()),
   comments: (p) => commentRepository(p.declared(commentResource)),
-  events: (p) => eventRepository(p.declared(eventResource), p.groups(), p.dialect),
+  events: (p) => eventRepository(p.declared(eventResource), p.groups(), p.dialect, p.counters().unsubscribed),
   webhooks: (p) => webhookRepository(p.declared(webhookResource), p.deliveries(), p.attempts(), p.dialect, p.executor, p.unit),
   auditSinks: (p) => auditSinkRepository(p.declared(auditSinkResource), p.declared(auditSinkCursorResource), p.dialect, p.executor, p.unit),
   deliveries: (p) => deliveryRepository(p.deliveries(), p.attempts(), p.groups(), p.dialect, p.executor, p.unit),

@@ -17,6 +17,7 @@ import type { FilterValues, RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { recordOf } from "../declare/rows.js";
 import { pageLimit } from "../shared/case-filter.js";
+import { webhooksWritten } from "./organization-counters.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { unitGuards } from "../shared/unit-state.js";
 import type { AttemptFilters } from "./webhook-attempts.js";
@@ -107,13 +108,20 @@ export function webhookRepository(
   const { reading } = unitGuards(unit);
   const active = activeSqlFor(dialect);
   return {
-    insert: (webhook) => webhooks.insert(webhookToRecord(webhook)),
+    async insert(webhook) {
+      webhooksWritten(unit, webhook.organizationId);
+      await webhooks.insert(webhookToRecord(webhook));
+    },
     async findById(organizationId, id) {
       const found = await webhooks.findById(organizationId, id);
       return found && webhookFromRecord(found);
     },
-    update: (webhook) => webhooks.update(webhookToRecord(webhook)),
+    async update(webhook) {
+      webhooksWritten(unit, webhook.organizationId);
+      return webhooks.update(webhookToRecord(webhook));
+    },
     async delete(organizationId, id) {
+      webhooksWritten(unit, organizationId);
       // A subscription goes with its history: attempts, then deliveries, then itself (foreign keys).
       await attempts.deleteWhere(organizationId, { webhookId: id });
       await deliveries.deleteWhere(organizationId, { webhookId: id });

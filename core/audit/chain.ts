@@ -52,7 +52,9 @@ export async function chainAuditRowsInTurns(head: ChainHead, events: readonly Ne
   let previous = head;
   for (const event of events) {
     const unhashed = { ...event, seq: previous.seq + 1, prevHash: previous.hash };
-    const row = { ...unhashed, hash: await linkHashInTurns(unhashed.prevHash, hashedFields(unhashed), turn) };
+    // A single event is a few hundred characters: hashed in one go (no Hash object, no pieces).
+    const hash = unhashed.items === undefined ? hashAuditRow(unhashed) : await linkHashInTurns(unhashed.prevHash, hashedFields(unhashed), turn);
+    const row = { ...unhashed, hash };
     rows.push(row);
     previous = { seq: lastSeqOf(row), hash: row.hash };
   }

@@ -31,6 +31,8 @@ describe("SQLite: a large group's rows", () => {
     const eventItems = Array.from({ length: count }, (_, i) => ({ resourceId: `alert_${i}`, tlp: 1, payload: { id: `alert_${i}`, title: `Alert ${i}`, assigneeId: "user_x" } }));
     await storage.transaction(async (tx) => {
       await tx.organizations.insert(org);
+      // An active subscription: the event waits for the dispatcher's claim.
+      await tx.webhooks.insert(f.webhook(org.id));
       await tx.audit.append({ ...audit, items: auditItems });
       await tx.events.append({ ...event, items: eventItems });
     });

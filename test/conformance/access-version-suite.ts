@@ -35,7 +35,7 @@ export interface AccessHarness {
 const bookkeeping: Record<string, readonly string[]> = {
   api_keys: ["last_used_at"],
   users: [],
-  organizations: ["case_seq", "tlp_audit_seq", "tlp_audit_hash", "audit_seq", "audit_hash", "audit_legacy_seq", "access_version", "definitions_version"],
+  organizations: ["case_seq", "tlp_audit_seq", "tlp_audit_hash", "audit_seq", "audit_hash", "audit_legacy_seq", "access_version", "definitions_version", "active_webhooks"],
 };
 
 /**

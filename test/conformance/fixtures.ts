@@ -3,7 +3,7 @@
  * (`<prefix>_` + 26 characters, strictly increasing in creation order), unique names and emails.
  * Every record is complete: optional values are `null`, never `undefined`.
  */
-import type { Case, NewAuditEvent, DomainEvent, IdGenerator, Organization, StoredApiKey, StoredUser } from "../../core/index.js";
+import type { Case, NewAuditEvent, DomainEvent, IdGenerator, Organization, StoredApiKey, StoredUser, StoredWebhook } from "../../core/index.js";
 import { createIdGenerator, ManualClock } from "../../core/index.js";
 import type { Session, SignInThrottle } from "../../core/account/types.js";
 import { defaultOrganizationPolicy } from "../../core/organizations/policy.js";
@@ -35,6 +35,8 @@ export interface Fixtures {
   /** An audit event to append (the storage chains it). */
   auditEntry(organizationId: string, overrides?: Partial<NewAuditEvent>): NewAuditEvent;
   event(organizationId: string, overrides?: Partial<DomainEvent>): DomainEvent;
+  /** An active subscription to `case.*` (while one is active, the organization's events wait for the dispatcher's claim). */
+  webhook(organizationId: string, overrides?: Partial<StoredWebhook>): StoredWebhook;
   team(organizationId: string, overrides?: Partial<Team>): Team;
   /** The entry that extends `head` (seq + 1, prevHash = head.hash), hashed with the core's hashTlpEntry. */
   tlpEntry(organizationId: string, head: ChainHead, overrides?: TlpEntryOverrides): TlpAuditEntry;
@@ -157,6 +159,38 @@ export function createFixtures(start: string = fixedTime): Fixtures {
         tlp: null,
         bulkRequestId: null,
         occurredAt: at(),
+        ...overrides,
+      };
+    },
+
+    webhook(organizationId, overrides = {}) {
+      return {
+        id: ids.next("whk"),
+        organizationId,
+        name: "SIEM forwarder",
+        url: "https://hooks.example.com/casekit",
+        events: ["case.*"],
+        description: null,
+        method: "POST",
+        authType: "none",
+        authConfig: {},
+        headers: {},
+        filters: {},
+        retryDelayMs: 1000,
+        timeoutMs: 30_000,
+        maxRetries: 3,
+        tags: [],
+        environment: "production",
+        status: "active",
+        disabledReason: null,
+        secret: "v1.sealed-secret",
+        secretStart: "whsec_abcd",
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        createdAt: at(),
+        updatedAt: at(),
+        createdBy: null,
+        grant: { keyId: null, tlpClearance: 2, scopes: ["cases:read", "webhooks:read"] },
         ...overrides,
       };
     },

@@ -36,7 +36,10 @@ describe.skipIf(!run)("metrics on PostgreSQL", () => {
     const clock = new ManualClock("2026-03-01T12:00:00.000Z");
     const kit = createCaseKit({ passwordHasher: fastPasswordHasher, storage, clock, config: { keyHashSecret } });
     const init = await kit.setup.initOrganization({ organizationName: "Pool SOC", email: "admin@pool.test" });
-    await kit.cases.create(await kit.authenticateKey(init.apiKey), { title: "Waiting for a dispatcher", severity: 2 });
+    const admin = await kit.authenticateKey(init.apiKey);
+    // A subscription, so the case's event waits for the dispatcher (without one it is written fanned out).
+    await kit.webhooks.create(admin, { name: "SIEM", url: "https://hooks.example.com/pool", events: ["case.created"] });
+    await kit.cases.create(admin, { title: "Waiting for a dispatcher", severity: 2 });
     clock.advance(12_000);
     const { registry } = createHostMetrics(kit);
 

@@ -127,4 +127,31 @@ describe.skipIf(!run)("webhook claims from two PostgreSQL hosts", () => {
     expect(await hosts[1]!.transaction((tx) => tx.deliveries.claimDue(500, now, lease))).toEqual([]);
     expect(await hosts[1]!.transaction((tx) => tx.deliveries.claimDue(500, lease, lease))).toHaveLength(deliveries.length);
   });
+
+  it("webhooks added and removed by both hosts at once are all counted: an organization's active count is exact after any interleaving", async () => {
+    const other = f.organization();
+    await hosts[0]!.transaction((tx) => tx.organizations.insert(other));
+    const count = async () => Number((await admin.query(`select active_webhooks from "${schema}".organizations where id = $1`, [other.id])).rows[0].active_webhooks);
+    const added = Array.from({ length: 12 }, (_, i) => f.webhook(other.id, { name: `race ${i}` }));
+    // Each unit holds its insert a moment before committing, so the other host's writes overlap it.
+    await Promise.all(
+      added.map((webhook, i) =>
+        hosts[i % 2]!.transaction(async (tx) => {
+          await tx.webhooks.insert(webhook);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }),
+      ),
+    );
+    expect(await count()).toBe(12);
+    await Promise.all(
+      added.slice(0, 7).map((webhook, i) =>
+        hosts[i % 2]!.transaction(async (tx) => {
+          if (i % 2 === 0) await tx.webhooks.delete(other.id, webhook.id);
+          else await tx.webhooks.update({ ...webhook, status: "disabled", disabledReason: "race" });
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }),
+      ),
+    );
+    expect(await count()).toBe(5);
+  });
 });

@@ -219,14 +219,14 @@ describe("sqlite adapter", () => {
     it("the drizzle schema and the shared row shapes name the same columns", () => {
       const names = (table: Parameters<typeof getTableConfig>[0]) => getTableConfig(table).columns.map((c) => c.name).sort();
       const fields = (resource: { fields: readonly { name: string }[] }) => resource.fields.map((f) => f.name);
-      expect(names(schema.organizations)).toEqual([...fields(organizationResource), "case_seq", "tlp_audit_seq", "tlp_audit_hash", "audit_seq", "audit_hash", "audit_legacy_seq", "access_version", "definitions_version"].sort());
+      expect(names(schema.organizations)).toEqual([...fields(organizationResource), "case_seq", "tlp_audit_seq", "tlp_audit_hash", "audit_seq", "audit_hash", "audit_legacy_seq", "access_version", "definitions_version", "active_webhooks"].sort());
       expect(names(schema.users)).toEqual(fields(userResource).sort());
       expect(names(schema.apiKeys)).toEqual(fields(apiKeyResource).sort());
       // Cases are declared storedRecord: SQLite keeps the record's text beside the columns.
       expect(names(schema.cases)).toEqual([...caseResource.fields.map((f) => f.name), "record_json"].sort());
       expect(names(schema.auditLog)).toEqual(auditResource.fields.map((f) => f.name).sort());
       expect(names(schema.auditCheckpoints)).toEqual(auditCheckpointResource.fields.map((f) => f.name).sort());
-      expect(names(schema.events)).toEqual([...eventResource.fields.map((f) => f.name), "dispatched_at"].sort());
+      expect(names(schema.events)).toEqual(eventResource.fields.map((f) => f.name).sort());
       expect(names(schema.teams)).toEqual(teamResource.fields.map((f) => f.name).sort());
       expect(names(schema.tlpAuditLog)).toEqual(tlpAuditResource.fields.map((f) => f.name).sort());
       expect(names(schema.sessions)).toEqual(fields(sessionResource).sort());

@@ -51,6 +51,8 @@ export function describeGroupRows(ctx: SuiteContext): void {
       it(`${count} records: the audit trail, the outbox and the TLP chain read them as before, cursors inside any chunk`, async () => {
         const { org } = await ctx.seedOrganization();
         const f = ctx.fixtures();
+        // An active subscription: the events wait for the claim below.
+        await ctx.storage().transaction((tx) => tx.webhooks.insert(f.webhook(org.id)));
         const auditItems = auditItemsOf(count);
         const eventItems = eventItemsOf(count);
         const tlpItems = tlpItemsOf(count);

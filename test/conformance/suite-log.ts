@@ -167,6 +167,8 @@ export function describeLogs(ctx: SuiteContext): void {
     it("a group audit entry and a group event of 2 500 records read back one entry per record, intact; a claim expands the event the same", async () => {
       const { org } = await ctx.seedOrganization();
       const f = ctx.fixtures();
+      // An active subscription: the event waits for the claim below.
+      await ctx.storage().transaction((tx) => tx.webhooks.insert(f.webhook(org.id)));
       const count = 2500;
       const audit = f.auditEntry(org.id, { action: "task.updated", target: { type: "task", id: "bulk_0005" }, bulkRequestId: "bulk_0005" });
       const auditItems = Array.from({ length: count }, (_, i) => ({

@@ -1,42 +1,12 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Delivery, DeliveryAttempt, DeliveryFilter, DomainEvent, Organization, StoredUser, StoredWebhook } from "../../core/index.js";
+import type { Delivery, DeliveryAttempt, DeliveryFilter, DomainEvent, Organization, StoredUser, StoredWebhook, UnitOfWork } from "../../core/index.js";
 import { auditOutboxCursorId } from "../../core/webhooks/audit-outbox.js";
 import type { Fixtures } from "./fixtures.js";
 import type { SuiteContext } from "./suite-context.js";
 import { expectConflict, expectNoUndefined, idsOf, newestFirst, walkPages } from "./suite-context.js";
 
 /** Record factories for this section (complete records: optional values null, never undefined). */
-function webhookOf(f: Fixtures, organizationId: string, overrides: Partial<StoredWebhook> = {}): StoredWebhook {
-  return {
-    id: f.ids.next("whk"),
-    organizationId,
-    name: "SIEM forwarder",
-    url: "https://hooks.example.com/casekit",
-    events: ["case.*"],
-    description: null,
-    method: "POST",
-    authType: "none",
-    authConfig: {},
-    headers: {},
-    filters: {},
-    retryDelayMs: 1000,
-    timeoutMs: 30_000,
-    maxRetries: 3,
-    tags: [],
-    environment: "production",
-    status: "active",
-    disabledReason: null,
-    secret: "v1.sealed-secret",
-    secretStart: "whsec_abcd",
-    previousSecret: null,
-    previousSecretExpiresAt: null,
-    createdAt: f.at(),
-    updatedAt: f.at(),
-    createdBy: null,
-    grant: { keyId: null, tlpClearance: 2, scopes: ["cases:read", "webhooks:read"] },
-    ...overrides,
-  };
-}
+const webhookOf = (f: Fixtures, organizationId: string, overrides: Partial<StoredWebhook> = {}): StoredWebhook => f.webhook(organizationId, overrides);
 
 function deliveryOf(f: Fixtures, webhook: StoredWebhook, event: DomainEvent, overrides: Partial<Delivery> = {}): Delivery {
   return {
@@ -233,6 +203,68 @@ export function describeWebhooks(ctx: SuiteContext): void {
         expect(await ctx.storage().read((tx) => tx.deliveries.findById(org.id, deliveries[0]!.id))).toBeNull();
         expect(await ctx.storage().read((tx) => tx.deliveries.attemptsOf(org.id, idsOf(deliveries)))).toEqual([]);
         expect(await ctx.storage().transaction((tx) => tx.webhooks.delete(org.id, webhook.id))).toBe(false);
+      });
+    });
+
+    describe("events with no subscription to reach (organizations.active_webhooks)", () => {
+      /** Events written as the core writes them: after an audit entry, which holds the organization's row. */
+      const recordEvents = async (organizationId: string, count: number, before?: (tx: UnitOfWork) => Promise<void>): Promise<DomainEvent[]> => {
+        const f = ctx.fixtures();
+        const events = Array.from({ length: count }, () => f.event(organizationId));
+        await ctx.storage().transaction(async (tx) => {
+          await tx.audit.append(f.auditEntry(organizationId));
+          await before?.(tx);
+          for (const event of events) await tx.events.append(event);
+        });
+        return events;
+      };
+      const claim = () => ctx.storage().transaction((tx) => tx.deliveries.claimEvents(100, ctx.fixtures().at()));
+
+      it("are written dispatched where no webhook of the organization is active: no claim returns them, every read returns them as before", async () => {
+        const [event] = await recordEvents(org.id, 1);
+        expect(await claim()).toEqual([]);
+        const found = await ctx.storage().read((tx) => tx.events.findById(org.id, event!.id));
+        expect(found).toStrictEqual(event);
+        expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, event!.id))).toStrictEqual([event]);
+        expect((await ctx.storage().read((tx) => tx.events.list(org.id, { limit: 10 }))).find((e) => e.id === event!.id)).toStrictEqual(event);
+      });
+
+      it("wait for the claim exactly while one is active: the count follows insert, disable, enable, delete, in that organization only", async () => {
+        const { org: other } = await ctx.seedOrganization();
+        const waits = async (organizationId: string, expected: boolean) => {
+          const events = await recordEvents(organizationId, 2);
+          expect(idsOf(await claim())).toEqual(expected ? idsOf(events) : []);
+        };
+        await waits(org.id, false);
+        const first = await insertWebhook();
+        await waits(org.id, true);
+        await waits(other.id, false);
+        await ctx.storage().transaction((tx) => tx.webhooks.update({ ...first, status: "disabled", disabledReason: "paused" }));
+        await waits(org.id, false);
+        await ctx.storage().transaction((tx) => tx.webhooks.update({ ...first, status: "active", disabledReason: null }));
+        await waits(org.id, true);
+        // Written again unchanged: still one.
+        await ctx.storage().transaction((tx) => tx.webhooks.update({ ...first, name: "renamed" }));
+        await waits(org.id, true);
+        const second = await insertWebhook({ status: "disabled", disabledReason: "paused" });
+        await ctx.storage().transaction((tx) => tx.webhooks.update({ ...second, status: "active", disabledReason: null }));
+        await ctx.storage().transaction((tx) => tx.webhooks.update({ ...first, status: "disabled", disabledReason: "gone" }));
+        await waits(org.id, true);
+        await ctx.storage().transaction((tx) => tx.webhooks.delete(org.id, second.id));
+        await waits(org.id, false);
+        await ctx.storage().transaction((tx) => tx.webhooks.delete(org.id, first.id));
+        await waits(org.id, false);
+        await insertWebhook({}, other.id);
+        await waits(other.id, true);
+        await waits(org.id, false);
+      });
+
+      it("wait for the claim when the unit wrote a webhook of the organization before them, or does not hold its row", async () => {
+        const afterWebhook = await recordEvents(org.id, 1, (tx) => tx.webhooks.insert(webhookOf(ctx.fixtures(), org.id)));
+        expect(idsOf(await claim())).toEqual(idsOf(afterWebhook));
+        const { org: other } = await ctx.seedOrganization();
+        const unheld = await insertEvents(other.id, 1);
+        expect(idsOf(await claim())).toEqual(idsOf(unheld));
       });
     });
 

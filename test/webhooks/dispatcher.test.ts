@@ -95,6 +95,23 @@ describe("the webhook dispatcher, delivering to a loopback receiver", () => {
     expect(delivery!.attempts[0]).toMatchObject({ attempt: 1, responseStatus: 200, errorClass: null });
   });
 
+  it("delivers what is recorded while the subscription is active: not what came before it, nor while it was disabled", async () => {
+    const target = await receiver();
+    const before = await w.kit.cases.create(w.admin, { title: "Before the subscription", severity: 2 });
+    const hook = await w.kit.webhooks.create(w.admin, { name: "SIEM", url: target.url(), events: ["case.created"] });
+    const during = await w.kit.cases.create(w.admin, { title: "While active", severity: 2 });
+    await w.kit.webhooks.update(w.admin, hook.id, { status: "disabled" });
+    const paused = await w.kit.cases.create(w.admin, { title: "While disabled", severity: 2 });
+    await w.kit.webhooks.update(w.admin, hook.id, { status: "active" });
+    const again = await w.kit.cases.create(w.admin, { title: "Active again", severity: 2 });
+    // The dispatcher runs only now: what decides is whether a subscription was active when each case was recorded.
+    while ((await w.dispatcher.step()).events > 0);
+    const delivered = target.received.map((request) => (JSON.parse(request.body) as { data: { id: string } }).data.id);
+    expect(delivered.sort()).toEqual([during.id, again.id].sort());
+    expect(delivered).not.toContain(before.id);
+    expect(delivered).not.toContain(paused.id);
+  });
+
   it("retries a 500 on the backoff schedule, with the same webhook-id, and stops after maxRetries + 1 attempts", async () => {
     const target = await receiver(() => ({ status: 500, body: "boom" }));
     const hook = await w.kit.webhooks.create(w.admin, { name: "Flaky", url: target.url(), events: ["case.created"], maxRetries: 3, retryDelayMs: 1_000 });
