@@ -87,11 +87,11 @@ export function eventRepository(
 ): EventRepository {
   const codec = eventItemsCodec(dialect);
   const dispatchedAt = (event: DomainEvent): string | null => (unsubscribed(event.organizationId) ? event.occurredAt : null);
-  const stored = async (event: DomainEvent & { items?: readonly EventItem[] }): Promise<StoredEvent> => ({
-    ...event,
-    items: event.items ? ((await groups.store("events", event.organizationId, event.id, event.items, codec)) as StoredEvent["items"]) : null,
-    dispatchedAt: dispatchedAt(event),
-  });
+  // A single event's row is made in one go: no await inside the literal (see audit.ts toRow).
+  const stored = async (event: DomainEvent & { items?: readonly EventItem[] }): Promise<StoredEvent> => {
+    const items = event.items ? ((await groups.store("events", event.organizationId, event.id, event.items, codec)) as StoredEvent["items"]) : null;
+    return { ...event, items, dispatchedAt: dispatchedAt(event) };
+  };
   /** The row with its group's items read back (from its chunk rows when there are). */
   const readable = async (row: StoredEvent): Promise<DomainEvent & { items: EventItem[] | null }> => ({
     ...eventOfRow(row),

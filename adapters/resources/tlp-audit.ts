@@ -135,10 +135,11 @@ export function tlpAuditRepository(
     encode: (items) => compactRecords(items, dialect.jsonKeyOrder),
     decode: (stored) => recordsOf(stored as StoredRecords<TlpAuditItem>),
   };
-  const toRow = async (entry: StoredTlpAuditEntry): Promise<TlpAuditRow> => ({
-    ...entry,
-    items: entry.items ? ((await groups.store("tlp", entry.organizationId, entry.id, entry.items, codec)) as TlpAuditRow["items"]) : null,
-  });
+  // No await inside the literal (see audit.ts toRow).
+  const toRow = async (entry: StoredTlpAuditEntry): Promise<TlpAuditRow> => {
+    const items = entry.items ? ((await groups.store("tlp", entry.organizationId, entry.id, entry.items, codec)) as TlpAuditRow["items"]) : null;
+    return { ...entry, items };
+  };
   /** What the port hands back: a group with its items (from its chunk rows when there are), a single entry without the member. */
   const fromRow = async ({ items, ...entry }: TlpAuditRow): Promise<StoredTlpAuditEntry> =>
     items === null ? entry : { ...entry, items: await groups.load("tlp", entry.organizationId, entry.id, items, codec) };

@@ -34,8 +34,8 @@ export async function recordEdit<T extends { id: string; tlp: number }>(
   actor: Principal,
   edit: Edit<T>,
 ): Promise<void> {
-  const { tlpAction, ...change } = edit;
-  const { before, after, resourceType, now } = edit;
+  // Named, not a rest of `edit`: a rest copies the object through a slow generic path, per change.
+  const { before, after, resourceType, now, tlpAction } = edit;
   // A record never changes its parent, so one lookup serves before and after, and names the case
   // it lives in for the audit event (a comment on a task: the task's case, without reading it again).
   const lineage = await recordLineage(tx, actor.organizationId, resourceType, after);
@@ -45,7 +45,16 @@ export async function recordEdit<T extends { id: string; tlp: number }>(
   const tlpAfter = effectiveTlp(after.tlp, [inherited]);
   // Custom field values above the event's TLP stay out of the event and the audit entry.
   const [shownAfter, shownBefore] = await eventViews(deps, tx, tlpAfter, before === null ? [after] : [after, before]);
-  await recordChange(deps, tx, actor, { ...change, before: shownBefore ?? null, after: shownAfter!, tlp: tlpAfter, ...(caseId !== undefined ? { caseId } : {}) });
+  await recordChange(deps, tx, actor, {
+    name: edit.name,
+    resourceType,
+    before: shownBefore ?? null,
+    after: shownAfter!,
+    tlp: tlpAfter,
+    now,
+    ...(edit.bulkRequestId !== undefined ? { bulkRequestId: edit.bulkRequestId } : {}),
+    ...(caseId !== undefined ? { caseId } : {}),
+  });
   const action = tlpAction ?? (before !== null && after.tlp !== before.tlp ? "change" : "edit");
   await appendTlpAudit(deps, tx, actor, { resourceType, resourceId: after.id, action, tlpBefore, tlpAfter, outcome: "allowed" }, now);
 }
