@@ -51,10 +51,10 @@ export async function chainAuditRowsInTurns(head: ChainHead, events: readonly Ne
   const rows: ChainedAuditRow[] = [];
   let previous = head;
   for (const event of events) {
-    const unhashed = { ...event, seq: previous.seq + 1, prevHash: previous.hash };
+    // One object per row, its hash filled in once known (a second copy of the row cost as much as its hash).
+    const row: ChainedAuditRow = { ...event, seq: previous.seq + 1, prevHash: previous.hash, hash: "" };
     // A single event is a few hundred characters: hashed in one go (no Hash object, no pieces).
-    const hash = unhashed.items === undefined ? hashAuditRow(unhashed) : await linkHashInTurns(unhashed.prevHash, hashedFields(unhashed), turn);
-    const row = { ...unhashed, hash };
+    row.hash = row.items === undefined ? hashAuditRow(row) : await linkHashInTurns(row.prevHash, hashedFields(row), turn);
     rows.push(row);
     previous = { seq: lastSeqOf(row), hash: row.hash };
   }

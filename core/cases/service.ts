@@ -104,7 +104,8 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
         // version the cached definitions below are checked against (no statement of its own),
         // and keeps definitions changes from committing until this unit ends.
         const number = await tx.organizations.nextCaseNumber(principal.organizationId);
-        const body = { ...parsed, ...(await shapeNewCase(deps, tx, principal, { ...parsed, typeValue: parsed.typeValue ?? null }, omittedMarkings(input))) };
+        // The shaped body holds every member of the parsed one (a copy, and what the type gave).
+        const body = await shapeNewCase(deps, tx, principal, { ...parsed, typeValue: parsed.typeValue ?? null }, omittedMarkings(input));
         await checkReferences(tx, principal, body);
         const lifecycle = await caseLifecycleOf(deps, tx, principal.organizationId, body.typeValue);
         const statusValue = body.statusValue === undefined ? firstNewStatus(lifecycle) : requireInitial(lifecycle, body.statusValue, "statusValue").key;

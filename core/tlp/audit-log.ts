@@ -75,7 +75,8 @@ async function chainEntries(
   let head = await tx.tlpAudit.head(principal.organizationId);
   const entries: StoredTlpAuditEntry[] = [];
   for (const access of accesses) {
-    const unhashed: Omit<StoredTlpAuditEntry, "hash"> = {
+    // One object per entry, its hash filled in once known.
+    const entry: StoredTlpAuditEntry = {
       id: deps.ids.next("tlpa"),
       organizationId: principal.organizationId,
       seq: head.seq + 1,
@@ -87,9 +88,10 @@ async function chainEntries(
       requestId: principal.origin?.requestId ?? null,
       at: now.toISOString(),
       prevHash: head.hash,
+      hash: "",
       ...(items ? { items } : {}),
     };
-    const entry = { ...unhashed, hash: hashTlpEntry(unhashed) };
+    entry.hash = hashTlpEntry(entry);
     entries.push(entry);
     head = entry;
   }
