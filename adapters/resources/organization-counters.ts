@@ -1,7 +1,8 @@
 /**
  * The organization row's counters (the case number and the heads of the TLP audit chain and of the
- * audit events' chain), read once per
- * unit of work and written once at its end.
+ * audit events' chain), read once per unit of work and written once at its end; where units run
+ * one after another in one transaction (SQLite's group commit), read once per group and written
+ * once before its COMMIT, each unit handing them on to the next (adapters/shared/unit-carry.ts).
  *
  * The first use in a writing unit reads the row and holds it (`FOR NO KEY UPDATE` on PostgreSQL;
  * SQLite's unit holds the whole database), so no other unit can move either counter until this
@@ -21,7 +22,7 @@
 import type { Dialect, Executor } from "../declare/dialect.js";
 import { oncePerDialect } from "../declare/dialect.js";
 import type { UnitState } from "../shared/unit-state.js";
-import { deferToEnd } from "../shared/unit-state.js";
+import { checkWriting, deferToEnd, onSuccess } from "../shared/unit-state.js";
 
 /** One organization's counters as this unit holds them. */
 export interface HeldCounters {
@@ -71,6 +72,41 @@ export function definitionsWritten(unit: UnitState, organizationId: string): voi
   let written = definitionsWrittenByUnit.get(unit);
   if (!written) definitionsWrittenByUnit.set(unit, (written = new Set()));
   written.add(organizationId);
+  versionsMovedOnSuccess(unit, organizationId);
+}
+
+/**
+ * One organization's counters as a group's units hand them on (unit-carry.ts): the last value a
+ * unit that succeeded left, which the database row gets when the group settles. `current` is
+ * false once a unit wrote the organization's definitions or webhooks: their triggers moved the
+ * row's version columns, which the next unit then reads again (the counters still come from here).
+ */
+interface CarriedCounters {
+  counters: HeldCounters;
+  current: boolean;
+}
+
+const carryKey = (organizationId: string): string => `organization-counters:${organizationId}`;
+
+const copyOf = (counters: HeldCounters): HeldCounters => ({
+  caseSeq: counters.caseSeq,
+  head: { ...counters.head },
+  audit: { ...counters.audit },
+  definitionsVersion: counters.definitionsVersion,
+  activeWebhooks: counters.activeWebhooks,
+});
+
+/** The organizations whose counters each writing unit of a group has changed (handed on, written when the group settles). */
+const changedByUnit = new WeakMap<UnitState, Set<string>>();
+
+/** Once `unit` succeeds, the organization's carried version columns are to be read again. */
+function versionsMovedOnSuccess(unit: UnitState, organizationId: string): void {
+  const carry = unit.carry;
+  if (!carry) return;
+  onSuccess(unit, `${carryKey(organizationId)}:moved`, () => {
+    const carried = carry.get<CarriedCounters>(carryKey(organizationId));
+    if (carried) carried.current = false;
+  });
 }
 
 /** The organizations whose webhooks each writing unit has written. */
@@ -85,6 +121,7 @@ export function webhooksWritten(unit: UnitState, organizationId: string): void {
   let written = webhooksWrittenByUnit.get(unit);
   if (!written) webhooksWrittenByUnit.set(unit, (written = new Set()));
   written.add(organizationId);
+  versionsMovedOnSuccess(unit, organizationId);
 }
 
 export function organizationCounters(dialect: Dialect, executor: Executor, unit: UnitState) {
@@ -103,15 +140,43 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
       : undefined;
   }
 
+  const store = (on: Executor, counters: HeldCounters, organizationId: string) =>
+    on.run(sql.store, [counters.caseSeq, counters.head.seq, counters.head.hash, counters.audit.seq, counters.audit.hash, organizationId]);
+
   async function held(organizationId: string): Promise<HeldCounters | undefined> {
     let units = heldByUnit.get(unit);
     const known = units?.get(organizationId);
     if (known) return known;
-    const read = await readRow(organizationId, true);
+    const carried = unit.carry?.get<CarriedCounters>(carryKey(organizationId));
+    let read: HeldCounters | undefined;
+    if (carried?.current) read = copyOf(carried.counters);
+    else {
+      read = await readRow(organizationId, true);
+      // The row's counters are behind the group's: they are written when the group settles.
+      if (read && carried) read = { ...copyOf(carried.counters), definitionsVersion: read.definitionsVersion, activeWebhooks: read.activeWebhooks };
+    }
     if (!read) return undefined;
     if (!units) heldByUnit.set(unit, (units = new Map()));
     units.set(organizationId, read);
+    handOn(organizationId);
     return read;
+  }
+
+  /** In a group, the unit's counters go on to the next unit once it succeeds, and a change is owed to the row. */
+  function handOn(organizationId: string): void {
+    const carry = unit.carry;
+    if (!carry) return;
+    onSuccess(unit, carryKey(organizationId), () => {
+      const counters = heldByUnit.get(unit)?.get(organizationId);
+      if (!counters) return;
+      const moved = (definitionsWrittenByUnit.get(unit)?.has(organizationId) ?? false) || (webhooksWrittenByUnit.get(unit)?.has(organizationId) ?? false);
+      carry.set(carryKey(organizationId), { counters: copyOf(counters), current: !moved } satisfies CarriedCounters);
+      if (changedByUnit.get(unit)?.has(organizationId)) {
+        carry.owe(carryKey(organizationId), async (on) => {
+          await store(on, carry.get<CarriedCounters>(carryKey(organizationId))!.counters, organizationId);
+        });
+      }
+    });
   }
 
   return {
@@ -159,9 +224,17 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
 
     /** Stores the held counters of `organizationId` once, when the unit ends (before commit). */
     changed(organizationId: string): void {
+      if (unit.carry) {
+        // In a group: handed on when the unit succeeds, and written once when the group settles.
+        checkWriting(unit);
+        let changed = changedByUnit.get(unit);
+        if (!changed) changedByUnit.set(unit, (changed = new Set()));
+        changed.add(organizationId);
+        return;
+      }
       deferToEnd(unit, `organization-counters:${organizationId}`, async () => {
         const counters = heldByUnit.get(unit)?.get(organizationId);
-        if (counters) await executor.run(sql.store, [counters.caseSeq, counters.head.seq, counters.head.hash, counters.audit.seq, counters.audit.hash, organizationId]);
+        if (counters) await store(executor, counters, organizationId);
       });
     },
   };

@@ -1,3 +1,5 @@
+import type { UnitCarry } from "./unit-carry.js";
+
 /** The life of one unit of work (a transaction or a read), the same in both adapters. */
 export interface UnitState {
   /** False once the unit has committed, rolled back or finished reading. */
@@ -9,6 +11,10 @@ export interface UnitState {
    * replaces nothing: the first one reads the latest state when it runs). `finishUnit` runs them.
    */
   deferred?: Map<string, () => Promise<void>>;
+  /** What the units of one transaction hand on to each other, where several run in one (unit-carry.ts). */
+  carry?: UnitCarry;
+  /** Run once the unit's deferred writes are done, that is once it has succeeded (`onSuccess`). */
+  succeeded?: Map<string, () => void>;
 }
 
 /**
@@ -46,7 +52,18 @@ export function deferToEnd(unit: UnitState, key: string, write: () => Promise<vo
  */
 export async function finishUnit(unit: UnitState): Promise<void> {
   const deferred = unit.deferred;
-  if (!deferred) return;
   unit.deferred = undefined;
-  for (const write of deferred.values()) await write();
+  if (deferred) for (const write of deferred.values()) await write();
+  const succeeded = unit.succeeded;
+  unit.succeeded = undefined;
+  if (succeeded) for (const hook of succeeded.values()) hook();
+}
+
+/**
+ * Runs `hook` once the unit has succeeded (after its deferred writes, before its commit or
+ * savepoint release), once per `key`; a unit whose work or deferred writes fail never runs it.
+ */
+export function onSuccess(unit: UnitState, key: string, hook: () => void): void {
+  unit.succeeded ??= new Map();
+  if (!unit.succeeded.has(key)) unit.succeeded.set(key, hook);
 }

@@ -3,6 +3,8 @@ import type { Executor } from "../declare/dialect.js";
 import { holding } from "./file-writers.js";
 import type { SqliteDatabase } from "./statements.js";
 import { Statements } from "./statements.js";
+import { UnitCarry } from "../shared/unit-carry.js";
+import { sqliteExecutor } from "./dialect.js";
 
 /** How many units one group holds at most, and how long (ms, from its BEGIN) it keeps taking more. */
 export interface GroupLimits {
@@ -31,7 +33,8 @@ const sql = {
 interface Queued {
   /** Runs outside any group (between two), instead of as a unit inside one. */
   alone: boolean;
-  run: () => Promise<unknown>;
+  /** A unit gets its group's carry (unit-carry.ts); an `alone` task none. */
+  run: (carry?: UnitCarry) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -71,6 +74,8 @@ export class GroupCommit {
   private head = 0;
   private draining = false;
   private readonly statements: Statements;
+  /** What a group's carry owes the database is written through this, before its COMMIT. */
+  private readonly settling: Executor;
   /** The database file, held by one writer of this process at a time (file-writers.ts); none in memory. */
   private readonly file: string | undefined;
 
@@ -79,12 +84,17 @@ export class GroupCommit {
     private readonly limits: GroupLimits = defaultGroupLimits,
   ) {
     this.statements = new Statements(db);
+    this.settling = sqliteExecutor(this.statements);
     this.file = fileOf(db);
   }
 
-  /** Runs `work` as one unit of the next group; settles once that group has ended. */
-  unit<T>(work: () => Promise<T>): Promise<T> {
-    return this.enqueue(false, work);
+  /**
+   * Runs `work` as one unit of the next group, with the group's carry (what the group's units
+   * hand on to each other, unit-carry.ts); settles once that group has ended.
+   */
+  unit<T>(work: (carry: UnitCarry) => Promise<T>): Promise<T> {
+    // A unit runs only inside a group (runUnit), which always hands it the group's carry.
+    return this.enqueue(false, (carry) => work(carry!));
   }
 
   /** Runs `task` between two groups, after everything queued before it. */
@@ -92,7 +102,7 @@ export class GroupCommit {
     return this.enqueue(true, task);
   }
 
-  private enqueue<T>(alone: boolean, run: () => Promise<T>): Promise<T> {
+  private enqueue<T>(alone: boolean, run: (carry?: UnitCarry) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ alone, run, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
@@ -154,13 +164,14 @@ export class GroupCommit {
       return;
     }
     const started = performance.now();
+    const carry = new UnitCarry();
     const ran: Ran[] = [];
     /** Why the group ends rolled back, once it must. */
     let lost: { error: unknown } | undefined;
 
     for (let next = this.peek(); next !== undefined && !next.alone; next = this.peek()) {
       if (ran.length >= limits.maxUnits || performance.now() - started >= limits.maxMs) break;
-      const outcome = await this.runUnit(this.shift(), ran.length === 0);
+      const outcome = await this.runUnit(this.shift(), ran.length === 0, carry);
       ran.push(outcome.ran);
       if (outcome.lost !== undefined) {
         lost = outcome.lost;
@@ -174,6 +185,8 @@ export class GroupCommit {
     if (lost === undefined && performance.now() - started >= limits.maxMs) await turn();
     if (lost === undefined) {
       try {
+        // What the units handed on and still owe (their organizations' counters), once for the group.
+        await carry.settle(this.settling);
         statements.get(sql.commit).run();
       } catch (error) {
         lost = { error };
@@ -199,12 +212,12 @@ export class GroupCommit {
    * else yet, so when it throws, the group ends there and rolls back. `lost` says the group must
    * end rolled back, and why.
    */
-  private async runUnit(queued: Queued, first: boolean): Promise<{ ran: Ran; lost?: { error: unknown } }> {
+  private async runUnit(queued: Queued, first: boolean, carry: UnitCarry): Promise<{ ran: Ran; lost?: { error: unknown } }> {
     const { db, statements } = this;
     let ran: Ran;
     try {
       if (!first) statements.get(sql.savepoint).run();
-      ran = { queued, ok: true, value: await queued.run() };
+      ran = { queued, ok: true, value: await queued.run(carry) };
     } catch (error) {
       ran = { queued, ok: false, error };
     }

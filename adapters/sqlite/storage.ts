@@ -18,6 +18,7 @@ import { createUnitOfWork } from "../resources/unit-of-work.js";
 import type { Executor } from "../declare/dialect.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { finishUnit } from "../shared/unit-state.js";
+import type { UnitCarry } from "../shared/unit-carry.js";
 import { sqliteDialect, sqliteExecutor } from "./dialect.js";
 import type { SqliteDatabase } from "./statements.js";
 import { Statements, sql } from "./statements.js";
@@ -146,8 +147,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   return {
     async transaction<T>(work: (tx: UnitOfWork) => Promise<T>, transactionOptions?: TransactionOptions): Promise<T> {
       ensureOpen();
-      const run = async (executor: Executor): Promise<T> => {
-        const unit: UnitState = { open: true, writable: true };
+      // In a group, a unit gets the group's carry (adapters/shared/unit-carry.ts); alone, none.
+      const run = async (executor: Executor, carry?: UnitCarry): Promise<T> => {
+        const unit: UnitState = carry ? { open: true, writable: true, carry } : { open: true, writable: true };
         try {
           const result = await work(createUnitOfWork(sqliteDialect, yieldingExecutor(executor), unit));
           await finishUnit(unit);
@@ -160,7 +162,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       if (transactionOptions?.long && longUnits !== undefined) {
         return writer.alone(async () => ((await longUnits.ready()) ? longUnits.run(run) : soleTransaction(db, () => run(writes))));
       }
-      return writer.unit(() => run(writes));
+      return writer.unit((carry) => run(writes, carry));
     },
 
     async read<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {

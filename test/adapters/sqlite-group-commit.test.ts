@@ -217,6 +217,92 @@ describe.each(["memory", "file"] as const)("SQLite group commit (%s)", (where) =
     expect(await committed(h, e)).toBe(false);
   });
 
+  it("an organization's counters go from unit to unit of a group: read by the first unit that holds them, written once before the COMMIT; a unit that fails hands nothing on", async () => {
+    const h = await open();
+    const f = createFixtures();
+    const org = f.organization();
+    await h.storage.transaction((tx) => tx.organizations.insert(org));
+    h.log.length = 0;
+    const fault = new InjectedFault("unit 2");
+    const take = () => h.storage.transaction((tx) => tx.organizations.nextCaseNumber(org.id));
+    const outcomes = await Promise.allSettled([
+      take(),
+      take(),
+      h.storage.transaction(async (tx) => {
+        await tx.organizations.nextCaseNumber(org.id);
+        throw fault;
+      }),
+      take(),
+    ]);
+    // The failed unit's number is handed out again: it never happened.
+    expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : "rejected"))).toEqual([1, 2, "rejected", 3]);
+    expect(h.log).toEqual([
+      "BEGIN IMMEDIATE",
+      "read counters",
+      "SAVEPOINT casekit_unit",
+      "RELEASE casekit_unit",
+      "SAVEPOINT casekit_unit",
+      "ROLLBACK TO casekit_unit",
+      "RELEASE casekit_unit",
+      "SAVEPOINT casekit_unit",
+      "RELEASE casekit_unit",
+      "write counters",
+      "COMMIT",
+    ]);
+    // The row holds the group's last value: the next group goes on from it.
+    h.log.length = 0;
+    expect(await take()).toBe(4);
+    expect(h.log).toEqual(["BEGIN IMMEDIATE", "read counters", "write counters", "COMMIT"]);
+  });
+
+  it("a group whose last units fail writes the counters the last unit that succeeded left; one whose units all fail writes none", async () => {
+    const h = await open();
+    const f = createFixtures();
+    const org = f.organization();
+    await h.storage.transaction((tx) => tx.organizations.insert(org));
+    const failing = (i: number) =>
+      h.storage.transaction(async (tx) => {
+        await tx.organizations.nextCaseNumber(org.id);
+        throw new InjectedFault(`unit ${i}`);
+      });
+    h.log.length = 0;
+    const [first, ...rest] = await Promise.allSettled([h.storage.transaction((tx) => tx.organizations.nextCaseNumber(org.id)), failing(1), failing(2)]);
+    expect(first).toEqual({ status: "fulfilled", value: 1 });
+    expect(rest.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    expect(h.log.filter((entry) => entry.endsWith("counters"))).toEqual(["read counters", "write counters"]);
+    h.log.length = 0;
+    await Promise.allSettled([failing(3), failing(4)]);
+    expect(h.log.filter((entry) => entry.endsWith("counters"))).toEqual(["read counters", "read counters"]);
+    expect(await h.storage.transaction((tx) => tx.organizations.nextCaseNumber(org.id))).toBe(2);
+  });
+
+  it("a unit that writes a webhook or a definition of the organization makes the next units of the group read its version columns again; the counters still go on", async () => {
+    const h = await open();
+    const f = createFixtures();
+    const org = f.organization();
+    await h.storage.transaction((tx) => tx.organizations.insert(org));
+    const field = { id: "cfd_01kaaaaaaaaaaaaaaaaaaaaaaa", organizationId: org.id, key: "impact", label: "Impact", description: null, scopes: ["case" as const], type: "text" as const, options: [], bounds: {}, required: { onCreate: false, onClose: false }, defaultValue: null, tlpFloor: null, filterable: false, archivedAt: null, createdAt: f.at(), updatedAt: f.at(), createdBy: null };
+    const event = f.event(org.id);
+    h.log.length = 0;
+    const [first, , second, , third] = await Promise.all([
+      h.storage.transaction((tx) => tx.organizations.nextCaseNumber(org.id)),
+      h.storage.transaction((tx) => tx.webhooks.insert(f.webhook(org.id))),
+      h.storage.transaction(async (tx) => {
+        const number = await tx.organizations.nextCaseNumber(org.id);
+        // Held from the carry: its active webhook count must be the row's, 1 now, so the event waits for the dispatcher.
+        await tx.audit.append(f.auditEntry(org.id));
+        await tx.events.append(event);
+        return number;
+      }),
+      h.storage.transaction((tx) => tx.customFields.insert(field)),
+      h.storage.transaction(async (tx) => ({ number: await tx.organizations.nextCaseNumber(org.id), version: await tx.organizations.definitionsVersion(org.id) })),
+    ]);
+    expect(h.log.filter((entry) => entry === "BEGIN IMMEDIATE")).toHaveLength(1);
+    expect([first, second, third.number]).toEqual([1, 2, 3]);
+    expect(third.version).toBe(await h.storage.read((tx) => tx.organizations.definitionsVersion(org.id)));
+    expect((await h.storage.transaction((tx) => tx.deliveries.claimEvents(10, f.at()))).map((e) => e.id)).toEqual([event.id]);
+  });
+
   it("a group holds at most maxUnits units", async () => {
     const h = await open({ groupLimits: { maxUnits: 2, maxMs: 60_000 } });
     const f = createFixtures();

@@ -1,8 +1,9 @@
 /**
  * A SQLite storage over a connection the test holds and watches, for the group-commit tests: the
  * connection's `verbose` hook records the transaction statements the writer runs (BEGIN, SAVEPOINT,
- * RELEASE, ROLLBACK TO, ROLLBACK, COMMIT) in one log the test appends its own markers to, so the
- * log says which unit ran in which group and what settled when. The database (in memory, or a
+ * RELEASE, ROLLBACK TO, ROLLBACK, COMMIT) and the reads and writes of organizations' counters in
+ * one log the test appends its own markers to, so the log says which unit ran in which group, what
+ * it read and wrote of the counters, and what settled when. The database (in memory, or a
  * WAL file with a second read-only connection for checks from outside) also gets two probe tables
  * whose foreign key is checked only at COMMIT: a unit that inserts an orphan child makes its
  * group's COMMIT fail, a real COMMIT failure on demand.
@@ -15,6 +16,9 @@ import type { SqliteStorageOptions } from "../../adapters/sqlite/index.js";
 import { migratedFiles, migratedMemoryDatabase } from "./migrated-sqlite.js";
 
 const transactionStatement = /^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/;
+/** The organization's counters (adapters/resources/organization-counters.ts), logged as `read counters` / `write counters`. */
+const countersRead = /^SELECT case_seq, /;
+const countersWrite = /^UPDATE organizations SET case_seq = /;
 
 /** The statement the tests run to roll the group back under a unit, as SQLite does on SQLITE_FULL. */
 export const outsideRollback = "ROLLBACK TRANSACTION";
@@ -43,6 +47,8 @@ export function loggedSqliteFactory(dir: string): (where: "memory" | "file", opt
     const verbose = (statement: unknown) => {
       const text = String(statement);
       if (transactionStatement.test(text)) log.push(text);
+      else if (countersRead.test(text)) log.push("read counters");
+      else if (countersWrite.test(text)) log.push("write counters");
     };
     let db: Database.Database;
     let path: string | undefined;
