@@ -138,7 +138,27 @@ export function tlpAuditRepository(
   // No await inside the literal (see audit.ts toRow).
   const toRow = async (entry: StoredTlpAuditEntry): Promise<TlpAuditRow> => {
     const items = entry.items ? ((await groups.store("tlp", entry.organizationId, entry.id, entry.items, codec)) as TlpAuditRow["items"]) : null;
-    return { ...entry, items };
+    // Member by member: V8 adds members to a spread's copy slowly.
+    return {
+      id: entry.id,
+      organizationId: entry.organizationId,
+      seq: entry.seq,
+      actorUserId: entry.actorUserId,
+      actorKeyId: entry.actorKeyId,
+      resourceType: entry.resourceType,
+      resourceId: entry.resourceId,
+      action: entry.action,
+      tlpBefore: entry.tlpBefore,
+      tlpAfter: entry.tlpAfter,
+      outcome: entry.outcome,
+      ip: entry.ip,
+      userAgent: entry.userAgent,
+      requestId: entry.requestId,
+      at: entry.at,
+      prevHash: entry.prevHash,
+      hash: entry.hash,
+      items,
+    };
   };
   /** What the port hands back: a group with its items (from its chunk rows when there are), a single entry without the member. */
   const fromRow = async ({ items, ...entry }: TlpAuditRow): Promise<StoredTlpAuditEntry> =>

@@ -39,6 +39,31 @@ export interface Principal {
   actorType?: "system" | "automation";
 }
 
+/**
+ * A copy of `principal` carrying `origin` (or its own, when none is given): one per request.
+ * Member by member, since V8 adds a member to a spread's copy slowly.
+ */
+export function withOrigin(principal: Principal, origin: RequestOrigin | undefined): Principal {
+  const copy: Principal = {
+    organizationId: principal.organizationId,
+    userId: principal.userId,
+    keyId: principal.keyId,
+    authenticatedBy: principal.authenticatedBy,
+    role: principal.role,
+    tier: principal.tier,
+    scopes: principal.scopes,
+    tlpClearance: principal.tlpClearance,
+  };
+  const from = origin ?? principal.origin;
+  if (from !== undefined) copy.origin = from;
+  if (principal.actorType !== undefined) copy.actorType = principal.actorType;
+  return copy;
+}
+
+/** Fails to compile when Principal gains a member withOrigin does not copy. */
+type CopiedByWithOrigin = "organizationId" | "userId" | "keyId" | "authenticatedBy" | "role" | "tier" | "scopes" | "tlpClearance" | "origin" | "actorType";
+export const _withOriginCopiesAll: Exclude<keyof Principal, CopiedByWithOrigin> extends never ? true : never = true;
+
 export function requireScope(principal: Principal, scope: Scope): void {
   if (!principal.scopes.has(scope)) {
     throw new CaseKitError("missing_scope", `This operation needs the scope ${scope}`);

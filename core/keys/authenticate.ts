@@ -3,6 +3,7 @@ import type { AccessCache } from "../access/access-cache.js";
 import { rememberBounded } from "../bounded-map.js";
 import { checkedOrigin, originClaimSchema } from "../access/claims.js";
 import type { Principal, RequestOrigin } from "../access/principal.js";
+import { withOrigin } from "../access/principal.js";
 import { resolvePrincipal } from "../access/resolve-principal.js";
 import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
@@ -91,7 +92,7 @@ export function createKeyAuthenticator(deps: CaseKitDeps, access: AccessCache, r
     }
     // A fresh object per request: it carries the request's origin, and the limiter finds the
     // organization it was authenticated against by it (AccessCache.vouch).
-    const principal: Principal = origin ? { ...base, origin: checkedOrigin(origin) } : { ...base };
+    const principal = withOrigin(base, origin ? checkedOrigin(origin) : undefined);
     access.vouch(principal, found.organization);
 
     const lastUsed = touched.get(found) ?? (key.lastUsedAt === null ? null : Date.parse(key.lastUsedAt));
