@@ -258,14 +258,29 @@ export function auditRepository(
   };
 
   /** The row as the core's chain holds it, with its group's items read back (from chunk rows when there are). */
+  // Member by member (one per row read: an export reads millions): a rest and a spread plus
+  // members cost microseconds each in V8, this a fraction of one.
   const fromRow = async (row: AuditRow): Promise<ChainedAuditRow> => {
-    const { items, actorType, actorUserId, actorKeyId, resourceType, resourceId, caseId, lastSeq: _lastSeq, changes, ...rest } = row;
+    const { items, resourceType, resourceId, caseId } = row;
+    // In the order readers have always had the members in (the row's, then actor, target, changes).
     const chained: ChainedAuditRow = {
-      ...rest,
-      actor: actorFromColumns({ actorType, actorUserId, actorKeyId }),
+      id: row.id,
+      organizationId: row.organizationId,
+      seq: row.seq,
+      at: row.at,
+      requestId: row.requestId,
+      ip: row.ip,
+      userAgent: row.userAgent,
+      action: row.action,
+      outcome: row.outcome,
+      bulkRequestId: row.bulkRequestId,
+      tlp: row.tlp,
+      prevHash: row.prevHash,
+      hash: row.hash,
+      actor: actorFromColumns({ actorType: row.actorType, actorUserId: row.actorUserId, actorKeyId: row.actorKeyId }),
       target: caseId === null ? { type: resourceType, id: resourceId } : { type: resourceType, id: resourceId, caseId },
       // Legacy rows' map form is read as a list by expandAuditRow; the chain hashes what is stored.
-      changes: (changes ?? []) as AuditChange[],
+      changes: (row.changes ?? []) as AuditChange[],
     };
     if (items !== null) chained.items = await groups.load("audit", row.organizationId, row.id, items, codec);
     return chained;

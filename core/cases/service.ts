@@ -104,10 +104,12 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
         // version the cached definitions below are checked against (no statement of its own),
         // and keeps definitions changes from committing until this unit ends.
         const number = await tx.organizations.nextCaseNumber(principal.organizationId);
-        // The shaped body holds every member of the parsed one (a copy, and what the type gave).
-        const body = await shapeNewCase(deps, tx, principal, { ...parsed, typeValue: parsed.typeValue ?? null }, omittedMarkings(input));
+        const typeValue = parsed.typeValue ?? null;
+        // What the type gives (markings, severity, custom fields), over what the body gave.
+        const shaped = await shapeNewCase(deps, tx, principal, { typeValue, tlp: parsed.tlp, pap: parsed.pap, severity: parsed.severity, customFields: parsed.customFields }, omittedMarkings(input));
+        const body = parsed;
         await checkReferences(tx, principal, body);
-        const lifecycle = await caseLifecycleOf(deps, tx, principal.organizationId, body.typeValue);
+        const lifecycle = await caseLifecycleOf(deps, tx, principal.organizationId, typeValue);
         const statusValue = body.statusValue === undefined ? firstNewStatus(lifecycle) : requireInitial(lifecycle, body.statusValue, "statusValue").key;
         const at = now.toISOString();
         const record: Case = {
@@ -115,12 +117,12 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           organizationId: principal.organizationId,
           number,
           title: body.title,
-          severity: body.severity,
+          severity: shaped.severity,
           description: body.description ?? null,
-          tlp: body.tlp,
-          pap: body.pap,
+          tlp: shaped.tlp,
+          pap: shaped.pap,
           statusValue,
-          typeValue: body.typeValue,
+          typeValue,
           assigneeId: body.assigneeId ?? null,
           clientId: body.clientId ?? null,
           source: body.source ?? null,
@@ -128,7 +130,7 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
           tags: body.tags,
           teams: body.teams,
           organizations: [...new Set(body.organizations)],
-          customFields: body.customFields,
+          customFields: shaped.customFields,
           closedAt: null,
           createdAt: at,
           updatedAt: at,
