@@ -213,8 +213,12 @@ function matching(resource: Resource, dialect: Dialect, tenantId: string | null,
     if (tenantId === null) throw new Error(`casekit: ${resource.table} is scoped by tenant; pass its id`);
     params.push(tenantId);
   }
+  // The filters given, by name: a list asks for a handful of a resource's twenty-odd filters, and
+  // asking the object itself for each absent one took a slow lookup every time (its shape varies).
+  const given = new Map<string, unknown>();
+  for (const [name, value] of Object.entries(filters)) if (value !== undefined) given.set(name, value);
   for (const { name, spec, column, marks } of filterEntriesOf(resource)) {
-    const value = (filters as Record<string, unknown>)[name];
+    const value = given.get(name);
     if (value === undefined) continue;
     if (spec.kind === "range") {
       const { after, before } = value as { after?: unknown; before?: unknown };
