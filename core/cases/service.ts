@@ -162,7 +162,9 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
       const rows = await storage.read(async (tx) => {
         await checkStatusFilter(deps, tx, principal.organizationId, "case", filters.statusValue, "statusValue");
         const customField = await customFieldMatches(deps, tx, principal, "case", query);
-        return visibleRecords(deps, tx, principal, await tx.cases.list(principal.organizationId, { ...filters, customField, maxTlp: visibleUpTo(principal.tlpClearance) }, { limit: limit + 1, beforeId }));
+        // Object.assign, not a spread's copy plus members (V8 adds those slowly); ours still win.
+        const filter = Object.assign({}, filters, { customField, maxTlp: visibleUpTo(principal.tlpClearance) });
+        return visibleRecords(deps, tx, principal, await tx.cases.list(principal.organizationId, filter, { limit: limit + 1, beforeId }));
       });
       const page = toPage(rows, limit);
       await auditListed(deps, principal, "case", page.data);
