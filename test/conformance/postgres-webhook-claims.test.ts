@@ -26,34 +26,15 @@ describe.skipIf(!run)("webhook claims from two PostgreSQL hosts", () => {
     admin = new pg.Pool({ connectionString: url, max: 1 });
     hosts = [0, 1].map(() => createPostgresStorage({ connectionString: url, schema, max: 6 }));
     await hosts[0]!.migrate();
-    webhook = {
-      id: f.ids.next("whk"),
-      organizationId: org.id,
+    webhook = f.webhook(org.id, {
       name: "race",
       url: "https://hooks.example.com/race",
       events: ["*"],
-      description: null,
-      method: "POST",
-      authType: "none",
-      authConfig: {},
-      headers: {},
-      filters: {},
-      retryDelayMs: 1000,
       timeoutMs: 5000,
-      maxRetries: 3,
-      tags: [],
-      environment: "production",
-      status: "active",
-      disabledReason: null,
       secret: "v1.sealed",
       secretStart: "whsec_race",
-      previousSecret: null,
-      previousSecretExpiresAt: null,
-      createdAt: f.at(),
-      updatedAt: f.at(),
-      createdBy: null,
       grant: { keyId: null, tlpClearance: 4, scopes: [] },
-    };
+    });
     await hosts[0]!.transaction(async (tx) => {
       await tx.organizations.insert(org);
       await tx.webhooks.insert(webhook);

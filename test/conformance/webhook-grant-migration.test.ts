@@ -39,34 +39,8 @@ async function seed(storage: Storage): Promise<{ rows: OldRow[]; auditRows: OldR
   const org = f.organization();
   const owner = f.user(org.id, { role: "admin", tlpClearance: 3 });
   const key = f.apiKey(owner, { tlpClearance: 1, scopes: ["cases:read", "webhooks:write"] });
-  const webhook = (createdBy: string | null): StoredWebhook => ({
-    id: f.ids.next("whk"),
-    organizationId: org.id,
-    name: "old",
-    url: "https://hooks.example.com/old",
-    events: ["*"],
-    description: null,
-    method: "POST",
-    authType: "none",
-    authConfig: {},
-    headers: {},
-    filters: {},
-    retryDelayMs: 1000,
-    timeoutMs: 30_000,
-    maxRetries: 3,
-    tags: [],
-    environment: "production",
-    status: "active",
-    disabledReason: null,
-    secret: "v1.sealed",
-    secretStart: "whsec_old0",
-    previousSecret: null,
-    previousSecretExpiresAt: null,
-    createdAt: f.at(),
-    updatedAt: f.at(),
-    createdBy,
-    grant: { keyId: null, tlpClearance: 0, scopes: [] },
-  });
+  const webhook = (createdBy: string | null): StoredWebhook =>
+    f.webhook(org.id, { name: "old", url: "https://hooks.example.com/old", events: ["*"], secret: "v1.sealed", secretStart: "whsec_old0", createdBy, grant: { keyId: null, tlpClearance: 0, scopes: [] } });
   const byKey = webhook(owner.id);
   const bySession = webhook(owner.id);
   const ownerless = webhook(null);
