@@ -25,7 +25,7 @@ import { toIsoTimestamp } from "../shared/values.js";
 import type { TimestampValue } from "../shared/values.js";
 import type { GroupItems } from "../shared/group-items.js";
 import type { StoredEvent } from "./events.js";
-import { eventOfRow } from "./events.js";
+import { eventWithItems } from "./events.js";
 import { eventItemsCodec, eventResource } from "./events.js";
 import { expandEvent } from "../../core/log/groups.js";
 import type { AttemptFilters } from "./webhook-attempts.js";
@@ -97,17 +97,17 @@ export function deliveryRepository(
       const rows = await executor.all(sql.claimEvents, [count, toIsoTimestamp(now)]);
       // RETURNING promises no order: oldest first, as the port says; a group event is one event per record.
       const events: DomainEvent[] = [];
-      const claimed = rows.map((row) => ({ event: eventOfRow(recordOf<StoredEvent>(eventResource, row)), grouped: Number(row.grouped) === 1 })).sort((a, b) => byId(a.event, b.event));
+      const claimed = rows.map((row) => ({ event: recordOf<StoredEvent>(eventResource, row), grouped: Number(row.grouped) === 1 })).sort((a, b) => byId(a.event, b.event));
       for (const { event, grouped } of claimed) {
         if (!grouped) {
-          events.push(...expandEvent({ ...event, items: null }));
+          events.push(...expandEvent(eventWithItems(event, null)));
           continue;
         }
         if (expandGroup !== undefined && !(await expandGroup(event.organizationId, event.name))) continue;
         // Read (and decoded) only now that the group is expanded: a claim passes over the others' items untouched.
         const [found] = await executor.all(sql.groupItems, [event.id]);
         const stored = decodeValue(eventItemsColumn, found?.items);
-        events.push(...expandEvent({ ...event, items: await groups.load("events", event.organizationId, event.id, stored, eventItemsCodec(dialect)) }));
+        events.push(...expandEvent(eventWithItems(event, await groups.load("events", event.organizationId, event.id, stored, eventItemsCodec(dialect)))));
       }
       return events;
     },

@@ -60,10 +60,24 @@ export const eventResource = defineResource({
 /** An event row as stored: a single event (items null) or a group event. */
 export type StoredEvent = DomainEvent & { items: StoredEventItems | ChunkedItems | null; dispatchedAt: string | null };
 
-/** The event a row holds, without the row's own bookkeeping. */
-export function eventOfRow<T extends { dispatchedAt?: string | null }>(row: T): Omit<T, "dispatchedAt"> {
-  const { dispatchedAt: _dispatched, ...event } = row;
-  return event;
+/**
+ * An event's members with `items`, member by member: what a row holds without its own
+ * bookkeeping (`dispatchedAt`), and what a write starts from. One per event written or read; V8
+ * adds members to a spread's copy slowly (README "Objects on hot paths").
+ */
+export function eventWithItems<I>(event: DomainEvent, items: I): DomainEvent & { items: I } {
+  return {
+    id: event.id,
+    organizationId: event.organizationId,
+    name: event.name,
+    resourceType: event.resourceType,
+    resourceId: event.resourceId,
+    payload: event.payload,
+    tlp: event.tlp,
+    bulkRequestId: event.bulkRequestId,
+    occurredAt: event.occurredAt,
+    items,
+  };
 }
 
 /** How a group event's items (or one chunk of them) are stored: by column, keys in the order the database gives them back. */
@@ -90,33 +104,18 @@ export function eventRepository(
   // A single event's row is made in one go, after its items (see audit.ts toRow).
   const stored = async (event: DomainEvent & { items?: readonly EventItem[] }): Promise<StoredEvent> => {
     const items = event.items ? ((await groups.store("events", event.organizationId, event.id, event.items, codec)) as StoredEvent["items"]) : null;
-    // Member by member: V8 adds members to a spread's copy slowly.
-    return {
-      id: event.id,
-      organizationId: event.organizationId,
-      name: event.name,
-      resourceType: event.resourceType,
-      resourceId: event.resourceId,
-      payload: event.payload,
-      tlp: event.tlp,
-      bulkRequestId: event.bulkRequestId,
-      occurredAt: event.occurredAt,
-      items,
-      dispatchedAt: dispatchedAt(event),
-    };
+    return Object.assign(eventWithItems(event, items), { dispatchedAt: dispatchedAt(event) });
   };
   /** The row with its group's items read back (from its chunk rows when there are). */
-  const readable = async (row: StoredEvent): Promise<DomainEvent & { items: EventItem[] | null }> => ({
-    ...eventOfRow(row),
-    items: row.items === null ? null : await groups.load("events", row.organizationId, row.id, row.items, codec),
-  });
+  const readable = async (row: StoredEvent): Promise<DomainEvent & { items: EventItem[] | null }> =>
+    eventWithItems(row, row.items === null ? null : await groups.load("events", row.organizationId, row.id, row.items, codec));
   return {
     append: async (event) => events.insert(await stored(event)),
     groupItems: (organizationId, id) => groups.writer("events", organizationId, id, codec),
     async appendGroup(event, items) {
       // Only this storage's writer knows where the items went.
       if (!(items instanceof StoredGroupItems) || items.log !== "events" || items.organizationId !== event.organizationId || items.groupId !== event.id) throw new Error("casekit: appendGroup takes the writer groupItems gave for this event");
-      await events.insert({ ...event, items: (await items.finish()) as StoredEvent["items"], dispatchedAt: dispatchedAt(event) });
+      await events.insert(Object.assign(eventWithItems(event, (await items.finish()) as StoredEvent["items"]), { dispatchedAt: dispatchedAt(event) }));
     },
     async appendMany(batch) {
       const rows: StoredEvent[] = [];
@@ -145,11 +144,11 @@ export function eventRepository(
       const item = splitItemId(id);
       const row = await events.findById(organizationId, item ? item.groupId : id);
       if (!row) return null;
-      if (!item) return row.items ? null : expandEvent({ ...eventOfRow(row), items: null })[0]!;
+      if (!item) return row.items ? null : expandEvent(eventWithItems(row, null))[0]!;
       if (!row.items) return null;
       // One record of a group: only the chunk that holds it is read.
       const found = await groups.loadOne("events", organizationId, row.id, row.items, item.position, codec);
-      return found ? { ...expandEvent({ ...eventOfRow(row), items: [found] })[0]!, id: itemId(row.id, item.position) } : null;
+      return found ? { ...expandEvent(eventWithItems(row, [found]))[0]!, id: itemId(row.id, item.position) } : null;
     },
   };
 }

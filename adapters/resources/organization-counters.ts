@@ -60,8 +60,23 @@ const heldByUnit = new WeakMap<UnitState, Map<string, HeldCounters>>();
  */
 const versionReadByUnit = new WeakMap<UnitState, Map<string, number | null>>();
 
+/** Per writing unit, the organizations it has done one thing to (gone with the unit). */
+class NotedPerUnit {
+  private readonly byUnit = new WeakMap<UnitState, Set<string>>();
+
+  note(unit: UnitState, organizationId: string): void {
+    let noted = this.byUnit.get(unit);
+    if (!noted) this.byUnit.set(unit, (noted = new Set()));
+    noted.add(organizationId);
+  }
+
+  has(unit: UnitState, organizationId: string): boolean {
+    return this.byUnit.get(unit)?.has(organizationId) ?? false;
+  }
+}
+
 /** The organizations whose definitions each writing unit has written. */
-const definitionsWrittenByUnit = new WeakMap<UnitState, Set<string>>();
+const definitionsWrittenByUnit = new NotedPerUnit();
 
 /**
  * Records that `unit` wrote a lifecycle, custom field definition or case type of
@@ -69,9 +84,7 @@ const definitionsWrittenByUnit = new WeakMap<UnitState, Set<string>>();
  * definitions version is read again on each ask, since the triggers have moved it.
  */
 export function definitionsWritten(unit: UnitState, organizationId: string): void {
-  let written = definitionsWrittenByUnit.get(unit);
-  if (!written) definitionsWrittenByUnit.set(unit, (written = new Set()));
-  written.add(organizationId);
+  definitionsWrittenByUnit.note(unit, organizationId);
   versionsMovedOnSuccess(unit, organizationId);
 }
 
@@ -97,7 +110,7 @@ const copyOf = (counters: HeldCounters): HeldCounters => ({
 });
 
 /** The organizations whose counters each writing unit of a group has changed (handed on, written when the group settles). */
-const changedByUnit = new WeakMap<UnitState, Set<string>>();
+const changedByUnit = new NotedPerUnit();
 
 /** Once `unit` succeeds, the organization's carried version columns are to be read again. */
 function versionsMovedOnSuccess(unit: UnitState, organizationId: string): void {
@@ -110,7 +123,7 @@ function versionsMovedOnSuccess(unit: UnitState, organizationId: string): void {
 }
 
 /** The organizations whose webhooks each writing unit has written. */
-const webhooksWrittenByUnit = new WeakMap<UnitState, Set<string>>();
+const webhooksWrittenByUnit = new NotedPerUnit();
 
 /**
  * Records that `unit` wrote a webhook of `organizationId` (the webhook repository calls it on
@@ -118,9 +131,7 @@ const webhooksWrittenByUnit = new WeakMap<UnitState, Set<string>>();
  * whether the unit's events have a subscription to reach.
  */
 export function webhooksWritten(unit: UnitState, organizationId: string): void {
-  let written = webhooksWrittenByUnit.get(unit);
-  if (!written) webhooksWrittenByUnit.set(unit, (written = new Set()));
-  written.add(organizationId);
+  webhooksWrittenByUnit.note(unit, organizationId);
   versionsMovedOnSuccess(unit, organizationId);
 }
 
@@ -169,9 +180,9 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
     onSuccess(unit, carryKey(organizationId), () => {
       const counters = heldByUnit.get(unit)?.get(organizationId);
       if (!counters) return;
-      const moved = (definitionsWrittenByUnit.get(unit)?.has(organizationId) ?? false) || (webhooksWrittenByUnit.get(unit)?.has(organizationId) ?? false);
+      const moved = definitionsWrittenByUnit.has(unit, organizationId) || webhooksWrittenByUnit.has(unit, organizationId);
       carry.set(carryKey(organizationId), { counters: copyOf(counters), current: !moved } satisfies CarriedCounters);
-      if (changedByUnit.get(unit)?.has(organizationId)) {
+      if (changedByUnit.has(unit, organizationId)) {
         carry.owe(carryKey(organizationId), async (on) => {
           await store(on, carry.get<CarriedCounters>(carryKey(organizationId))!.counters, organizationId);
         });
@@ -196,7 +207,7 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
      */
     async definitionsVersion(organizationId: string): Promise<number | null> {
       const known = heldByUnit.get(unit)?.get(organizationId);
-      const written = definitionsWrittenByUnit.get(unit)?.has(organizationId) ?? false;
+      const written = definitionsWrittenByUnit.has(unit, organizationId);
       if (known && !written) return known.definitionsVersion;
       const wholeDatabase = dialect.holdRow === "" && unit.writable && !written;
       const read = wholeDatabase ? versionReadByUnit.get(unit) : undefined;
@@ -219,7 +230,7 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
      */
     unsubscribed(organizationId: string): boolean {
       const known = heldByUnit.get(unit)?.get(organizationId);
-      return known !== undefined && known.activeWebhooks === 0 && !(webhooksWrittenByUnit.get(unit)?.has(organizationId) ?? false);
+      return known !== undefined && known.activeWebhooks === 0 && !webhooksWrittenByUnit.has(unit, organizationId);
     },
 
     /** Stores the held counters of `organizationId` once, when the unit ends (before commit). */
@@ -227,9 +238,7 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
       if (unit.carry) {
         // In a group: handed on when the unit succeeds, and written once when the group settles.
         checkWriting(unit);
-        let changed = changedByUnit.get(unit);
-        if (!changed) changedByUnit.set(unit, (changed = new Set()));
-        changed.add(organizationId);
+        changedByUnit.note(unit, organizationId);
         return;
       }
       deferToEnd(unit, `organization-counters:${organizationId}`, async () => {
