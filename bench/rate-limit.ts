@@ -28,7 +28,7 @@ const unmetered = createCaseKit({
   config: { keyHashSecret: "bench-key-hash-secret-0123456789abcdef" },
   rateLimits: { deployment: { unlimited: { perMinute: 1e9, perHour: 1e9, burst: 1e9 } } },
 });
-unmetered.limits.consume = async () => null;
+unmetered.limits.consume = () => null;
 const { apiKey } = await metered.setup.initOrganization({ organizationName: "Bench SOC", email: "bench@example.test" });
 
 const bare = new H3().get("/ping", () => ({ status: "ok" }));

@@ -15,6 +15,7 @@ import { servePostgres } from "./serve/postgres-serve.js";
 import { captureCreates } from "./serve/floor/capture.js";
 import type { Running } from "./serve/processes.js";
 import { benchEnv, build, initOrganization, startScript, startServe } from "./serve/processes.js";
+import { buildScripts } from "./serve/scripts.js";
 import { markdown } from "./serve/report.js";
 import type { RunResults } from "./serve/report.js";
 import { createBody } from "./serve/requests.js";
@@ -50,6 +51,8 @@ try {
     log("building the package (dist/ is what casekit serve runs)…");
     build();
   }
+  log("building the bench's own processes (bare h3, metering host, the floor's replay)…");
+  await buildScripts();
   const scenarios: LoadScenario[] = [];
   const connections = new Map<string, number>();
   const add = (name: string, server: Running, path: string, key: string | undefined, extra: { method?: "POST"; body?: string; connections?: number; pairedWith?: string } = {}) => {
@@ -70,7 +73,7 @@ try {
   };
 
   const loadGroups = ["health", "health-postgres", "metering", "create", "list"].some((g) => want.has(g as never));
-  if (loadGroups) add(names.bare, keep(await startScript("bare h3", "bare-h3.ts", join(dir, "bare-h3.log"))), "/ping", undefined);
+  if (loadGroups) add(names.bare, keep(await startScript("bare h3", "bare-h3", join(dir, "bare-h3.log"))), "/ping", undefined);
 
   if (want.has("health") || want.has("create")) {
     const database = join(dir, "fresh.db");
@@ -88,7 +91,7 @@ try {
     const database = join(dir, "metering.db");
     const metered = initOrganization(database, "Metered SOC");
     const unmetered = initOrganization(database, "Unmetered SOC");
-    const host = keep(await startScript("metering host", "metering-host.ts", `${database}.log`, [database, unmetered.organizationId], benchEnv));
+    const host = keep(await startScript("metering host", "metering-host", `${database}.log`, [database, unmetered.organizationId], benchEnv));
     add(names.metered, host, "/api/v1/health", metered.apiKey);
     add(names.unmetered, host, "/api/v1/health", unmetered.apiKey, { pairedWith: names.metered });
   }

@@ -10,8 +10,14 @@ import type { AnswerHeaders } from "./answer.js";
  * start while the key is checked (`early`, RateLimiter.spendEarly); its decision is used only
  * after the check has confirmed that very key.
  */
-export async function meterKey(kit: CaseKit, principal: Principal, headers: AnswerHeaders, early?: EarlySpend): Promise<void> {
-  const decision = await kit.limits.consume(principal, early);
+export function meterKey(kit: CaseKit, principal: Principal, headers: AnswerHeaders, early?: EarlySpend): void | Promise<void> {
+  const decision = kit.limits.consume(principal, early);
+  if (decision instanceof Promise) return decision.then((settled) => answerDecision(settled, principal, headers));
+  answerDecision(decision, principal, headers);
+}
+
+/** The decision's headers on the answer, and 429 for a refusal. */
+function answerDecision(decision: LimitDecision | null, principal: Principal, headers: AnswerHeaders): void {
   if (decision === null) return;
   writeLimitHeaders(decision, headers);
   if (!decision.allowed) {

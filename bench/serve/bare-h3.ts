@@ -1,6 +1,6 @@
 /**
  * The baseline: a bare h3 v2 JSON endpoint on node:http, nothing else, in a process of its own
- * (`node --import tsx bench/serve/bare-h3.ts <port>`). `/ping` is what the load hits; `/livez`
+ * (built by scripts.ts: `node <built bare-h3.mjs> <port>`). `/ping` is what the load hits; `/livez`
  * tells the harness it is up.
  */
 import { createServer } from "node:http";

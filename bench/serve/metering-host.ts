@@ -3,10 +3,10 @@
  * it off), so this host builds the same kit and app as `casekit serve` does (server/cli.ts) and
  * serves it on the same node:http edge (`listenHttp`), with one change: the keys of one
  * organization are treated as the limiter treats callers it does not limit (`consume` answers
- * null: no decision, no headers). A metered and an unmetered key then hit the same process, in
+ * null at once: no decision, no headers). A metered and an unmetered key then hit the same process, in
  * turns, and their difference is the metering.
  *
- *   node --import tsx bench/serve/metering-host.ts <port> <database> <unmetered organization id>
+ *   node <built metering-host.mjs> <port> <database> <unmetered organization id>   (scripts.ts builds it)
  */
 import { createCaseKit } from "../../core/index.js";
 import { createCaseKitApp } from "../../server/app.js";
@@ -26,7 +26,7 @@ const kit = createCaseKit({
   rateLimits: { deployment: config.rateLimits.deployment, failureMode: config.rateLimits.failureMode },
 });
 const consume = kit.limits.consume.bind(kit.limits);
-kit.limits.consume = async (principal) => (principal.organizationId === unmetered ? null : consume(principal));
+kit.limits.consume = (principal) => (principal.organizationId === unmetered ? null : consume(principal));
 const app = createCaseKitApp(kit, { bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, logger: log.access, onUnexpectedError: log.unexpected });
 const listener = await listenHttp(app, { port: config.port, host: config.host, requestId: () => kit.deps.ids.next("req") });
 process.once("SIGTERM", () => {

@@ -10,6 +10,8 @@ import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { BenchScript } from "./scripts.js";
+import { scriptPath } from "./scripts.js";
 
 export const packageRoot = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(packageRoot, "bin", "casekit.mjs");
@@ -65,10 +67,10 @@ export async function startServe(name: string, database: string, options: ServeO
   return start(name, args, logFile, { ...benchEnv, ...options.env }, `http://127.0.0.1:${port}`, "/livez", options.onSpawn);
 }
 
-/** A TypeScript file of the bench (tsx) as its own process, given its port as the first argument. */
-export async function startScript(name: string, script: string, logFile: string, args: string[] = [], env: Record<string, string> = {}): Promise<Running> {
+/** A script of the bench, built (scripts.ts), as its own process, given its port as the first argument. */
+export async function startScript(name: string, script: BenchScript, logFile: string, args: string[] = [], env: Record<string, string> = {}): Promise<Running> {
   const port = await freePort();
-  return start(name, ["--import", "tsx", join(packageRoot, "bench", "serve", script), String(port), ...args], logFile, env, `http://127.0.0.1:${port}`, "/livez");
+  return start(name, [scriptPath(script), String(port), ...args], logFile, env, `http://127.0.0.1:${port}`, "/livez");
 }
 
 async function start(name: string, args: string[], logFile: string, env: Record<string, string>, origin: string, ready: string, onSpawn?: (pid: number) => void): Promise<Running> {

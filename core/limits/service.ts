@@ -7,7 +7,7 @@ import { CaseKitError } from "../errors.js";
 import type { RateLimitStore } from "../ports/rate-limit-store.js";
 import { createMemoryRateLimitStore } from "../ports/rate-limit-store.js";
 import type { KeyTier } from "../keys/types.js";
-import type { DecideOptions, LimitDecision } from "./limiter.js";
+import type { DecideOptions, LimitDecision, LimiterState } from "./limiter.js";
 import { decide } from "./limiter.js";
 import { rateLimitOverridesSchema } from "./schema.js";
 import type { RateLimitOverrides, RateLimits } from "./tiers.js";
@@ -89,11 +89,36 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     return limits;
   }
 
-  function spend(key: string, limits: RateLimits, now: number, options: DecideOptions): Promise<LimitDecision> {
-    return config.store.update(key, (state) => {
-      const { state: next, decision } = decide(limits, state, now, options);
-      return { state: next, result: decision };
-    });
+  /** One spend of `limits` at `now`: at once on a store in this process (updateNow), else a promise. */
+  function spend(key: string, limits: RateLimits, now: number, options: DecideOptions): LimitDecision | Promise<LimitDecision> {
+    const next = (state: LimiterState | null) => {
+      const { state: after, decision } = decide(limits, state, now, options);
+      return { state: after, result: decision };
+    };
+    const store = config.store;
+    return store.updateNow !== undefined ? store.updateNow(key, next) : store.update(key, next);
+  }
+
+  /** A store that cannot be reached: null (admitted unmetered) when the failure mode is open, else refused. */
+  function unreachable(error: unknown): null {
+    if (config.failureMode === "open") return null;
+    throw new CaseKitError("unavailable", "The rate-limit store cannot be reached", undefined, { cause: error });
+  }
+
+  /** Spends one unit of `metered`'s budget (or takes the early spend made for it), failing as the failure mode says. */
+  function admit(metered: Metered | null, early: EarlySpend | undefined): LimitDecision | null | Promise<LimitDecision | null> {
+    if (metered === null) return null;
+    // The early spend counts only when it went to this very meter with these very limits (the
+    // limits are one object per tier and policy object, see limitsOf); otherwise it is spent again.
+    const matches = early !== undefined && early.metered.meter === metered.meter && early.metered.limits === metered.limits;
+    let decision: LimitDecision | Promise<LimitDecision>;
+    try {
+      decision = matches ? early.decision : spend(metered.meter, metered.limits, deps.clock.now().getTime(), { cost: 1 });
+    } catch (error) {
+      // A store that fails at once still answers as a promise, as a remote store's failure would.
+      return Promise.resolve().then(() => unreachable(error));
+    }
+    return decision instanceof Promise ? decision.catch(unreachable) : decision;
   }
 
   /** Meter names by key id: the same string each time, so the store's map does not hash a new one per request. */
@@ -126,24 +151,17 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     /**
      * Admits (or refuses) one request of the principal: per key, or per user for a host identity
      * given a tier (the host's users have no key to count by). Every key is metered, `unlimited`
-     * too. Resolves with the decision (the host turns it into headers, and a refusal into 429), or
-     * null when the caller is not limited at all (an account-area session), or when the store is
-     * down and the failure mode is open. `early` is what spendEarly started for this request.
+     * too. Gives the decision (the host turns it into headers, and a refusal into 429), or null
+     * when the caller is not limited at all (an account-area session), or when the store is down
+     * and the failure mode is open. At once (no promise) when the organization was vouched for in
+     * this request and the store is in this process, as on every key's request to `casekit serve`:
+     * metering is paid on every request, so it costs the decision and nothing around it. A store
+     * that cannot be reached always answers as a rejected promise. `early` is what spendEarly
+     * started for this request.
      */
-    async consume(principal: Principal, early?: EarlySpend): Promise<LimitDecision | null> {
-      const now = deps.clock.now().getTime();
+    consume(principal: Principal, early?: EarlySpend): LimitDecision | null | Promise<LimitDecision | null> {
       const found = meterOf(principal);
-      const metered = found instanceof Promise ? await found : found;
-      if (metered === null) return null;
-      // The early spend counts only when it went to this very meter with these very limits (the
-      // limits are one object per tier and policy object, see limitsOf); otherwise it is spent again.
-      const matches = early !== undefined && early.metered.meter === metered.meter && early.metered.limits === metered.limits;
-      try {
-        return await (matches ? early.decision : spend(metered.meter, metered.limits, now, { cost: 1 }));
-      } catch (error) {
-        if (config.failureMode === "open") return null;
-        throw new CaseKitError("unavailable", "The rate-limit store cannot be reached", undefined, { cause: error });
-      }
+      return found instanceof Promise ? found.then((metered) => admit(metered, early)) : admit(found, early);
     },
 
     /**
@@ -160,7 +178,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
       if (config.store.remote !== true) return undefined;
       const metered = meterOf(candidate);
       if (metered === null || metered instanceof Promise) return undefined;
-      const decision = spend(metered.meter, metered.limits, deps.clock.now().getTime(), { cost: 1 });
+      const decision = Promise.resolve(spend(metered.meter, metered.limits, deps.clock.now().getTime(), { cost: 1 }));
       // Unused when the check fails or the meter differs: its failure is nobody's to hear.
       decision.catch(() => undefined);
       return { metered, decision };
@@ -179,7 +197,11 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
       const now = deps.clock.now().getTime();
       const metered = await meterOf(principal);
       if (metered === null) return null;
-      return spend(metered.meter, metered.limits, now, { cost, force: true }).catch(() => null);
+      try {
+        return await spend(metered.meter, metered.limits, now, { cost, force: true });
+      } catch {
+        return null;
+      }
     },
 
     /**
@@ -192,8 +214,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
       try {
         return await spend(`source:${address}`, config.sourceFailures, deps.clock.now().getTime(), { cost: 1 });
       } catch (error) {
-        if (config.failureMode === "open") return null;
-        throw new CaseKitError("unavailable", "The rate-limit store cannot be reached", undefined, { cause: error });
+        return unreachable(error);
       }
     },
   };

@@ -13,6 +13,12 @@ export interface RateLimitStore {
    * stored gives the result. Rejects when the store cannot be reached.
    */
   update<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<R>;
+  /**
+   * `update` done at once, for a store in this process: no promise and no turn of the microtask
+   * queue, so a request pays for its metering no more than the decision itself. A store that
+   * waits on anything leaves it out, and the limiter then uses `update`.
+   */
+  updateNow?<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): R;
   /** Reads without changing. */
   peek(key: string): Promise<LimiterState | null>;
   /**
@@ -29,25 +35,31 @@ export interface RateLimitStore {
  * so they are swept out as the map grows.
  */
 export function createMemoryRateLimitStore(options: { sweepEvery?: number; now?: () => number } = {}): RateLimitStore {
-  const states = new Map<string, { state: LimiterState; touched: number }>();
+  const states = new Map<string, LimiterState>();
   const sweepEvery = options.sweepEvery ?? 10_000;
   let updates = 0;
 
+  /** When a state was last touched: the later of its arrival time and its reported reset. */
+  const touchedAt = (state: LimiterState): number => Math.max(state.tat, state.reset);
+
   function sweep(now: number): void {
-    for (const [key, entry] of states) if (now - entry.touched > 61 * 60_000 && entry.state.tat < now) states.delete(key);
+    for (const [key, state] of states) if (now - touchedAt(state) > 61 * 60_000 && state.tat < now) states.delete(key);
+  }
+
+  function updateNow<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): R {
+    const { state, result } = next(states.get(key) ?? null);
+    states.set(key, state);
+    if (++updates % sweepEvery === 0) sweep(options.now ? options.now() : touchedAt(state));
+    return result;
   }
 
   return {
+    updateNow,
     async update(key, next) {
-      const entry = states.get(key);
-      const { state, result } = next(entry?.state ?? null);
-      const touched = Math.max(state.tat, state.reset);
-      states.set(key, { state, touched });
-      if (++updates % sweepEvery === 0) sweep(options.now ? options.now() : touched);
-      return result;
+      return updateNow(key, next);
     },
     async peek(key) {
-      return states.get(key)?.state ?? null;
+      return states.get(key) ?? null;
     },
   };
 }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createMemoryRateLimitStore, decideRateLimit, effectiveLimits, tierLimits, unlimitedCeiling } from "../../core/index.js";
-import type { LimitDecision, LimiterState, RateLimits } from "../../core/index.js";
+import type { LimitDecision, LimiterState, RateLimitStore, RateLimits } from "../../core/index.js";
 import { addKey, addUser, makeTestKit } from "../helpers/kit.js";
 
 const start = Date.parse("2026-03-01T12:00:00.000Z");
@@ -139,6 +139,33 @@ describe("rate limiting through the kit", () => {
     const owner2 = await addUser(open.kit, open.organizationId);
     const key2 = await open.kit.authenticateKey((await addKey(open.kit, owner2, { tier: "basic" })).secret);
     expect(await open.kit.limits.consume(key2)).toBeNull();
+  });
+
+  it("decides at once on the in-process store, as a promise on a store that waits, and fails as a promise either way", async () => {
+    const keyOn = async (store: RateLimitStore, failureMode?: "open") => {
+      const t = await makeTestKit({ rateLimits: { store, ...(failureMode ? { failureMode } : {}) } });
+      const owner = await addUser(t.kit, t.organizationId);
+      return { kit: t.kit, key: await t.kit.authenticateKey((await addKey(t.kit, owner, { tier: "basic" })).secret) };
+    };
+    // In process: the decision itself, no promise (server/auth.ts then awaits nothing).
+    const inProcess = await keyOn(createMemoryRateLimitStore());
+    const atOnce = inProcess.kit.limits.consume(inProcess.key);
+    expect(atOnce).not.toBeInstanceOf(Promise);
+    expect(atOnce).toMatchObject({ allowed: true, remaining: 9, limit: 10 });
+    // A store without `updateNow` (a remote one): the same decisions, as promises.
+    const memory = createMemoryRateLimitStore();
+    const waiting = await keyOn({ update: (key, next) => memory.update(key, next), peek: (key) => memory.peek(key) });
+    const later = waiting.kit.limits.consume(waiting.key);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toMatchObject({ allowed: true, remaining: 9, limit: 10 });
+    // A store that fails at once still fails as a promise: closed refuses, open admits unmetered.
+    const failing: RateLimitStore = { update: async () => Promise.reject(new Error("down")), updateNow: () => { throw new Error("down"); }, peek: async () => null };
+    const closed = await keyOn(failing);
+    const refused = closed.kit.limits.consume(closed.key);
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toMatchObject({ code: "unavailable" });
+    const open = await keyOn(failing, "open");
+    expect(await open.kit.limits.consume(open.key)).toBeNull();
   });
 
   it("the memory store sweeps states that no longer count", async () => {

@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../processes.js";
+import { scriptPath } from "../scripts.js";
 import type { Capture } from "./capture.js";
 
 export interface FloorSample {
@@ -17,7 +18,7 @@ export function measureFloor(dir: string, capture: Capture, batch: number): Floo
   const copy = join(dir, `floor-replay-${batch}.db`);
   for (const suffix of ["", "-wal", "-shm"]) rmSync(copy + suffix, { force: true });
   copyFileSync(capture.startFile, copy);
-  const output = execFileSync(process.execPath, ["--import", "tsx", join(packageRoot, "bench", "serve", "floor", "replay.ts"), join(dir, "floor-capture.json"), copy, String(batch)], {
+  const output = execFileSync(process.execPath, [scriptPath("floor-replay"), join(dir, "floor-capture.json"), copy, String(batch)], {
     cwd: packageRoot,
     encoding: "utf8",
   });

@@ -2,7 +2,7 @@
  * The floor: better-sqlite3 alone replaying the captured creates (capture.ts) on a copy of the
  * database as it was before them, in a process of its own:
  *
- *   node --import tsx bench/serve/floor/replay.ts <capture.json> <copy.db> <creates per transaction>
+ *   node <built floor-replay.mjs> <capture.json> <copy.db> <creates per transaction>   (scripts.ts builds it)
  *
  * The writer's own transaction control is replaced (plan.ts): one BEGIN IMMEDIATE … COMMIT around
  * every `batch` captured transactions (1: one commit per create, as a request does; 50: what group
