@@ -55,10 +55,8 @@ export function createHostLog(options: HostLogOptions): HostLog {
     access(line) {
       // By route template, so the probes of an app mounted under a prefix are recognised too.
       if (!options.logProbes && line.status < 400 && probeRoutes.has(line.route)) return;
-      // pino writes its own time and msg; the rest of the line goes as it is.
-      const { msg, time: _time, ...fields } = line;
-      if (line.status >= 500) logger.error(fields, msg);
-      else logger.info(fields, msg);
+      const level = line.status >= 500 ? "error" : "info";
+      if (logger.isLevelEnabled(level)) destination.write(accessLineText(level, line));
     },
     unexpected(error, { requestId }) {
       // Name, message and stack only (not pino's `err` serializer, which copies every property: a
@@ -87,4 +85,24 @@ function standardOutput(): DestinationStream {
     }
   });
   return lines;
+}
+
+const quoted = JSON.stringify;
+/** A number as JSON writes it: `null` for one that is not finite. */
+const number = (value: number): string => (Number.isFinite(value) ? String(value) : "null");
+
+/**
+ * The access line as pino writes a line of this logger (`level`, `time`, the fields, `msg`), with
+ * the line's own time, written directly: its members are known and few, so there is no object to
+ * copy without `msg` and `time` and no walk over its keys. Through pino it cost about twice as
+ * much, and it is written on every request.
+ */
+export function accessLineText(level: "info" | "error", line: AccessLogLine): string {
+  let text = `{"level":"${level}","time":${quoted(line.time)},"requestId":${quoted(line.requestId)},"method":${quoted(line.method)},"route":${quoted(line.route)},"path":${quoted(line.path)},"status":${number(line.status)},"durationMs":${number(line.durationMs)}`;
+  if (line.keyId !== undefined) text += `,"keyId":${quoted(line.keyId)}`;
+  if (line.sessionId !== undefined) text += `,"sessionId":${quoted(line.sessionId)}`;
+  if (line.organizationId !== undefined) text += `,"organizationId":${quoted(line.organizationId)}`;
+  if (line.code !== undefined) text += `,"code":${quoted(line.code)}`;
+  if (line.errorName !== undefined) text += `,"errorName":${quoted(line.errorName)}`;
+  return `${text},"msg":${quoted(line.msg)}}\n`;
 }

@@ -2,10 +2,13 @@
 // access line's fields, probes left out unless asked, unexpected errors with their stack under
 // the request id, and never a key, a query or a body.
 import { Writable } from "node:stream";
+import fc from "fast-check";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { createCaseKitApp } from "../../server/index.js";
 import { apiBasePath } from "../../server/route.js";
-import { createHostLog } from "../../server/host-log.js";
+import { accessLineText, createHostLog } from "../../server/host-log.js";
+import type { AccessLogLine } from "../../server/handle.js";
 import type { HostLogOptions } from "../../server/host-log.js";
 import { bearer, inProcess } from "./http.js";
 import { makeWorld, validCase } from "./world.js";
@@ -98,5 +101,38 @@ describe("the host log", () => {
     log.logger.warn("a warning");
     await log.flush();
     expect(lines.map((line) => [line.level, line.msg])).toEqual([["warn", "a warning"]]);
+  });
+
+  it("writes an access line exactly as pino wrote it, member for member and in the same order", () => {
+    // The reference: this logger's pino settings, with the line's time as pino's timestamp.
+    let written = "";
+    const destination = { write: (text: string) => void (written = text) };
+    const line = fc.record(
+      {
+        msg: fc.constant("request" as const),
+        time: fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+        requestId: fc.string(),
+        method: fc.string(),
+        route: fc.string(),
+        path: fc.string({ unit: "binary" }),
+        status: fc.integer({ min: 100, max: 599 }),
+        durationMs: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY)),
+        keyId: fc.string(),
+        sessionId: fc.string(),
+        organizationId: fc.string(),
+        code: fc.constantFrom("invalid_key", "not_found", "internal_error") as fc.Arbitrary<NonNullable<AccessLogLine["code"]>>,
+        errorName: fc.string({ unit: "grapheme" }),
+      },
+      { requiredKeys: ["msg", "time", "requestId", "method", "route", "path", "status", "durationMs"] },
+    );
+    fc.assert(
+      fc.property(line, fc.constantFrom("info" as const, "error" as const), (value, level) => {
+        const reference = pino({ level: "info", base: null, timestamp: () => `,"time":${JSON.stringify(value.time)}`, formatters: { level: (label) => ({ level: label }) } }, destination);
+        const { msg, time: _time, ...fields } = value;
+        reference[level](fields, msg);
+        expect(accessLineText(level, value)).toBe(written);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
