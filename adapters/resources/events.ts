@@ -100,12 +100,12 @@ export function eventRepository(
   unsubscribed: (organizationId: string) => boolean,
 ): EventRepository {
   const codec = eventItemsCodec(dialect);
-  const dispatchedAt = (event: DomainEvent): string | null => (unsubscribed(event.organizationId) ? event.occurredAt : null);
+  /** The row of an event with its stored items: dispatched already when no subscription can reach it. */
+  const rowOf = (event: DomainEvent, items: StoredEvent["items"]): StoredEvent =>
+    Object.assign(eventWithItems(event, items), { dispatchedAt: unsubscribed(event.organizationId) ? event.occurredAt : null });
   // A single event's row is made in one go, after its items (see audit.ts toRow).
-  const stored = async (event: DomainEvent & { items?: readonly EventItem[] }): Promise<StoredEvent> => {
-    const items = event.items ? ((await groups.store("events", event.organizationId, event.id, event.items, codec)) as StoredEvent["items"]) : null;
-    return Object.assign(eventWithItems(event, items), { dispatchedAt: dispatchedAt(event) });
-  };
+  const stored = async (event: DomainEvent & { items?: readonly EventItem[] }): Promise<StoredEvent> =>
+    rowOf(event, event.items ? ((await groups.store("events", event.organizationId, event.id, event.items, codec)) as StoredEvent["items"]) : null);
   /** The row with its group's items read back (from its chunk rows when there are). */
   const readable = async (row: StoredEvent): Promise<DomainEvent & { items: EventItem[] | null }> =>
     eventWithItems(row, row.items === null ? null : await groups.load("events", row.organizationId, row.id, row.items, codec));
@@ -115,7 +115,7 @@ export function eventRepository(
     async appendGroup(event, items) {
       // Only this storage's writer knows where the items went.
       if (!(items instanceof StoredGroupItems) || items.log !== "events" || items.organizationId !== event.organizationId || items.groupId !== event.id) throw new Error("casekit: appendGroup takes the writer groupItems gave for this event");
-      await events.insert(Object.assign(eventWithItems(event, (await items.finish()) as StoredEvent["items"]), { dispatchedAt: dispatchedAt(event) }));
+      await events.insert(rowOf(event, (await items.finish()) as StoredEvent["items"]));
     },
     async appendMany(batch) {
       const rows: StoredEvent[] = [];

@@ -164,7 +164,7 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
     else {
       read = await readRow(organizationId, true);
       // The row's counters are behind the group's: they are written when the group settles.
-      if (read && carried) read = { ...copyOf(carried.counters), definitionsVersion: read.definitionsVersion, activeWebhooks: read.activeWebhooks };
+      if (read && carried) read = Object.assign(copyOf(carried.counters), { definitionsVersion: read.definitionsVersion, activeWebhooks: read.activeWebhooks });
     }
     if (!read) return undefined;
     if (!units) heldByUnit.set(unit, (units = new Map()));
@@ -241,7 +241,7 @@ export function organizationCounters(dialect: Dialect, executor: Executor, unit:
         changedByUnit.note(unit, organizationId);
         return;
       }
-      deferToEnd(unit, `organization-counters:${organizationId}`, async () => {
+      deferToEnd(unit, carryKey(organizationId), async () => {
         const counters = heldByUnit.get(unit)?.get(organizationId);
         if (counters) await store(executor, counters, organizationId);
       });

@@ -107,29 +107,28 @@ export function createCaseService(deps: CaseKitDeps): CaseService {
         const typeValue = parsed.typeValue ?? null;
         // What the type gives (markings, severity, custom fields), over what the body gave.
         const shaped = await shapeNewCase(deps, tx, principal, { typeValue, tlp: parsed.tlp, pap: parsed.pap, severity: parsed.severity, customFields: parsed.customFields }, omittedMarkings(input));
-        const body = parsed;
-        await checkReferences(tx, principal, body);
+        await checkReferences(tx, principal, parsed);
         const lifecycle = await caseLifecycleOf(deps, tx, principal.organizationId, typeValue);
-        const statusValue = body.statusValue === undefined ? firstNewStatus(lifecycle) : requireInitial(lifecycle, body.statusValue, "statusValue").key;
+        const statusValue = parsed.statusValue === undefined ? firstNewStatus(lifecycle) : requireInitial(lifecycle, parsed.statusValue, "statusValue").key;
         const at = now.toISOString();
         const record: Case = {
           id: ids.next("case"),
           organizationId: principal.organizationId,
           number,
-          title: body.title,
+          title: parsed.title,
           severity: shaped.severity,
-          description: body.description ?? null,
+          description: parsed.description ?? null,
           tlp: shaped.tlp,
           pap: shaped.pap,
           statusValue,
           typeValue,
-          assigneeId: body.assigneeId ?? null,
-          clientId: body.clientId ?? null,
-          source: body.source ?? null,
-          sourceRef: body.sourceRef ?? null,
-          tags: body.tags,
-          teams: body.teams,
-          organizations: [...new Set(body.organizations)],
+          assigneeId: parsed.assigneeId ?? null,
+          clientId: parsed.clientId ?? null,
+          source: parsed.source ?? null,
+          sourceRef: parsed.sourceRef ?? null,
+          tags: parsed.tags,
+          teams: parsed.teams,
+          organizations: [...new Set(parsed.organizations)],
           customFields: shaped.customFields,
           closedAt: null,
           createdAt: at,
