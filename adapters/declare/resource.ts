@@ -49,11 +49,14 @@ export interface IndexSpec<K extends string> {
  * those the subquery `sql` (marks bound as a condition's) yields, in the form of the dialect's
  * `idAmong`, which keeps the list's own index order. With `each`, a condition's or idAmong's value
  * is a list with one value per `?`, bound in order (a rule over several values of one kind).
+ * With `holdsFrom`, a condition bound to a number at least that large holds for every row the
+ * declaration allows, and the statement leaves it out: a bound on markings at the highest level
+ * compares nothing, and a list or a bulk then pays no lookup per row for it (a task's case).
  */
 export type FilterSpec<K extends string> =
   | { kind: "equals" | "anyOf" | "range" | "atLeast" | "below" | "contains"; column: K }
   | { kind: "jsonTags"; column: K; key?: string }
-  | { kind: "condition" | "idAmong"; column: K; sql: string; each?: true };
+  | { kind: "condition" | "idAmong"; column: K; sql: string; each?: true; holdsFrom?: number };
 
 export interface ResourceSpec<C extends Record<string, Column>, F extends Record<string, FilterSpec<keyof C & string>>> {
   table: string;

@@ -238,6 +238,7 @@ function matching(resource: Resource, dialect: Dialect, tenantId: string | null,
       if (spec.kind === "jsonTags") params.push(dialect.jsonNames ? dialect.jsonNames(values as readonly string[], spec.key) : dialect.list(values));
       else params.push(dialect.list(values.map((v) => encodeValue(column, v))));
     } else if (spec.kind === "condition" || spec.kind === "idAmong") {
+      if (spec.holdsFrom !== undefined && typeof value === "number" && value >= spec.holdsFrom) continue;
       if (spec.each) {
         const values = value as readonly unknown[];
         if (values.length !== marks) throw new Error(`casekit: filter ${name} binds ${marks} values, was given ${values.length}`);

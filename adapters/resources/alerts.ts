@@ -5,6 +5,7 @@
  * soft-deleted alerts too (restore, an admin's view), and alerts by source
  * (alert-source-counts.ts).
  */
+import { highestTlp } from "../../core/access/clearance.js";
 import type { Alert, AlertFilter, AlertTag } from "../../core/alerts/types.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { AlertRepository } from "../../core/ports/storage.js";
@@ -87,7 +88,7 @@ export const alertResource = defineResource({
     },
   ],
   filters: {
-    maxTlp: { kind: "condition", column: "tlp", sql: "tlp <= ?" },
+    maxTlp: { kind: "condition", column: "tlp", sql: "tlp <= ?", holdsFrom: highestTlp },
     statusValue: { kind: "anyOf", column: "statusValue" },
     severity: { kind: "anyOf", column: "severity" },
     assigneeId: { kind: "anyOf", column: "assigneeId" },

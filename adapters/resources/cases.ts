@@ -3,6 +3,7 @@
  * port's CaseRepository is the generic repository plus one read written once for both dialects:
  * a case of another organization shared with the viewer.
  */
+import { highestTlp } from "../../core/access/clearance.js";
 import type { Case, CaseFilter, CaseTag } from "../../core/cases/types.js";
 import type { CaseRepository } from "../../core/ports/storage.js";
 import { id, int, json, text, timestamp } from "../declare/columns.js";
@@ -60,7 +61,7 @@ export const caseResource = defineResource({
   // Listed far more often than any case is written: a page of 50 reads 50 stored texts.
   storedRecord: true,
   filters: {
-    maxTlp: { kind: "condition", column: "tlp", sql: "tlp <= ?" },
+    maxTlp: { kind: "condition", column: "tlp", sql: "tlp <= ?", holdsFrom: highestTlp },
     statusValue: { kind: "anyOf", column: "statusValue" },
     severity: { kind: "anyOf", column: "severity" },
     tlp: { kind: "anyOf", column: "tlp" },

@@ -66,6 +66,7 @@ export const observableResource = defineResource({
     // lookups per row of the index the page walks. Scalar lookups, not EXISTS (as tasks): under
     // an OR, PostgreSQL may hash every case of the clearance for an EXISTS instead of probing
     // the few the page's rows name; a missing or deleted parent is a NULL, which no bound passes.
+    // So it never holds for every row (no `holdsFrom`): at any clearance it hides a deleted alert's observables.
     maxTlp: {
       kind: "condition",
       column: "tlp",

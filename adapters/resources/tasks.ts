@@ -3,6 +3,7 @@
  * port's TaskRepository is the generic repository plus three queries about a task's case (its
  * marking, the case's highest order, an open mandatory task), each written once for both dialects.
  */
+import { highestTlp } from "../../core/access/clearance.js";
 import type { TaskRepository } from "../../core/ports/storage.js";
 import { openTaskStatuses } from "../../core/tasks/lifecycle.js";
 import type { Task, TaskFilter } from "../../core/tasks/types.js";
@@ -58,6 +59,8 @@ export const taskResource = defineResource({
       kind: "condition",
       column: "tlp",
       sql: "tlp <= ? AND (SELECT cases.tlp FROM cases WHERE cases.id = tasks.case_id AND cases.organization_id = tasks.organization_id) <= ?",
+      // Every task has its case (a foreign key; cases are never removed): at the highest level nothing is compared.
+      holdsFrom: highestTlp,
     },
     caseId: { kind: "anyOf", column: "caseId" },
     status: { kind: "anyOf", column: "status" },

@@ -6,6 +6,7 @@
  * the row is written once when the unit ends (organization-counters.ts). The chain read in seq
  * order is SQL of its own here, written once for both dialects.
  */
+import { highestTlp } from "../../core/access/clearance.js";
 import { CaseKitError } from "../../core/errors.js";
 import type { TlpAuditRepository } from "../../core/ports/storage.js";
 import { extendsChain } from "../../core/tlp/chain.js";
@@ -82,7 +83,7 @@ export const tlpAuditResource = defineResource({
     action: { kind: "anyOf", column: "action" },
     outcome: { kind: "equals", column: "outcome" },
     // The reader's clearance bounds both markings an entry names (null: no marking).
-    maxTlp: { kind: "condition", column: "tlpBefore", sql: "(tlp_before IS NULL OR tlp_before <= ?) AND (tlp_after IS NULL OR tlp_after <= ?)" },
+    maxTlp: { kind: "condition", column: "tlpBefore", sql: "(tlp_before IS NULL OR tlp_before <= ?) AND (tlp_after IS NULL OR tlp_after <= ?)", holdsFrom: highestTlp },
     actorId: { kind: "condition", column: "actorUserId", sql: "actor_user_id = ? OR actor_key_id = ?" },
     from: { kind: "atLeast", column: "at" },
     to: { kind: "below", column: "at" },

@@ -65,6 +65,8 @@ const widgets = defineResource({
     madeBefore: { kind: "below", column: "madeAt" },
     // Two marks, both bound to the one value.
     small: { kind: "condition", column: "size", sql: "size <= ? OR weight <= ?" },
+    // Declared to hold for every row from 10 on (as a bound on markings at the highest level).
+    light: { kind: "condition", column: "weight", sql: "weight <= ?", holdsFrom: 10 },
   },
   // Every read of a widget on SQLite reads the stored text; gadgets, gizmos and tallies build theirs.
   storedRecord: true,
@@ -426,6 +428,24 @@ describe.each(dialects)("a declared resource on %s", (name, open) => {
     expect(await ids({ small: 2 })).toEqual([a.id, b.id]);
     expect(await ids({ small: 0 })).toEqual([]);
     expect(listQuery(widgets, setup.dialect, org, { small: 2 }, { limit: 5, order: "asc" })!.params).toEqual([org, 2, 2, 5]);
+  });
+
+  it("a condition bound at or above its holdsFrom is left out of the statement; below it, it filters", async () => {
+    const a = widget({ weight: 2 });
+    const b = widget({ weight: 12 });
+    for (const w of [a, b]) await repo.insert(w);
+    const ids = async (filters: Parameters<typeof repo.list>[1]) => (await repo.list(org, filters, { limit: 50, order: "asc" })).map((w) => w.id);
+    const bare = listQuery(widgets, setup.dialect, org, {}, { limit: 5, order: "asc" })!;
+    for (const bound of [10, 11]) {
+      const left = listQuery(widgets, setup.dialect, org, { light: bound }, { limit: 5, order: "asc" })!;
+      expect(left).toEqual(bare);
+      // Proof that nothing compares: b breaks the declared rule, and is listed anyway.
+      expect(await ids({ light: bound })).toEqual([a.id, b.id]);
+    }
+    const kept = listQuery(widgets, setup.dialect, org, { light: 9 }, { limit: 5, order: "asc" })!;
+    expect(kept.text).toMatch(/weight <= (\?|\$2)/);
+    expect(kept.params).toEqual([org, 9, 5]);
+    expect(await ids({ light: 9 })).toEqual([a.id]);
   });
 
   it("updateMany writes each live record of the tenant, counts them, and words a clash", async () => {
