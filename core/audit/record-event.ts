@@ -45,7 +45,7 @@ export function newAuditEvent(deps: Pick<CaseKitDeps, "ids">, note: Omit<AuditNo
 
 /** Writes one audit event inside the caller's unit of work (chained there, like every event). */
 export async function recordAuditEvent(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, note: AuditNote): Promise<void> {
-  await tx.audit.append(newAuditEvent(deps, { ...note, changes: maskSecrets(note.changes ?? []), tlp: note.tlp ?? null, bulkRequestId: null }));
+  await tx.audit.append(newAuditEvent(deps, { ...note, changes: maskSecrets([...(note.changes ?? [])]), tlp: note.tlp ?? null, bulkRequestId: null }));
 }
 
 /**

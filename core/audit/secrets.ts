@@ -10,11 +10,26 @@ export const maskedValue = "[masked]";
  * (`start`, `secretStart`) and dates (`previousSecretExpiresAt`) are not secrets.
  */
 export function isSecretPath(path: string): boolean {
-  return path.split(".").some((segment) => /(hash|secret|token|password)$/i.test(segment) || /^authconfig$/i.test(segment));
+  let secret = secretPaths.get(path);
+  if (secret === undefined) {
+    secret = path.split(".").some((segment) => /(hash|secret|token|password)$/i.test(segment) || /^authconfig$/i.test(segment));
+    if (secretPaths.size < secretPathsMax) secretPaths.set(path, secret);
+  }
+  return secret;
 }
 
+/**
+ * Paths already judged: the same few (a record's fields) recur in every change, 100 000 times in
+ * a bulk. Bounded, so paths from clients' own data (custom field keys) cannot grow it without
+ * limit; past the bound a path is judged each time.
+ */
+const secretPaths = new Map<string, boolean>();
+const secretPathsMax = 4096;
+
 /** The changes with every secret value masked; null stays null (a secret set or cleared still shows). */
-export function maskSecrets(changes: readonly AuditChange[]): AuditChange[] {
+export function maskSecrets(changes: AuditChange[]): AuditChange[] {
+  // Most changes hold no secret: the list itself is then the answer, not a copy of it.
+  if (!changes.some((change) => isSecretPath(change.path))) return changes;
   return changes.map((change) =>
     isSecretPath(change.path) ? { path: change.path, before: mask(change.before), after: mask(change.after) } : change,
   );

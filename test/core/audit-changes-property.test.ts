@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diffChanges } from "../../core/audit/changes.js";
 import { canonicalJson } from "../../core/log/chain.js";
-import { maskSecrets } from "../../core/audit/secrets.js";
+import { isSecretPath, maskedValue, maskSecrets } from "../../core/audit/secrets.js";
 import type { AuditChange } from "../../core/audit/types.js";
 
 const isPlain = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -47,5 +47,29 @@ describe("diffChanges", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+/** The rule of secrets.ts, stated plainly, judged afresh every time. */
+const secretByRule = (path: string): boolean => path.split(".").some((segment) => /(hash|secret|token|password)$/i.test(segment) || /^authconfig$/i.test(segment));
+
+describe("secret paths, judged once and remembered", () => {
+  it("are judged by the rule every time, before and after the paths remembered reach their bound", () => {
+    const seen = ["secret", "keyHash", "customFields.apiToken", "authConfig.header", "secretStart", "title", "customFields.x"];
+    for (const path of seen) expect(isSecretPath(path)).toBe(secretByRule(path));
+    // Past the bound (4096 paths remembered), new paths are judged each time, and alike.
+    for (let i = 0; i < 5000; i++) expect(isSecretPath(`customFields.f${i}${i % 3 === 0 ? "Password" : ""}`)).toBe(i % 3 === 0);
+    for (const path of seen) expect(isSecretPath(path)).toBe(secretByRule(path));
+    fc.assert(fc.property(fc.array(fc.constantFrom("a", "token", "Hash", "authconfig", "x", "password1", "."), { maxLength: 4 }).map((parts) => parts.join(".")), (path) => isSecretPath(path) === secretByRule(path)));
+  });
+
+  it("mask what they hold in a new list and leave the caller's alone; a list without one is answered as it is", () => {
+    const plain: AuditChange[] = [{ path: "title", before: "a", after: "b" }];
+    expect(maskSecrets(plain)).toBe(plain);
+    const secret: AuditChange[] = [{ path: "title", before: "a", after: "b" }, { path: "secret", before: null, after: "s3cr3t" }];
+    const masked = maskSecrets(secret);
+    expect(masked).not.toBe(secret);
+    expect(masked).toEqual([{ path: "title", before: "a", after: "b" }, { path: "secret", before: null, after: maskedValue }]);
+    expect(secret[1]!.after).toBe("s3cr3t");
   });
 });
