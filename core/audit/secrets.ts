@@ -1,3 +1,4 @@
+import { rememberBounded } from "../bounded-map.js";
 import type { AuditChange } from "./types.js";
 
 /** What a masked value reads as. */
@@ -13,15 +14,15 @@ export function isSecretPath(path: string): boolean {
   let secret = secretPaths.get(path);
   if (secret === undefined) {
     secret = path.split(".").some((segment) => /(hash|secret|token|password)$/i.test(segment) || /^authconfig$/i.test(segment));
-    if (secretPaths.size < secretPathsMax) secretPaths.set(path, secret);
+    rememberBounded(secretPaths, path, secret, secretPathsMax);
   }
   return secret;
 }
 
 /**
  * Paths already judged: the same few (a record's fields) recur in every change, 100 000 times in
- * a bulk. Bounded, so paths from clients' own data (custom field keys) cannot grow it without
- * limit; past the bound a path is judged each time.
+ * a bulk. Bounded (rememberBounded), so paths from clients' own data (custom field keys) cannot
+ * grow it without limit.
  */
 const secretPaths = new Map<string, boolean>();
 const secretPathsMax = 4096;

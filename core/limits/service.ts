@@ -89,14 +89,22 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     return limits;
   }
 
-  /** One spend of `limits` at `now`: at once on a store in this process (updateNow), else a promise. */
+  /**
+   * One spend of `limits` at `now`: at once on a store in this process (updateNow), else a
+   * promise. Never throws: a store that fails at once answers as a rejected promise, as a remote
+   * store's failure would, so every caller handles one kind of failure.
+   */
   function spend(key: string, limits: RateLimits, now: number, options: DecideOptions): LimitDecision | Promise<LimitDecision> {
     const next = (state: LimiterState | null) => {
       const { state: after, decision } = decide(limits, state, now, options);
       return { state: after, result: decision };
     };
     const store = config.store;
-    return store.updateNow !== undefined ? store.updateNow(key, next) : store.update(key, next);
+    try {
+      return store.updateNow !== undefined ? store.updateNow(key, next) : store.update(key, next);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** A store that cannot be reached: null (admitted unmetered) when the failure mode is open, else refused. */
@@ -111,13 +119,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     // The early spend counts only when it went to this very meter with these very limits (the
     // limits are one object per tier and policy object, see limitsOf); otherwise it is spent again.
     const matches = early !== undefined && early.metered.meter === metered.meter && early.metered.limits === metered.limits;
-    let decision: LimitDecision | Promise<LimitDecision>;
-    try {
-      decision = matches ? early.decision : spend(metered.meter, metered.limits, deps.clock.now().getTime(), { cost: 1 });
-    } catch (error) {
-      // A store that fails at once still answers as a promise, as a remote store's failure would.
-      return Promise.resolve().then(() => unreachable(error));
-    }
+    const decision = matches ? early.decision : spend(metered.meter, metered.limits, deps.clock.now().getTime(), { cost: 1 });
     return decision instanceof Promise ? decision.catch(unreachable) : decision;
   }
 
