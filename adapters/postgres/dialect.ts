@@ -74,10 +74,22 @@ const nameOf = (text: string): string => {
  * its SAVEPOINT and its ROLLBACK TO would fail with it (the transaction is aborted until then),
  * so statements sent meanwhile wait for it to end.
  */
-export function postgresExecutor(client: pg.ClientBase): Executor {
+export function postgresExecutor(client: pg.ClientBase, giveWay?: () => Promise<void> | undefined): Executor {
   /** Settles when the guarded statement in progress, if any, has ended. */
   let guarding: Promise<void> | undefined;
-  const send = (text: string, params: readonly unknown[]) => sendQuery(client, text, params, nameOf(text));
+  const sendNow = (text: string, params: readonly unknown[]) => sendQuery(client, text, params, nameOf(text));
+  const sendAfter = async (waiting: Promise<void>, text: string, params: readonly unknown[]) => {
+    await waiting;
+    return sendNow(text, params);
+  };
+  // A long unit's statement first gives way to short units (short-units-first.ts); most find none.
+  const send =
+    giveWay === undefined
+      ? sendNow
+      : (text: string, params: readonly unknown[]) => {
+          const waiting = giveWay();
+          return waiting === undefined ? sendNow(text, params) : sendAfter(waiting, text, params);
+        };
   const afterGuarded = async (text: string, params: readonly unknown[]) => {
     while (guarding !== undefined) await guarding;
     return send(text, params);

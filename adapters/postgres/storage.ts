@@ -2,7 +2,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import { CaseKitError } from "../../core/errors.js";
-import type { Storage, StorageStats, UnitOfWork } from "../../core/ports/storage.js";
+import type { Storage, StorageStats, TransactionOptions, UnitOfWork } from "../../core/ports/storage.js";
 import { resolveMigrationsFolder } from "../shared/migrations-folder.js";
 import { postgresDialect, postgresExecutor } from "./dialect.js";
 import { translateError } from "./errors.js";
@@ -13,6 +13,7 @@ import { createUnitOfWork } from "../resources/unit-of-work.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { finishUnit } from "../shared/unit-state.js";
 import { perTurn } from "../shared/per-turn.js";
+import { ShortUnitsFirst } from "../shared/short-units-first.js";
 
 interface CommonOptions {
   /**
@@ -23,6 +24,11 @@ interface CommonOptions {
   schema?: string;
   /** Where the migrations are; found next to the package by default (see resolveMigrationsFolder). */
   migrationsFolder?: string;
+  /**
+   * The longest (ms) a long unit's statement (a selectAll bulk's) waits while other units are in
+   * flight (../shared/short-units-first.ts); 20 by default, 0 never waits.
+   */
+  giveWayMs?: number;
 }
 
 export type PostgresStorageOptions =
@@ -62,6 +68,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
 
   const organizationsTable = schema === undefined ? "organizations" : `"${schema}".organizations`;
   const accessVersionsText = `SELECT id, access_version FROM ${organizationsTable} WHERE id = ANY($1::text[])`;
+  /** Long units (bulks) give way to the others: their statements and breathers wait while short work is in flight. */
+  const shortFirst = new ShortUnitsFirst(options.giveWayMs);
+  const giveWay = options.giveWayMs === 0 ? undefined : () => shortFirst.turn();
   const versionsPerTurn = perTurn<string, number | null>(async (organizationIds) => {
     try {
       const { rows } = await sendQuery<{ id: string; access_version: number | string }>(pool, accessVersionsText, [organizationIds]);
@@ -136,7 +145,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
 
   async function runUnit<T>(client: pg.PoolClient, unit: UnitState, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
     try {
-      const result = await work(createUnitOfWork(postgresDialect, postgresExecutor(client), unit));
+      const result = await work(createUnitOfWork(postgresDialect, postgresExecutor(client, unit.giveWay), unit));
       await finishUnit(unit);
       return result;
     } finally {
@@ -145,23 +154,26 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
   }
 
   return {
-    transaction<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
-      return withConnection(async (client, discard) => {
-        await sendQuery(client, "begin");
-        let result: T;
-        try {
-          result = await runUnit(client, { open: true, writable: true }, work);
-        } catch (error) {
-          await sendQuery(client, "rollback").catch(discard);
-          throw error;
-        }
-        await sendQuery(client, "commit");
-        return result;
-      });
+    transaction<T>(work: (tx: UnitOfWork) => Promise<T>, unitOptions?: TransactionOptions): Promise<T> {
+      const long = unitOptions?.long === true;
+      const unit = () =>
+        withConnection(async (client, discard) => {
+          await sendQuery(client, "begin");
+          let result: T;
+          try {
+            result = await runUnit(client, long && giveWay ? { open: true, writable: true, giveWay } : { open: true, writable: true }, work);
+          } catch (error) {
+            await sendQuery(client, "rollback").catch(discard);
+            throw error;
+          }
+          await sendQuery(client, "commit");
+          return result;
+        });
+      return long ? unit() : shortFirst.short(unit);
     },
 
     read<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
-      return withConnection((client) => runUnit(client, { open: true, writable: false }, work));
+      return shortFirst.short(() => withConnection((client) => runUnit(client, { open: true, writable: false }, work)));
     },
 
     /**
@@ -174,7 +186,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
      */
     async accessVersion(organizationId: string): Promise<number | null> {
       ensureOpen();
-      return versionsPerTurn.get(organizationId);
+      return shortFirst.short(() => versionsPerTurn.get(organizationId));
     },
 
     migrate(): Promise<void> {

@@ -62,7 +62,7 @@ class UnitParts {
   }
 
   groups() {
-    return groupItems(this.declared(logGroupItemsResource));
+    return groupItems(this.declared(logGroupItemsResource), this.unit.giveWay);
   }
 
   counters() {

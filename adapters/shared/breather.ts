@@ -4,19 +4,23 @@
  */
 
 /** The longest stretch (ms) of such work before the event loop gets a turn. */
-export const defaultBreatherSliceMs = 2;
+export const defaultBreatherSliceMs = 0.5;
 
 /**
  * Answers a promise of one event-loop turn once `sliceMs` have passed since the last turn, and
  * undefined otherwise (nothing to wait for: work split into many small pieces, such as hashing a
- * bulk's group entry record by record, pays a clock read per piece, not a promise).
+ * bulk's group entry record by record, pays a clock read per piece, not a promise). In a long unit
+ * that gives way to short ones (`giveWay`, short-units-first.ts) the turn also waits for them.
  */
-export function breather(sliceMs = defaultBreatherSliceMs): () => Promise<void> | undefined {
+export function breather(sliceMs = defaultBreatherSliceMs, giveWay?: () => Promise<void> | undefined): () => Promise<void> | undefined {
   let since = performance.now();
+  const turned = (): void => {
+    since = performance.now();
+  };
   return () => {
     if (performance.now() - since < sliceMs) return undefined;
-    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      since = performance.now();
-    });
+    return new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => giveWay?.())
+      .then(turned);
   };
 }

@@ -37,14 +37,15 @@ export interface GroupItems {
   loadOne<T>(log: GroupLog, organizationId: string, groupId: string, stored: unknown, position: number, codec: ItemsCodec<T>): Promise<T | undefined>;
 }
 
-export function groupItems(chunks: DeclaredRepository<LogGroupItemsRow, object>): GroupItems {
+/** `giveWay`: the unit's, when it is a long one that gives short ones the thread (unit-state.ts). */
+export function groupItems(chunks: DeclaredRepository<LogGroupItemsRow, object>, giveWay?: () => Promise<void> | undefined): GroupItems {
   return {
     async store(log, organizationId, groupId, items, codec) {
-      const writer = new StoredGroupItems(chunks, log, organizationId, groupId, codec);
+      const writer = new StoredGroupItems(chunks, log, organizationId, groupId, codec, giveWay);
       await writer.add(items);
       return writer.finish();
     },
-    writer: (log, organizationId, groupId, codec) => new StoredGroupItems(chunks, log, organizationId, groupId, codec),
+    writer: (log, organizationId, groupId, codec) => new StoredGroupItems(chunks, log, organizationId, groupId, codec, giveWay),
     async load(log, organizationId, groupId, stored, codec) {
       if (!isChunked(stored)) return codec.decode(stored);
       // By the ids the marker implies, in id order (= chunk order). A chunk that is missing reads
@@ -77,7 +78,7 @@ export class StoredGroupItems<T> implements GroupItemsWriter<T> {
   private written = 0;
   private chunk = 0;
   private finished = false;
-  private readonly breathe = breather();
+  private readonly breathe: () => Promise<void> | undefined;
 
   constructor(
     private readonly chunks: DeclaredRepository<LogGroupItemsRow, object>,
@@ -86,7 +87,10 @@ export class StoredGroupItems<T> implements GroupItemsWriter<T> {
     readonly organizationId: string,
     readonly groupId: string,
     private readonly codec: ItemsCodec<T>,
-  ) {}
+    giveWay?: () => Promise<void> | undefined,
+  ) {
+    this.breathe = breather(undefined, giveWay);
+  }
 
   /** Items added so far. */
   get count(): number {

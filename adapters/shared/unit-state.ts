@@ -15,6 +15,12 @@ export interface UnitState {
   carry?: UnitCarry;
   /** Run once the unit's deferred writes are done, that is once it has succeeded (`onSuccess`). */
   succeeded?: Map<string, () => void>;
+  /**
+   * A long unit's way of giving short ones the thread (short-units-first.ts), where they share it
+   * (PostgreSQL): asked before each statement and at each breather turn; undefined when there is
+   * nothing to wait for. Absent in every other unit.
+   */
+  giveWay?: () => Promise<void> | undefined;
 }
 
 /**

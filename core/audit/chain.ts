@@ -1,6 +1,6 @@
 import type { ChainHead, ChainVerdict } from "../log/chain.js";
-import { linkHash, linkHashInTurns, verifyLinks } from "../log/chain.js";
-import type { ChainedAuditRow, NewAuditEvent } from "./types.js";
+import { MappedField, linkHash, linkHashInTurns, verifyLinks } from "../log/chain.js";
+import type { AuditItem, ChainedAuditRow, NewAuditEvent } from "./types.js";
 
 /** How many chain positions a row covers: one per record of a group, else one. */
 export const spanOf = (row: Pick<NewAuditEvent, "items">): number => (row.items ? row.items.length : 1);
@@ -16,8 +16,11 @@ export function hashAuditRow(row: Omit<ChainedAuditRow, "hash">): string {
   return linkHash(row.prevHash, hashedFields(row));
 }
 
-/** The fields hashAuditRow covers, in its order. */
-function hashedFields(row: Omit<ChainedAuditRow, "hash">): unknown[] {
+/** What a group's item is hashed as. */
+const hashedItem = (item: AuditItem): unknown[] => [item.resourceId, item.caseId ?? null, item.tlp ?? null, item.changes];
+
+/** The fields hashAuditRow covers, in its order; `inTurns`: a group's items as a MappedField, for linkHashInTurns. */
+function hashedFields(row: Omit<ChainedAuditRow, "hash">, inTurns = false): unknown[] {
   const fields: unknown[] = [
     row.id,
     row.organizationId,
@@ -38,7 +41,7 @@ function hashedFields(row: Omit<ChainedAuditRow, "hash">): unknown[] {
     row.bulkRequestId,
     row.tlp,
   ];
-  if (row.items !== undefined) fields.push(row.items.map((item) => [item.resourceId, item.caseId ?? null, item.tlp ?? null, item.changes]));
+  if (row.items !== undefined) fields.push(inTurns ? new MappedField(row.items, hashedItem) : row.items.map(hashedItem));
   return fields;
 }
 
@@ -73,7 +76,7 @@ export async function chainAuditRowsInTurns(head: ChainHead, events: readonly Ne
     };
     if (event.items !== undefined) row.items = event.items;
     // A single event is a few hundred characters: hashed in one go (no Hash object, no pieces).
-    row.hash = row.items === undefined ? hashAuditRow(row) : await linkHashInTurns(row.prevHash, hashedFields(row), turn);
+    row.hash = row.items === undefined ? hashAuditRow(row) : await linkHashInTurns(row.prevHash, hashedFields(row, true), turn);
     rows.push(row);
     previous = { seq: lastSeqOf(row), hash: row.hash };
   }

@@ -91,9 +91,15 @@ export async function recordBulkChanges(deps: Pick<CaseKitDeps, "ids">, tx: Unit
   if (bulk.events.items.count !== bulk.audit.length) throw new Error("casekit: a bulk's audit and event items must list the same records");
   // Nothing added, nothing written (the writer writes rows only past a chunk's worth of items).
   if (bulk.audit.length === 0) return;
-  const cases = new Set(bulk.audit.map((item) => item.caseId ?? null));
-  // The group names a case when all its records live in the same one, so a case's trail finds it by index.
-  const [shared] = cases.size === 1 ? [...cases] : [null];
+  // The group names a case when all its records live in the same one, so a case's trail finds it
+  // by index. A loop that stops at the first other case, not a set of 100 000 (one stretch of 12 ms).
+  let shared = bulk.audit[0]!.caseId ?? null;
+  for (const item of bulk.audit) {
+    if ((item.caseId ?? null) !== shared) {
+      shared = null;
+      break;
+    }
+  }
   const { entry, event } = recordsOf(
     deps,
     actor,

@@ -40,6 +40,17 @@ describe("bulk operations and list views recorded once", () => {
     return made;
   }
 
+  it("a bulk's audit row names the case its records share, and none when they live in two", async () => {
+    const one = await tasks(3, () => 1);
+    const other = await tasks(2, () => 1);
+    const groupCase = (bulkRequestId: string) => (db.prepare("SELECT case_id FROM audit_log WHERE bulk_request_id = ? AND items IS NOT NULL").all(bulkRequestId) as { case_id: string | null }[]).map((row) => row.case_id);
+    const shared = await kit.tasks.bulkUpdate(admin, { ids: one.map((t) => t.id), fields: { mandatory: true } });
+    expect(groupCase(shared.bulkRequestId)).toEqual([one[0]!.caseId]);
+    // The first two records share a case; the third lives in another.
+    const spread = await kit.tasks.bulkUpdate(admin, { ids: [one[0]!.id, one[1]!.id, other[0]!.id], fields: { mandatory: false } });
+    expect(groupCase(spread.bulkRequestId)).toEqual([null]);
+  });
+
   /** Every entry of the TLP audit log API as `reader` walks it, `size` per page. */
   async function walkTlpLog(reader: Principal, size: number, query: Record<string, unknown> = {}): Promise<TlpAuditEntry[]> {
     const seen: TlpAuditEntry[] = [];

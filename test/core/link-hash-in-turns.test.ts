@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, linkHash, linkHashInTurns } from "../../core/log/chain.js";
+import { MappedField, canonicalJson, linkHash, linkHashInTurns } from "../../core/log/chain.js";
 import { createHash } from "node:crypto";
 
 // JSON-like values with what JSON.stringify treats specially: undefined (dropped from objects,
@@ -63,6 +63,17 @@ describe("a link's hash in turns", () => {
         // One offer per piece: the opening, a comma and a value per field (arrays element by element), the close.
         expect(offered).toBeGreaterThanOrEqual(2 + 2 * fields.length);
         expect(await linkHashInTurns(prevHash, fields, () => undefined)).toBe(whole);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("hashes a MappedField exactly as the array its elements make, for any list and fields around it", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string(), fc.array(value, { maxLength: 3 }), fc.array(value, { maxLength: 8 }), fc.array(value, { maxLength: 3 }), async (prevHash, before, list, after) => {
+        const element = (item: unknown) => [item, typeof item, null];
+        const whole = linkHash(prevHash, [...before, list.map(element), ...after]);
+        expect(await linkHashInTurns(prevHash, [...before, new MappedField(list, element), ...after], () => Promise.resolve())).toBe(whole);
       }),
       { numRuns: 300 },
     );

@@ -1,0 +1,117 @@
+/**
+ * Long units give way to short ones (adapters/shared/short-units-first.ts): a long unit's turn
+ * waits while short work is in flight, for at most the short work's first `longestWaitMs`, and a
+ * breather's turn in a long unit waits alike (adapters/shared/breather.ts).
+ */
+import { describe, expect, it } from "vitest";
+import { breather } from "../../adapters/shared/breather.js";
+import { ShortUnitsFirst } from "../../adapters/shared/short-units-first.js";
+
+/** Short work that runs until `end()` is called. */
+function heldWork(gate: ShortUnitsFirst): { done: Promise<string>; end: () => void; fail: () => void } {
+  let end!: () => void;
+  let fail!: () => void;
+  const held = new Promise<string>((resolve, reject) => {
+    end = () => resolve("short");
+    fail = () => reject(new Error("short work failed"));
+  });
+  return { done: gate.short(() => held), end, fail };
+}
+
+/** Whether `promise` settles within `ms` (its timer cleared either way: the file leaves no handle open). */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe("short units first", () => {
+  it("offers nothing to wait for while no short work is in flight", async () => {
+    const gate = new ShortUnitsFirst(60_000);
+    expect(gate.turn()).toBeUndefined();
+    await gate.short(async () => "done");
+    expect(gate.turn()).toBeUndefined();
+  });
+
+  it("holds a long unit's turn until the short work in flight has ended, and lets the short work's caller go first", async () => {
+    const gate = new ShortUnitsFirst(60_000);
+    const first = heldWork(gate);
+    const second = heldWork(gate);
+    const order: string[] = [];
+    const turn = gate.turn();
+    expect(turn).toBeDefined();
+    const turned = turn!.then(() => order.push("long"));
+    first.end();
+    await first.done;
+    expect(await settledWithin(turned, 30)).toBe(false);
+    second.end();
+    await second.done.then(() => order.push("short caller"));
+    await turned;
+    expect(order).toEqual(["short caller", "long"]);
+    expect(gate.turn()).toBeUndefined();
+  });
+
+  it("is released by short work that fails as by work that succeeds", async () => {
+    const gate = new ShortUnitsFirst(60_000);
+    const work = heldWork(gate);
+    const turn = gate.turn()!;
+    work.fail();
+    await expect(work.done).rejects.toThrow("short work failed");
+    expect(await settledWithin(turn, 1_000)).toBe(true);
+  });
+
+  it("counts short work only for its first longestWaitMs: a unit the long one blocks never stops it", async () => {
+    const gate = new ShortUnitsFirst(40);
+    const stuck = heldWork(gate);
+    const turn = gate.turn()!;
+    expect(turn).toBeDefined();
+    // Released by its time, the short work still in flight, and no later turn waits for it.
+    expect(await settledWithin(turn, 5_000)).toBe(true);
+    expect(gate.turn()).toBeUndefined();
+    // New short work holds long units again.
+    const fresh = heldWork(gate);
+    expect(gate.turn()).toBeDefined();
+    fresh.end();
+    stuck.end();
+    await Promise.all([fresh.done, stuck.done]);
+  });
+
+  it("makes a turn asked while others wait for a release wait for it too, so they go in order", async () => {
+    const gate = new ShortUnitsFirst(60_000);
+    const work = heldWork(gate);
+    const order: number[] = [];
+    const first = gate.turn()!.then(() => order.push(1));
+    work.end();
+    await work.done;
+    // The release is due (the next turn of the event loop); a turn asked now waits for it.
+    const second = gate.turn();
+    expect(second).toBeDefined();
+    await Promise.all([first, second!.then(() => order.push(2))]);
+    expect(order).toEqual([1, 2]);
+  });
+});
+
+describe("a breather in a long unit", () => {
+  it("waits at its turn for the unit's giveWay as well as for the event loop", async () => {
+    const gate = new ShortUnitsFirst(60_000);
+    const breathe = breather(0, () => gate.turn());
+    const work = heldWork(gate);
+    const pause = breathe();
+    expect(pause).toBeDefined();
+    expect(await settledWithin(pause!, 30)).toBe(false);
+    work.end();
+    await work.done;
+    expect(await settledWithin(pause!, 1_000)).toBe(true);
+  });
+
+  it("offers no turn before its slice has passed, with or without giveWay", () => {
+    const gate = new ShortUnitsFirst(60_000);
+    void heldWork(gate);
+    expect(breather(60_000, () => gate.turn())()).toBeUndefined();
+    expect(breather(60_000)()).toBeUndefined();
+  });
+});
