@@ -42,8 +42,9 @@ export interface TransactionOptions {
   /**
    * A unit that runs long (a selectAll bulk: hundreds of statements, a large commit). SQLite runs
    * it on a writer connection in a worker thread, so its statements and its COMMIT never hold
-   * the event loop (adapters/sqlite/long-units.ts); PostgreSQL needs nothing (its statements are
-   * already off the thread).
+   * the event loop (adapters/sqlite/long-units.ts). PostgreSQL runs its statements on the server
+   * but reads their rows on the thread that answers requests, so there a long unit gives way:
+   * its statements wait while other units are in flight (adapters/shared/short-units-first.ts).
    */
   long?: boolean;
 }
