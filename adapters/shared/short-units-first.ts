@@ -13,7 +13,9 @@
  *
  * Short work counts only for its first `longestWaitMs`: requests arriving back to back slow a
  * long unit down, never stop it, and a short unit that waits for the long one (a row the bulk
- * holds until it commits) does not make the bulk wait for it in turn.
+ * holds until it commits) does not make the bulk wait for it in turn. A wait that ran out while
+ * short work was still in flight (requests that never stop coming) earns long units as long
+ * again without waiting: under any load they keep at least half the time they would have had.
  */
 
 /** How long (ms) short work holds long units back. */
@@ -25,8 +27,16 @@ interface Running {
 
 export class ShortUnitsFirst {
   private readonly running = new Set<Running>();
-  private readonly waiting = new Set<() => void>();
+  /**
+   * The last wait asked for: every later turn waits behind it, so a long unit's statements are
+   * sent in the order it sent them (a bulk has its next page's read in flight beside a save).
+   */
+  private last: Promise<void> | undefined;
+  /** Ends the wait in progress, if any, once no short work holds long units back. */
+  private wake: (() => void) | undefined;
   private releasing = false;
+  /** Until when long units go without waiting, after a wait that ran out (performance.now() ms). */
+  private freeUntil = 0;
 
   constructor(private readonly longestWaitMs = defaultLongestWaitMs) {}
 
@@ -43,22 +53,40 @@ export class ShortUnitsFirst {
   }
 
   /**
-   * Undefined when no short work holds long units back (nothing to wait for, no promise made);
-   * otherwise a promise that settles once none does.
+   * Undefined when nothing holds long units back and no earlier turn is still waiting (nothing to
+   * wait for, no promise made); otherwise a promise that settles once the turns before it have and
+   * no short work holds long units back.
    */
   turn(): Promise<void> | undefined {
-    const until = this.heldUntil();
-    // Statements already waiting go first: one waiting means a release is due (releaseSoon).
-    if (until === undefined && this.waiting.size === 0) return undefined;
-    return new Promise<void>((resolve) => {
+    if (this.last === undefined && (performance.now() < this.freeUntil || this.heldUntil() === undefined)) return undefined;
+    const waited = this.waitAfter(this.last);
+    this.last = waited;
+    void waited.then(() => {
+      if (this.last === waited) this.last = undefined;
+    });
+    return waited;
+  }
+
+  private async waitAfter(previous: Promise<void> | undefined): Promise<void> {
+    if (previous !== undefined) await previous;
+    const asked = performance.now();
+    const until = asked < this.freeUntil ? undefined : this.heldUntil();
+    if (until === undefined) return;
+    await new Promise<void>((resolve) => {
       const go = (): void => {
         clearTimeout(timer);
-        this.waiting.delete(go);
+        this.wake = undefined;
         resolve();
       };
+      // Ran out with short work still in flight: long units have earned as long again.
+      const ranOut = (): void => {
+        const now = performance.now();
+        if (this.running.size > 0) this.freeUntil = Math.max(this.freeUntil, now + (now - asked));
+        go();
+      };
       // A timer counts whole milliseconds of the loop's cached clock: one more, so it never fires before `until`.
-      const timer = setTimeout(go, until === undefined ? 0 : Math.ceil(until - performance.now()) + 1);
-      this.waiting.add(go);
+      const timer = setTimeout(ranOut, Math.ceil(until - asked) + 1);
+      this.wake = go;
     });
   }
 
@@ -73,14 +101,13 @@ export class ShortUnitsFirst {
     return until;
   }
 
-  /** After the turn in which short work ended: lets the waiting statements go, unless other short work still holds them. */
+  /** After the turn in which short work ended: ends the wait in progress, unless other short work still holds it. */
   private releaseSoon(): void {
-    if (this.waiting.size === 0 || this.releasing) return;
+    if (this.wake === undefined || this.releasing) return;
     this.releasing = true;
     setImmediate(() => {
       this.releasing = false;
-      if (this.heldUntil() !== undefined) return;
-      for (const go of [...this.waiting]) go();
+      if (this.heldUntil() === undefined) this.wake?.();
     });
   }
 }

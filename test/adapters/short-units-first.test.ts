@@ -69,29 +69,76 @@ describe("short units first", () => {
     const stuck = heldWork(gate);
     const turn = gate.turn()!;
     expect(turn).toBeDefined();
-    // Released by its time, the short work still in flight, and no later turn waits for it.
+    // Released by its time, the short work still in flight, and no later turn waits for it, also
+    // past the time the wait earned (below).
     expect(await settledWithin(turn, 5_000)).toBe(true);
+    expect(gate.turn()).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 150));
     expect(gate.turn()).toBeUndefined();
     // New short work holds long units again.
     const fresh = heldWork(gate);
-    expect(gate.turn()).toBeDefined();
+    const held = gate.turn();
+    expect(held).toBeDefined();
     fresh.end();
     stuck.end();
-    await Promise.all([fresh.done, stuck.done]);
+    await Promise.all([fresh.done, stuck.done, held]);
   });
 
-  it("makes a turn asked while others wait for a release wait for it too, so they go in order", async () => {
+  it("after a wait that ran out with short work still coming, lets long units go as long again without waiting", async () => {
+    const gate = new ShortUnitsFirst(40);
+    const works = [heldWork(gate)];
+    // Short work that never stops coming: a new one every 5 ms, none ending.
+    const arriving = setInterval(() => works.push(heldWork(gate)), 5);
+    try {
+      const asked = performance.now();
+      await gate.turn();
+      const waited = performance.now() - asked;
+      expect(waited).toBeGreaterThanOrEqual(40);
+      // Earned: as long again without waiting, however much short work is in flight.
+      expect(gate.turn()).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, waited / 2));
+      expect(gate.turn()).toBeUndefined();
+      // Past it, young short work holds long units back again.
+      await new Promise((resolve) => setTimeout(resolve, waited + 5));
+      const again = gate.turn();
+      expect(again).toBeDefined();
+      await again;
+    } finally {
+      clearInterval(arriving);
+      for (const work of works) work.end();
+      await Promise.all(works.map((work) => work.done));
+    }
+  });
+
+  it("earns nothing from a wait that ended because the short work did", async () => {
+    const gate = new ShortUnitsFirst(60_000);
+    const work = heldWork(gate);
+    const turn = gate.turn()!;
+    work.end();
+    await Promise.all([work.done, turn]);
+    const next = heldWork(gate);
+    expect(gate.turn()).toBeDefined();
+    next.end();
+    await next.done;
+  });
+
+  it("makes a turn asked while an earlier one waits go after it, so a long unit's statements keep their order", async () => {
     const gate = new ShortUnitsFirst(60_000);
     const work = heldWork(gate);
     const order: number[] = [];
-    const first = gate.turn()!.then(() => order.push(1));
+    const turns = [gate.turn()!.then(() => order.push(1)), gate.turn()!.then(() => order.push(2))];
     work.end();
     await work.done;
-    // The release is due (the next turn of the event loop); a turn asked now waits for it.
-    const second = gate.turn();
-    expect(second).toBeDefined();
-    await Promise.all([first, second!.then(() => order.push(2))]);
-    expect(order).toEqual([1, 2]);
+    // Nothing holds long units back any more, but the first turn's release is still due (the next
+    // turn of the event loop): turns asked now go after it, in the order asked.
+    for (const n of [3, 4]) {
+      const turn = gate.turn();
+      expect(turn).toBeDefined();
+      turns.push(turn!.then(() => order.push(n)));
+    }
+    await Promise.all(turns);
+    expect(order).toEqual([1, 2, 3, 4]);
+    expect(gate.turn()).toBeUndefined();
   });
 });
 

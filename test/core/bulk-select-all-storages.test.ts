@@ -103,7 +103,22 @@ async function exercise(storage: Storage): Promise<void> {
       }
     }
 
-    const result = await kit.alerts.bulkAssign(admin, { options: { selectAll: true }, assigneeId: other.id });
+    // Reads in flight all along (three readers, each starting its next read as its last ends): on
+    // PostgreSQL the bulk's statements give way to them (adapters/shared/short-units-first.ts),
+    // and still go in the order the bulk sent them.
+    let reading = true;
+    let reads = 0;
+    const readers = Array.from({ length: 3 }, async () => {
+      while (reading) {
+        await storage.read((tx) => tx.alerts.list(organizationId, { maxTlp: 4 }, { limit: 5 }));
+        reads++;
+        // A read on SQLite settles without a turn of the event loop: one per read, as requests take.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    const result = await kit.alerts.bulkAssign(admin, { options: { selectAll: true }, assigneeId: other.id }).finally(() => (reading = false));
+    await Promise.all(readers);
+    expect(reads).toBeGreaterThan(0);
     expect(result).toMatchObject({ matched: alertCount, assigned: alertCount, skipped: [] });
     const after = await storage.read((tx) => tx.alerts.list(organizationId, { maxTlp: 4 }, { limit: alertCount }));
     expect(after).toHaveLength(alertCount);
