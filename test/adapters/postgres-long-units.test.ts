@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStorage } from "../../adapters/postgres/index.js";
 import type { Storage } from "../../core/index.js";
 import { freshSchemaName, postgresShouldRun, postgresUrl } from "../helpers/postgres.js";
+import { settledWithin } from "../helpers/settled-within.js";
 
 const schemas: string[] = [];
 const storages: Storage[] = [];
@@ -35,15 +36,14 @@ function hold(): { held: Promise<void>; release: () => void } {
   return { held, release };
 }
 
-/** Whether `promise` settles within `ms` (its timer cleared either way: the file leaves no handle open). */
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** A read unit held open until `release()`; `done` settles once it has ended. */
+function heldRead(storage: Storage): { done: Promise<unknown>; release: () => void } {
+  const { held, release } = hold();
+  const done = storage.read(async (tx) => {
+    await tx.organizations.idsAfter("", 1);
+    await held;
+  });
+  return { done, release };
 }
 
 /** A long unit of one statement, resolved once that statement has answered. */
@@ -52,15 +52,11 @@ const longStatement = (storage: Storage) => storage.transaction(async (tx) => (a
 describe.runIf(await postgresShouldRun("postgres-long-units"))("PostgreSQL: long units give way to short ones", () => {
   it("a long unit's statement waits while a read is in flight, and goes once it has ended", async () => {
     const storage = await storageWith(60_000);
-    const { held, release } = hold();
-    const reading = storage.read(async (tx) => {
-      await tx.organizations.idsAfter("", 1);
-      await held;
-    });
+    const reading = heldRead(storage);
     const long = longStatement(storage);
     expect(await settledWithin(long, 200)).toBe(false);
-    release();
-    await reading;
+    reading.release();
+    await reading.done;
     expect(await settledWithin(long, 5_000)).toBe(true);
   });
 
@@ -82,27 +78,49 @@ describe.runIf(await postgresShouldRun("postgres-long-units"))("PostgreSQL: long
     expect(await settledWithin(long, 5_000)).toBe(true);
   });
 
+  it("waits while an access-version read is in flight, on its own", async () => {
+    // A pool whose access-version reads answer only when the test lets them.
+    const pool = new pg.Pool({ connectionString: postgresUrl });
+    const schema = freshSchemaName("casekit_long_units");
+    schemas.push(schema);
+    const { held, release } = hold();
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, callback: unknown) => {
+      const text = (config as { text?: string }).text ?? "";
+      if (!text.includes("access_version")) return query(config, callback);
+      void held.then(() => query(config, callback));
+      return undefined;
+    };
+    const storage = createPostgresStorage({ pool, schema, giveWayMs: 60_000 });
+    try {
+      await storage.migrate();
+      const version = storage.accessVersion!("org_missing");
+      const long = longStatement(storage);
+      expect(await settledWithin(long, 200)).toBe(false);
+      release();
+      expect(await version).toBeNull();
+      expect(await settledWithin(long, 5_000)).toBe(true);
+    } finally {
+      await storage.close();
+      await pool.end();
+    }
+  });
+
   it("waits for a short unit only for its first giveWayMs: one the long unit blocks never stops it", async () => {
     const storage = await storageWith(50);
-    const { held, release } = hold();
-    const reading = storage.read(async () => {
-      await held;
-    });
+    const stuck = heldRead(storage);
     expect(await settledWithin(longStatement(storage), 5_000)).toBe(true);
     // The stuck read is past its time: the next long unit does not wait for it at all.
     expect(await settledWithin(longStatement(storage), 5_000)).toBe(true);
-    release();
-    await reading;
+    stuck.release();
+    await stuck.done;
   });
 
   it("with giveWayMs 0, a long unit never waits", async () => {
     const storage = await storageWith(0);
-    const { held, release } = hold();
-    const reading = storage.read(async () => {
-      await held;
-    });
+    const reading = heldRead(storage);
     expect(await settledWithin(longStatement(storage), 5_000)).toBe(true);
-    release();
-    await reading;
+    reading.release();
+    await reading.done;
   });
 });

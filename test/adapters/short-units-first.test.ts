@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { breather } from "../../adapters/shared/breather.js";
 import { ShortUnitsFirst } from "../../adapters/shared/short-units-first.js";
+import { settledWithin } from "../helpers/settled-within.js";
 
 /** Short work that runs until `end()` is called. */
 function heldWork(gate: ShortUnitsFirst): { done: Promise<string>; end: () => void; fail: () => void } {
@@ -16,17 +17,6 @@ function heldWork(gate: ShortUnitsFirst): { done: Promise<string>; end: () => vo
     fail = () => reject(new Error("short work failed"));
   });
   return { done: gate.short(() => held), end, fail };
-}
-
-/** Whether `promise` settles within `ms` (its timer cleared either way: the file leaves no handle open). */
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 describe("short units first", () => {
