@@ -63,14 +63,14 @@ const searchPaths = new WeakMap<pg.PoolClient, string>();
  */
 export function createPostgresStorage(options: PostgresStorageOptions): Storage {
   const schema = checkedSchema(options.schema);
+  /** Long units (bulks) give way to the others: their statements and breathers wait while short work is in flight. */
+  const shortFirst = new ShortUnitsFirst(options.giveWayMs);
+  const giveWay = options.giveWayMs === 0 ? undefined : () => shortFirst.turn();
   const owned = !("pool" in options);
   const pool = "pool" in options ? options.pool : ownPool({ connectionString: options.connectionString, max: options.max });
 
   const organizationsTable = schema === undefined ? "organizations" : `"${schema}".organizations`;
   const accessVersionsText = `SELECT id, access_version FROM ${organizationsTable} WHERE id = ANY($1::text[])`;
-  /** Long units (bulks) give way to the others: their statements and breathers wait while short work is in flight. */
-  const shortFirst = new ShortUnitsFirst(options.giveWayMs);
-  const giveWay = options.giveWayMs === 0 ? undefined : () => shortFirst.turn();
   const versionsPerTurn = perTurn<string, number | null>(async (organizationIds) => {
     try {
       const { rows } = await sendQuery<{ id: string; access_version: number | string }>(pool, accessVersionsText, [organizationIds]);

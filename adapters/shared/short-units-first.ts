@@ -38,7 +38,9 @@ export class ShortUnitsFirst {
   /** Until when long units go without waiting, after a wait that ran out (performance.now() ms). */
   private freeUntil = 0;
 
-  constructor(private readonly longestWaitMs = defaultLongestWaitMs) {}
+  constructor(private readonly longestWaitMs = defaultLongestWaitMs) {
+    if (!Number.isFinite(longestWaitMs) || longestWaitMs < 0) throw new Error(`casekit: invalid giveWayMs ${String(longestWaitMs)}; use a number of milliseconds, 0 or more`);
+  }
 
   /** Runs `work` as short work: long units wait while it is in flight (for its first `longestWaitMs`). */
   async short<T>(work: () => Promise<T>): Promise<T> {

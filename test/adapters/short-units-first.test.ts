@@ -4,6 +4,7 @@
  * breather's turn in a long unit waits alike (adapters/shared/breather.ts).
  */
 import { describe, expect, it } from "vitest";
+import { createPostgresStorage } from "../../adapters/postgres/index.js";
 import { breather } from "../../adapters/shared/breather.js";
 import { ShortUnitsFirst } from "../../adapters/shared/short-units-first.js";
 import { settledWithin } from "../helpers/settled-within.js";
@@ -129,6 +130,17 @@ describe("short units first", () => {
     await Promise.all(turns);
     expect(order).toEqual([1, 2, 3, 4]);
     expect(gate.turn()).toBeUndefined();
+  });
+});
+
+describe("the longest wait", () => {
+  it("is refused unless it is a number of milliseconds, 0 or more, by the gate and by the PostgreSQL storage alike", () => {
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const message = `casekit: invalid giveWayMs ${String(bad)}; use a number of milliseconds, 0 or more`;
+      expect(() => new ShortUnitsFirst(bad), String(bad)).toThrow(message);
+      expect(() => createPostgresStorage({ connectionString: "postgres://nobody@127.0.0.1:1/none", giveWayMs: bad }), String(bad)).toThrow(message);
+    }
+    expect(new ShortUnitsFirst(0).turn()).toBeUndefined();
   });
 });
 
