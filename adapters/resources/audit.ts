@@ -295,7 +295,7 @@ export function auditRepository(
     const held: HeldCounters | undefined = await counters.held(first.organizationId);
     // An unknown organization: chained from the start, its foreign key then fails the insert.
     // A bulk's group row hashes every record's changes: between turns, not in one stretch.
-    const chained = await chainAuditRowsInTurns(held?.audit ?? { seq: 0, hash: "" }, events, breather(undefined, unit.giveWay));
+    const chained = await chainAuditRowsInTurns(held?.audit ?? { seq: 0, hash: "" }, events, breather({ giveWay: unit.giveWay }));
     const stored: AuditRow[] = [];
     for (const row of chained) stored.push(await toRow(row));
     if (stored.length === 1) await rows.insert(stored[0]!);

@@ -16,7 +16,7 @@ export const defaultBreatherSliceMs = 0.5;
  * bulk's group entry record by record, pays a clock read per piece, not a promise). In a long unit
  * that gives way to short ones (`giveWay`, short-units-first.ts) the turn also waits for them.
  */
-export function breather(sliceMs = defaultBreatherSliceMs, giveWay?: () => Promise<void> | undefined): () => Promise<void> | undefined {
+export function breather({ sliceMs = defaultBreatherSliceMs, giveWay }: { sliceMs?: number; giveWay?: (() => Promise<void> | undefined) | undefined } = {}): () => Promise<void> | undefined {
   let since = performance.now();
   const turned = (): void => {
     since = performance.now();

@@ -89,7 +89,7 @@ export class StoredGroupItems<T> implements GroupItemsWriter<T> {
     private readonly codec: ItemsCodec<T>,
     giveWay?: () => Promise<void> | undefined,
   ) {
-    this.breathe = breather(undefined, giveWay);
+    this.breathe = breather({ giveWay });
   }
 
   /** Items added so far. */

@@ -56,6 +56,8 @@ export class MappedField<T> {
   ) {}
 }
 
+const itself = (item: unknown): unknown => item;
+
 /**
  * linkHash for a link that may be large (a group's items: one entry per record of a bulk), taking
  * `turn` between pieces when it offers one, so hashing 100 000 records' changes never holds the
@@ -85,22 +87,18 @@ function* linkPieces(prevHash: string, fields: readonly unknown[]): Generator<st
   yield `[${JSON.stringify(prevHash)}`;
   for (const field of fields) {
     yield ",";
-    if (field instanceof MappedField) {
-      const { source, element } = field as MappedField<unknown>;
-      yield "[";
-      for (let index = 0; index < source.length; index++) {
-        if (index > 0) yield ",";
-        yield canonicalJson(element(source[index])) ?? "null";
-      }
-      yield "]";
-    } else if (Array.isArray(field)) {
-      yield "[";
-      for (let index = 0; index < field.length; index++) {
-        if (index > 0) yield ",";
-        yield canonicalJson(field[index]) ?? "null";
-      }
-      yield "]";
-    } else yield canonicalJson(field) ?? "null";
+    // An array is the list mapped to itself.
+    const list = field instanceof MappedField ? (field as MappedField<unknown>) : Array.isArray(field) ? new MappedField(field, itself) : undefined;
+    if (list === undefined) {
+      yield canonicalJson(field) ?? "null";
+      continue;
+    }
+    yield "[";
+    for (let index = 0; index < list.source.length; index++) {
+      if (index > 0) yield ",";
+      yield canonicalJson(list.element(list.source[index])) ?? "null";
+    }
+    yield "]";
   }
   yield "]";
 }

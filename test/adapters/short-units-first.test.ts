@@ -147,7 +147,7 @@ describe("the longest wait", () => {
 describe("a breather in a long unit", () => {
   it("waits at its turn for the unit's giveWay as well as for the event loop", async () => {
     const gate = new ShortUnitsFirst(60_000);
-    const breathe = breather(0, () => gate.turn());
+    const breathe = breather({ sliceMs: 0, giveWay: () => gate.turn() });
     const work = heldWork(gate);
     const pause = breathe();
     expect(pause).toBeDefined();
@@ -160,7 +160,7 @@ describe("a breather in a long unit", () => {
   it("offers no turn before its slice has passed, with or without giveWay", () => {
     const gate = new ShortUnitsFirst(60_000);
     void heldWork(gate);
-    expect(breather(60_000, () => gate.turn())()).toBeUndefined();
-    expect(breather(60_000)()).toBeUndefined();
+    expect(breather({ sliceMs: 60_000, giveWay: () => gate.turn() })()).toBeUndefined();
+    expect(breather({ sliceMs: 60_000 })()).toBeUndefined();
   });
 });
