@@ -42,13 +42,75 @@ export interface DecideOptions {
  * then both record it; a refusal records nothing. Guarantees, for any window of length L: admitted
  * units ≤ burst + perMinute·L/1min, and in any hour ≤ perHour (buckets over-cover the hour, so
  * the cap errs on the safe side); forced charges count against both and only delay later requests.
+ * Pure: `state` is left as it was, and the state to store is a new one.
  */
 export function decide(limits: RateLimits, state: LimiterState | null, now: number, options: DecideOptions = {}): { state: LimiterState; decision: LimitDecision } {
+  const { state: after, result } = decideWith(copying, limits, state, now, options);
+  return { state: after, decision: result };
+}
+
+/**
+ * `decide` for a store that owns `state` alone and runs this once (RateLimitStore.updateNow): the
+ * state is changed in place, not copied, and the answer is in the shape `updateNow` takes. A
+ * metered request then allocates its decision and little else: the limiter runs on every request.
+ */
+export function decideInPlace(limits: RateLimits, state: LimiterState | null, now: number, options: DecideOptions): { state: LimiterState; result: LimitDecision } {
+  return decideWith(inPlace, limits, state, now, options);
+}
+
+/** How a decision turns the old state into the new one: by copies, or in place. */
+interface StateChange {
+  withinHour(buckets: [number, number][], minute: number): [number, number][];
+  addToBucket(buckets: [number, number][], minute: number, cost: number): [number, number][];
+  stored(old: LimiterState | null, tat: number, buckets: [number, number][], reset: number): LimiterState;
+}
+
+const copying: StateChange = {
+  /** The buckets still inside the hour; the same array when none has left it (the common case: no copy per request). */
+  withinHour(buckets, minute) {
+    const oldest = minute - hourBuckets;
+    for (let i = 0; i < buckets.length; i++) if (buckets[i]![0] <= oldest) return buckets.filter(([m]) => m > oldest);
+    return buckets;
+  },
+  addToBucket(buckets, minute, cost) {
+    const last = buckets[buckets.length - 1];
+    const next = buckets.slice();
+    if (last && last[0] === minute) next[next.length - 1] = [minute, last[1] + cost];
+    else next.push([minute, cost]);
+    return next;
+  },
+  stored: (_old, tat, buckets, reset) => ({ tat, buckets, reset }),
+};
+
+const inPlace: StateChange = {
+  withinHour(buckets, minute) {
+    const oldest = minute - hourBuckets;
+    let kept = 0;
+    for (let i = 0; i < buckets.length; i++) if (buckets[i]![0] > oldest) buckets[kept++] = buckets[i]!;
+    if (kept < buckets.length) buckets.length = kept;
+    return buckets;
+  },
+  addToBucket(buckets, minute, cost) {
+    const last = buckets[buckets.length - 1];
+    if (last && last[0] === minute) last[1] += cost;
+    else buckets.push([minute, cost]);
+    return buckets;
+  },
+  stored(old, tat, buckets, reset) {
+    if (old === null) return { tat, buckets, reset };
+    old.tat = tat;
+    old.buckets = buckets;
+    old.reset = reset;
+    return old;
+  },
+};
+
+function decideWith(change: StateChange, limits: RateLimits, state: LimiterState | null, now: number, options: DecideOptions): { state: LimiterState; result: LimitDecision } {
   const cost = options.cost ?? 1;
   const minute = Math.floor(now / minuteMs);
-  const buckets = withinHour(state?.buckets ?? [], minute);
+  const buckets = state === null ? [] : change.withinHour(state.buckets, minute);
   let hourCount = 0;
-  for (const bucket of buckets) hourCount += bucket[1];
+  for (let i = 0; i < buckets.length; i++) hourCount += buckets[i]![1];
   const interval = minuteMs / limits.perMinute; // GCRA emission interval (0 when unbounded)
   const capacity = limits.burst * interval;
   const tat = Math.max(state?.tat ?? now, now);
@@ -58,8 +120,16 @@ export function decide(limits: RateLimits, state: LimiterState | null, now: numb
   const hourOk = !Number.isFinite(limits.perHour) || hourCount + cost <= limits.perHour;
   const allowed = options.force === true || (minuteOk && hourOk);
 
+  // A refusal leaves the buckets as they are, so hourFreesAt below reads the ones it was refused on.
+  let retryAfterMs = 0;
+  if (!allowed) {
+    const minuteWait = minuteOk ? 0 : tat + interval - capacity - now;
+    const hourWait = hourOk ? 0 : hourFreesAt(buckets, limits.perHour) - now;
+    retryAfterMs = Math.max(minuteWait, hourWait, 1);
+  }
+
   const newTat = allowed && Number.isFinite(limits.perMinute) ? nextTat : tat;
-  const newBuckets = allowed ? addToBucket(buckets, minute, cost) : buckets;
+  const newBuckets = allowed ? change.addToBucket(buckets, minute, cost) : buckets;
   const newHourCount = hourCount + (allowed ? cost : 0);
 
   const minuteRemaining = Number.isFinite(limits.perMinute) ? Math.max(0, Math.floor((capacity - (newTat - now) + epsilon) / interval)) : Infinity;
@@ -69,41 +139,19 @@ export function decide(limits: RateLimits, state: LimiterState | null, now: numb
   // Both spent (a forced charge can do that): the window that recovers later binds.
   const bothSpent = hourRemaining === 0 && minuteRemaining === 0 && hourReset > minuteReset;
   const hourBinds = hourRemaining < minuteRemaining || (!hourOk && minuteOk) || bothSpent;
-  const window = hourBinds ? "hour" : "minute";
   const resetAt = Math.max(state?.reset ?? 0, hourBinds ? hourReset : minuteReset, now);
 
-  let retryAfterMs = 0;
-  if (!allowed) {
-    const minuteWait = minuteOk ? 0 : tat + interval - capacity - now;
-    const hourWait = hourOk ? 0 : hourFreesAt(buckets, limits.perHour) - now;
-    retryAfterMs = Math.max(minuteWait, hourWait, 1);
-  }
-
   return {
-    state: { tat: newTat, buckets: newBuckets, reset: resetAt },
-    decision: {
+    state: change.stored(state, newTat, newBuckets, resetAt),
+    result: {
       allowed,
       limit: hourBinds ? limits.perHour : limits.burst,
-      window,
+      window: hourBinds ? "hour" : "minute",
       remaining: hourBinds ? hourRemaining : minuteRemaining,
       resetAt,
       retryAfterMs,
     },
   };
-}
-
-/** The buckets still inside the hour; the same array when none has left it (the common case: no copy per request). */
-function withinHour(buckets: [number, number][], minute: number): [number, number][] {
-  const oldest = minute - hourBuckets;
-  return buckets.every(([m]) => m > oldest) ? buckets : buckets.filter(([m]) => m > oldest);
-}
-
-function addToBucket(buckets: [number, number][], minute: number, cost: number): [number, number][] {
-  const last = buckets[buckets.length - 1];
-  const next = buckets.slice();
-  if (last && last[0] === minute) next[next.length - 1] = [minute, last[1] + cost];
-  else next.push([minute, cost]);
-  return next;
 }
 
 /** When enough old buckets will have left the hour for one more request to fit. */

@@ -6,9 +6,10 @@ import type { CaseKitDeps } from "../context.js";
 import { CaseKitError } from "../errors.js";
 import type { RateLimitStore } from "../ports/rate-limit-store.js";
 import { createMemoryRateLimitStore } from "../ports/rate-limit-store.js";
+import { epochMs } from "../ports/clock.js";
 import type { KeyTier } from "../keys/types.js";
 import type { DecideOptions, LimitDecision, LimiterState } from "./limiter.js";
-import { decide } from "./limiter.js";
+import { decide, decideInPlace } from "./limiter.js";
 import { rateLimitOverridesSchema } from "./schema.js";
 import type { RateLimitOverrides, RateLimits } from "./tiers.js";
 import { effectiveLimits } from "./tiers.js";
@@ -53,6 +54,9 @@ export interface EarlySpend {
   decision: Promise<LimitDecision>;
 }
 
+/** What admitting one request spends: one object, not one per request. */
+const oneUnit: DecideOptions = Object.freeze({ cost: 1 });
+
 /** A bulk request costs one unit, plus one per this many rows it touched (matched: changed or skipped). */
 export const rowsPerCostUnit = 100;
 
@@ -69,7 +73,7 @@ export function rowCost(rows: number): number {
  */
 export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitConfig> = {}, access: AccessCache = createAccessCache(deps)) {
   const config: RateLimitConfig = {
-    store: options.store ?? createMemoryRateLimitStore({ now: () => deps.clock.now().getTime() }),
+    store: options.store ?? createMemoryRateLimitStore({ now: () => epochMs(deps.clock) }),
     deployment: checkedDeployment(options.deployment ?? {}),
     sourceFailures: options.sourceFailures ?? defaultSourceFailureLimits,
     failureMode: options.failureMode ?? "closed",
@@ -95,13 +99,13 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
    * store's failure would, so every caller handles one kind of failure.
    */
   function spend(key: string, limits: RateLimits, now: number, options: DecideOptions): LimitDecision | Promise<LimitDecision> {
-    const next = (state: LimiterState | null) => {
-      const { state: after, decision } = decide(limits, state, now, options);
-      return { state: after, result: decision };
-    };
     const store = config.store;
     try {
-      return store.updateNow !== undefined ? store.updateNow(key, next) : store.update(key, next);
+      if (store.updateNow !== undefined) return store.updateNow(key, (state) => decideInPlace(limits, state, now, options));
+      return store.update(key, (state: LimiterState | null) => {
+        const { state: after, decision } = decide(limits, state, now, options);
+        return { state: after, result: decision };
+      });
     } catch (error) {
       return Promise.reject(error);
     }
@@ -119,17 +123,23 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     // The early spend counts only when it went to this very meter with these very limits (the
     // limits are one object per tier and policy object, see limitsOf); otherwise it is spent again.
     const matches = early !== undefined && early.metered.meter === metered.meter && early.metered.limits === metered.limits;
-    const decision = matches ? early.decision : spend(metered.meter, metered.limits, deps.clock.now().getTime(), { cost: 1 });
+    const decision = matches ? early.decision : spend(metered.meter, metered.limits, epochMs(deps.clock), oneUnit);
     return decision instanceof Promise ? decision.catch(unreachable) : decision;
   }
 
-  /** Meter names by key id: the same string each time, so the store's map does not hash a new one per request. */
-  const keyMeters = new Map<string, string>();
-  function meterName(principal: Principal): string | null {
-    if (principal.keyId === null) return principal.authenticatedBy === "host" ? `user:${principal.userId}` : null;
-    let meter = keyMeters.get(principal.keyId);
-    if (meter === undefined) rememberBounded(keyMeters, principal.keyId, (meter = `key:${principal.keyId}`), maxKeyMeters);
-    return meter;
+  /**
+   * Each key's meter as last used: the same name string each time (the store's map does not hash
+   * a new one per request) and the same object while the key's limits stay the same object.
+   */
+  const keyMeters = new Map<string, Metered>();
+  function metered(principal: Principal, limits: RateLimits): Metered {
+    const keyId = principal.keyId;
+    if (keyId === null) return { meter: `user:${principal.userId}`, limits };
+    const known = keyMeters.get(keyId);
+    if (known !== undefined && known.limits === limits) return known;
+    const fresh = { meter: known?.meter ?? `key:${keyId}`, limits };
+    rememberBounded(keyMeters, keyId, fresh, maxKeyMeters);
+    return fresh;
   }
 
   /**
@@ -139,12 +149,11 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
    */
   function meterOf(principal: Principal): Metered | null | Promise<Metered | null> {
     const tier = principal.tier;
-    if (tier === null) return null;
-    const meter = meterName(principal);
-    if (meter === null) return null;
+    // A host identity given a tier is metered per user: the host's users have no key to count by.
+    if (tier === null || (principal.keyId === null && principal.authenticatedBy !== "host")) return null;
     const vouched = access.vouchedFor(principal);
-    if (vouched !== undefined) return { meter, limits: limitsOf(tier, vouched.policy.rateLimits ?? noOverrides) };
-    return access.organization(principal.organizationId).then((organization) => ({ meter, limits: limitsOf(tier, organization?.policy.rateLimits ?? noOverrides) }));
+    if (vouched !== undefined) return metered(principal, limitsOf(tier, vouched.policy.rateLimits ?? noOverrides));
+    return access.organization(principal.organizationId).then((organization) => metered(principal, limitsOf(tier, organization?.policy.rateLimits ?? noOverrides)));
   }
 
   return {
@@ -180,7 +189,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
       if (config.store.remote !== true) return undefined;
       const metered = meterOf(candidate);
       if (metered === null || metered instanceof Promise) return undefined;
-      const decision = Promise.resolve(spend(metered.meter, metered.limits, deps.clock.now().getTime(), { cost: 1 }));
+      const decision = Promise.resolve(spend(metered.meter, metered.limits, epochMs(deps.clock), { cost: 1 }));
       // Unused when the check fails or the meter differs: its failure is nobody's to hear.
       decision.catch(() => undefined);
       return { metered, decision };
@@ -196,7 +205,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
     async chargeRows(principal: Principal, rows: number): Promise<LimitDecision | null> {
       const cost = rowCost(rows);
       if (cost === 0) return null;
-      const now = deps.clock.now().getTime();
+      const now = epochMs(deps.clock);
       const metered = await meterOf(principal);
       if (metered === null) return null;
       try {
@@ -214,7 +223,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
      */
     async recordSourceFailure(address: string): Promise<LimitDecision | null> {
       try {
-        return await spend(`source:${address}`, config.sourceFailures, deps.clock.now().getTime(), { cost: 1 });
+        return await spend(`source:${address}`, config.sourceFailures, epochMs(deps.clock), { cost: 1 });
       } catch (error) {
         return unreachable(error);
       }

@@ -15,11 +15,13 @@ export interface RateLimitStore {
   update<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): Promise<R>;
   /**
    * `update` done at once, for a store in this process: no promise and no turn of the microtask
-   * queue, so a request pays for its metering no more than the decision itself. A store that
-   * waits on anything leaves it out, and the limiter then uses `update`.
+   * queue, so a request pays for its metering no more than the decision itself. `next` runs once
+   * and is handed the store's own state, which it may change in place and return (the limiter
+   * does: no copy per request); the store keeps what it returns. A store that waits on anything
+   * leaves it out, and the limiter then uses `update`.
    */
   updateNow?<R>(key: string, next: (state: LimiterState | null) => { state: LimiterState; result: R }): R;
-  /** Reads without changing. */
+  /** Reads without changing: a copy, which later updates leave as it is. */
   peek(key: string): Promise<LimiterState | null>;
   /**
    * True when an update waits on another process (a database shared by several hosts). The
@@ -59,7 +61,8 @@ export function createMemoryRateLimitStore(options: { sweepEvery?: number; now?:
       return updateNow(key, next);
     },
     async peek(key) {
-      return states.get(key) ?? null;
+      const state = states.get(key);
+      return state === undefined ? null : { tat: state.tat, buckets: state.buckets.map(([minute, count]) => [minute, count]), reset: state.reset };
     },
   };
 }
