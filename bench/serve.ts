@@ -51,7 +51,7 @@ try {
     log("building the package (dist/ is what casekit serve runs)…");
     build();
   }
-  log("building the bench's own processes (bare h3, metering host, the floor's replay)…");
+  log("building the bench's own processes (bare h3, metering and header hosts, the floor's replay)…");
   await buildScripts();
   const scenarios: LoadScenario[] = [];
   const connections = new Map<string, number>();
@@ -94,6 +94,9 @@ try {
     const host = keep(await startScript("metering host", "metering-host", `${database}.log`, [database, unmetered.organizationId], benchEnv));
     add(names.metered, host, "/api/v1/health", metered.apiKey);
     add(names.unmetered, host, "/api/v1/health", unmetered.apiKey, { pairedWith: names.metered });
+    const headerHost = keep(await startScript("header host", "header-host", join(dir, "header-host.log")));
+    add(names.headersAdded, headerHost, "/limited", undefined);
+    add(names.headersAbsent, headerHost, "/plain", undefined, { pairedWith: names.headersAdded });
   }
 
   let listServe: Running | undefined;

@@ -1,5 +1,5 @@
 /**
- * The bench's own processes (the bare h3 endpoint, the metering host, the floor's replay) run as
+ * The bench's own processes (the bare h3 endpoint, the metering and header hosts, the floor's replay) run as
  * `casekit serve` runs: JavaScript built by tsup, not TypeScript through tsx. tsx compiles with
  * esbuild's `keepNames`, which wraps every function made at run time in a `__name(…)` call (an
  * `Object.defineProperty`): a closure made per request then costs a property definition per
@@ -14,6 +14,7 @@ import { packageRoot } from "./processes.js";
 const scripts = {
   "bare-h3": "bench/serve/bare-h3.ts",
   "metering-host": "bench/serve/metering-host.ts",
+  "header-host": "bench/serve/header-host.ts",
   "floor-replay": "bench/serve/floor/replay.ts",
 } as const;
 
