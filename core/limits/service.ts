@@ -189,7 +189,7 @@ export function createRateLimiter(deps: CaseKitDeps, options: Partial<RateLimitC
       if (config.store.remote !== true) return undefined;
       const metered = meterOf(candidate);
       if (metered === null || metered instanceof Promise) return undefined;
-      const decision = Promise.resolve(spend(metered.meter, metered.limits, epochMs(deps.clock), { cost: 1 }));
+      const decision = Promise.resolve(spend(metered.meter, metered.limits, epochMs(deps.clock), oneUnit));
       // Unused when the check fails or the meter differs: its failure is nobody's to hear.
       decision.catch(() => undefined);
       return { metered, decision };
