@@ -30,7 +30,7 @@ import type { RecordOf, Same } from "../declare/resource.js";
 import { defineResource } from "../declare/resource.js";
 import { pageLimit } from "../shared/case-filter.js";
 import type { GroupItems, ItemsCodec } from "../shared/group-items.js";
-import { chunkIdsOf, eachInTurn } from "../shared/group-items.js";
+import { StoredGroupItems, chunkIdsOf, eachInTurn } from "../shared/group-items.js";
 import { timestampBound } from "../shared/timestamp-bound.js";
 import type { UnitState } from "../shared/unit-state.js";
 import { checkReading, checkWriting } from "../shared/unit-state.js";
@@ -228,7 +228,8 @@ export function auditRepository(
 
   // Column by column, not a rest and a spread of the row: one of each per audit entry cost a
   // create about as much as the entry's JSON (the type keeps the list complete).
-  const toRow = async (row: ChainedAuditRow): Promise<AuditRow> => {
+  // `written`: where the group's items already went (appendGroup), instead of storing them now.
+  const toRow = async (row: ChainedAuditRow, written?: StoredGroupItems<AuditItem>): Promise<AuditRow> => {
     const { items, actor, target } = row;
     const { actorType, actorUserId, actorKeyId } = actorColumns(actor);
     return {
@@ -251,7 +252,7 @@ export function auditRepository(
       changes: row.changes,
       bulkRequestId: row.bulkRequestId,
       tlp: row.tlp,
-      items: items ? ((await groups.store("audit", row.organizationId, row.id, items, codec)) as StoredAuditItems) : null,
+      items: written ? ((await written.finish()) as StoredAuditItems) : items ? ((await groups.store("audit", row.organizationId, row.id, items, codec)) as StoredAuditItems) : null,
       prevHash: row.prevHash,
       hash: row.hash,
     };
@@ -287,7 +288,7 @@ export function auditRepository(
   };
 
   /** Chains `events` after the held head, writes them, and moves the head (stored when the unit ends). */
-  async function appendRun(events: readonly NewAuditEvent[]): Promise<void> {
+  async function appendRun(events: readonly NewAuditEvent[], written?: StoredGroupItems<AuditItem>): Promise<void> {
     checkWriting(unit);
     const first = events[0];
     if (first === undefined) return;
@@ -297,7 +298,7 @@ export function auditRepository(
     // A bulk's group row hashes every record's changes: between turns, not in one stretch.
     const chained = await chainAuditRowsInTurns(held?.audit ?? { seq: 0, hash: "" }, events, breather({ giveWay: unit.giveWay }));
     const stored: AuditRow[] = [];
-    for (const row of chained) stored.push(await toRow(row));
+    for (const row of chained) stored.push(await toRow(row, written));
     if (stored.length === 1) await rows.insert(stored[0]!);
     else if ((await rows.insertMany(stored)) < stored.length) throw new CaseKitError("conflict", "An audit event with this id already exists");
     if (held) {
@@ -349,6 +350,13 @@ export function auditRepository(
   return {
     append: (event) => appendRun([event]),
     appendMany: (events) => appendRun(events),
+    groupItems: (organizationId, id) => groups.writer("audit", organizationId, id, codec),
+    async appendGroup(event, items) {
+      // Only this storage's writer knows where the items went, and the row must list what it wrote.
+      if (!(items instanceof StoredGroupItems) || items.log !== "audit" || items.organizationId !== event.organizationId || items.groupId !== event.id) throw new Error("casekit: appendGroup takes the writer groupItems gave for this event");
+      if (items.count !== event.items.length) throw new Error("casekit: a group's row must list the items its writer stored");
+      await appendRun([event], items as StoredGroupItems<AuditItem>);
+    },
     // Inside a writing unit the head is held until the unit ends; in `read`, the committed head.
     async head(organizationId) {
       checkReading(unit);

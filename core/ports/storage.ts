@@ -1,4 +1,4 @@
-import type { AuditCheckpoint, AuditEvent, AuditEventFilter, ChainedAuditRow, NewAuditEvent } from "../audit/types.js";
+import type { AuditCheckpoint, AuditEvent, AuditEventFilter, AuditItem, ChainedAuditRow, NewAuditEvent } from "../audit/types.js";
 import type { ChainHead } from "../log/chain.js";
 import type { Case, CaseFilter } from "../cases/types.js";
 import type { DomainEvent, EventItem, GroupEvent } from "../events/types.js";
@@ -227,6 +227,19 @@ export interface AuditRepository {
   append(event: NewAuditEvent): Promise<void>;
   /** `append` for several events in order, all or none. */
   appendMany(events: readonly NewAuditEvent[]): Promise<void>;
+  /**
+   * Where a group's items go as they are made (a bulk adds each page's as it saves it): stored as
+   * `append` would store them, in chunk rows written as they fill (EventRepository.groupItems),
+   * so writing them is spread over the operation rather than left to its end. `appendGroup` with
+   * the same writer then chains and appends the group's row. A writer never appended leaves rows
+   * no reader reaches: a unit that does not append its group must fail.
+   */
+  groupItems(organizationId: string, id: string): GroupItemsWriter<AuditItem>;
+  /**
+   * `append` of a group whose items went to `items` (the writer groupItems gave for the event's
+   * id and organization). `event.items` is the same list, in the same order: the chain hashes it.
+   */
+  appendGroup(event: NewAuditEvent & { items: readonly AuditItem[] }, items: GroupItemsWriter<AuditItem>): Promise<void>;
   /** The chain's head: the last position written and its row's hash ({ seq: 0, hash: "" } when empty). */
   head(organizationId: string): Promise<ChainHead>;
   /**

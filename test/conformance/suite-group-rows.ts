@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { AuditItem, DomainEvent, EventItem } from "../../core/index.js";
+import type { AuditItem, DomainEvent, EventItem, UnitOfWork } from "../../core/index.js";
 import { readBack, walkAuditPages } from "./audit-reads.js";
 import { itemsPerRow } from "../../core/log/groups.js";
 import { hashTlpEntry, verifyTlpChain } from "../../core/tlp/chain.js";
+import { hashAuditRow } from "../../core/audit/chain.js";
 import type { StoredTlpAuditEntry, TlpAuditEntry, TlpAuditItem } from "../../core/tlp/types.js";
 import type { SuiteContext } from "./suite-context.js";
 import { walkPages } from "./suite-context.js";
@@ -150,6 +151,74 @@ export function describeGroupRows(ctx: SuiteContext): void {
         expect(await ctx.storage().read((tx) => tx.events.findRow(org.id, failed.id))).toBeNull();
       });
     }
+
+    // A bulk hands its audit entry's items over page by page too (AuditRepository.groupItems),
+    // and the entry's hash covers the items themselves: the row stores, chains and reads back
+    // exactly as the same group appended whole, and a failing unit leaves none of it.
+    for (const pages of [[0, 3], [itemsPerRow], [itemsPerRow - 1, 1, 1], [250, 250, itemsPerRow, 3 * itemsPerRow + 5, 0, 1]]) {
+      it(`a group audit entry written page by page (${pages.join(", ")}) stores and chains as the group appended whole`, async () => {
+        const { org } = await ctx.seedOrganization();
+        const f = ctx.fixtures();
+        const count = pages.reduce((a, b) => a + b, 0);
+        const items = auditItemsOf(count);
+        const entry = (id: string) => f.auditEntry(org.id, { id, action: "task.updated", target: { type: "task", id: "bulk_0016" }, bulkRequestId: "bulk_0016" });
+        const whole = { ...entry("aud_whole"), items };
+        const paged = { ...entry("aud_paged"), items };
+        await ctx.storage().transaction(async (tx) => {
+          await tx.audit.append(whole);
+          const writer = tx.audit.groupItems(org.id, paged.id);
+          let at = 0;
+          for (const size of pages) {
+            await writer.add(items.slice(at, (at += size)));
+            expect(writer.count).toBe(at);
+          }
+          await tx.audit.appendGroup(paged, writer);
+        });
+        const [wholeRow, pagedRow] = await ctx.storage().read((tx) => tx.audit.chain(org.id, 0, 10));
+        expect(pagedRow!.seq).toBe(1 + count);
+        expect(pagedRow!.prevHash).toBe(wholeRow!.hash);
+        expect(pagedRow!.items).toStrictEqual(wholeRow!.items);
+        expect(pagedRow!.items).toStrictEqual(items);
+        const { hash: pagedHash, ...pagedRest } = pagedRow!;
+        expect(pagedHash).toBe(hashAuditRow(pagedRest));
+        expect(await ctx.storage().read((tx) => tx.audit.head(org.id))).toEqual({ seq: 2 * count, hash: pagedHash });
+
+        const failed = { ...entry("aud_failed"), items };
+        const failing = ctx.storage().transaction(async (tx) => {
+          const writer = tx.audit.groupItems(org.id, failed.id);
+          let at = 0;
+          for (const size of pages) await writer.add(items.slice(at, (at += size)));
+          await tx.audit.appendGroup(failed, writer);
+          throw new Error("fault after the group");
+        });
+        await expect(failing).rejects.toThrow("fault after the group");
+        expect(await ctx.storage().read((tx) => tx.audit.chain(org.id, 0, 10))).toHaveLength(2);
+        expect(await ctx.storage().read((tx) => tx.audit.head(org.id))).toEqual({ seq: 2 * count, hash: pagedHash });
+      });
+    }
+
+    it("an audit appendGroup takes only the writer groupItems gave for that entry, holding exactly its items", async () => {
+      const { org } = await ctx.seedOrganization();
+      const f = ctx.fixtures();
+      const items = auditItemsOf(3);
+      const entry = { ...f.auditEntry(org.id, { action: "task.updated", target: { type: "task", id: "bulk_0017" }, bulkRequestId: "bulk_0017" }), items };
+      const other = f.auditEntry(org.id);
+      const refusals = [
+        ["another entry's writer", (tx: UnitOfWork) => tx.audit.groupItems(org.id, other.id), items, "appendGroup takes the writer groupItems gave for this event"],
+        ["a writer of fewer items", (tx: UnitOfWork) => tx.audit.groupItems(org.id, entry.id), items.slice(0, 2), "a group's row must list the items its writer stored"],
+      ] as const;
+      for (const [, writerOf, added, message] of refusals) {
+        const attempt = ctx.storage().transaction(async (tx) => {
+          const writer = writerOf(tx);
+          await writer.add(added);
+          await tx.audit.appendGroup(entry, writer);
+        });
+        await expect(attempt).rejects.toThrow(message);
+      }
+      const forged = ctx.storage().transaction((tx) => tx.audit.appendGroup(entry, { add: async () => undefined, count: 3 }));
+      await expect(forged).rejects.toThrow("appendGroup takes the writer groupItems gave for this event");
+      expect(await ctx.storage().read((tx) => tx.audit.chain(org.id, 0, 10))).toEqual([]);
+    });
 
     it("appendGroup takes only the writer groupItems gave for that event", async () => {
       const { org } = await ctx.seedOrganization();
