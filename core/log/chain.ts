@@ -186,8 +186,31 @@ const isArrayIndex = (name: string): boolean => {
   return first >= 48 && first <= 57 && arrayIndex.test(name) && Number(name) < 4_294_967_295;
 };
 
+/**
+ * The last few member lists seen and their order: the objects hashed come in a few shapes (an
+ * audit change's path, before and after; a record's fields), each with its members in the same
+ * order every time, so most lists are one seen just before and need no sort. Compared member by
+ * member, so a list is reused only when it is exactly the same.
+ */
+const recentOrders: { names: string[]; order: string[] }[] = [];
+const recentOrdersMax = 8;
+
 /** The order an object built from `names` sorted would enumerate them in. */
 function enumerationOrder(names: string[]): string[] {
+  for (const recent of recentOrders) if (sameNames(recent.names, names)) return recent.order;
+  const order = sortedOrder(names.slice());
+  if (recentOrders.length >= recentOrdersMax) recentOrders.pop();
+  recentOrders.unshift({ names, order });
+  return order;
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sortedOrder(names: string[]): string[] {
   // The default order of sort() is by UTF-16 code units, for strings exactly `x < y`.
   names.sort();
   if (!names.some(isArrayIndex)) return names;
