@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AuditItem, DomainEvent, EventItem, UnitOfWork } from "../../core/index.js";
+import type { AuditItem, DomainEvent, EventItem, GroupItemsWriter, UnitOfWork } from "../../core/index.js";
 import { readBack, walkAuditPages } from "./audit-reads.js";
 import { itemsPerRow } from "../../core/log/groups.js";
 import { hashTlpEntry, verifyTlpChain } from "../../core/tlp/chain.js";
@@ -33,6 +33,15 @@ const eventItemsOf = (count: number): EventItem[] =>
 
 const tlpItemsOf = (count: number): TlpAuditItem[] =>
   Array.from({ length: count }, (_, i) => ({ resourceId: `task_${String(i).padStart(6, "0")}`, action: "edit", tlpBefore: i % 3, tlpAfter: 1, outcome: i % 7 === 0 ? "denied" : "allowed" }));
+
+/** Hands `items` to `writer` in pages of the given sizes, in order, checking its count after each. */
+async function addInPages<T>(writer: GroupItemsWriter<T>, items: readonly T[], pages: readonly number[]): Promise<void> {
+  let at = 0;
+  for (const size of pages) {
+    await writer.add(items.slice(at, (at += size)));
+    expect(writer.count).toBe(at);
+  }
+}
 
 /** A TLP group entry extending `head`, hashed over its items as the core hashes it. */
 function tlpGroup(ctx: SuiteContext, organizationId: string, head: { seq: number; hash: string }, items: readonly TlpAuditItem[]): StoredTlpAuditEntry {
@@ -128,11 +137,7 @@ export function describeGroupRows(ctx: SuiteContext): void {
         await ctx.storage().transaction(async (tx) => {
           await tx.events.append({ ...whole, items });
           const writer = tx.events.groupItems(org.id, paged.id);
-          let at = 0;
-          for (const size of pages) {
-            await writer.add(items.slice(at, (at += size)));
-            expect(writer.count).toBe(at);
-          }
+          await addInPages(writer, items, pages);
           await tx.events.appendGroup(paged, writer);
         });
         const rename = (events: DomainEvent[] | null, from: DomainEvent, to: DomainEvent) => events?.map((e) => ({ ...e, id: e.id.replace(from.id, to.id), resourceId: e.resourceId === from.resourceId ? to.resourceId : e.resourceId, bulkRequestId: to.bulkRequestId }));
@@ -167,11 +172,7 @@ export function describeGroupRows(ctx: SuiteContext): void {
         await ctx.storage().transaction(async (tx) => {
           await tx.audit.append(whole);
           const writer = tx.audit.groupItems(org.id, paged.id);
-          let at = 0;
-          for (const size of pages) {
-            await writer.add(items.slice(at, (at += size)));
-            expect(writer.count).toBe(at);
-          }
+          await addInPages(writer, items, pages);
           await tx.audit.appendGroup(paged, writer);
         });
         const [wholeRow, pagedRow] = await ctx.storage().read((tx) => tx.audit.chain(org.id, 0, 10));
@@ -186,8 +187,7 @@ export function describeGroupRows(ctx: SuiteContext): void {
         const failed = { ...entry("aud_failed"), items };
         const failing = ctx.storage().transaction(async (tx) => {
           const writer = tx.audit.groupItems(org.id, failed.id);
-          let at = 0;
-          for (const size of pages) await writer.add(items.slice(at, (at += size)));
+          await addInPages(writer, items, pages);
           await tx.audit.appendGroup(failed, writer);
           throw new Error("fault after the group");
         });
