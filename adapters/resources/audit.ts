@@ -353,7 +353,7 @@ export function auditRepository(
     groupItems: (organizationId, id) => groups.writer("audit", organizationId, id, codec),
     async appendGroup(event, items) {
       // Only this storage's writer knows where the items went, and the row must list what it wrote.
-      if (!(items instanceof StoredGroupItems) || items.log !== "audit" || items.organizationId !== event.organizationId || items.groupId !== event.id) throw new Error("casekit: appendGroup takes the writer groupItems gave for this event");
+      if (!(items instanceof StoredGroupItems) || items.log !== "audit" || items.organizationId !== event.organizationId || items.groupId !== event.id) throw new Error("casekit: appendGroup takes the writer groupItems gave for this entry");
       if (items.count !== event.items.length) throw new Error("casekit: a group's row must list the items its writer stored");
       await appendRun([event], items as StoredGroupItems<AuditItem>);
     },

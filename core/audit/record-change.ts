@@ -50,25 +50,25 @@ export interface BulkChanges {
   audit: readonly AuditItem[];
   /**
    * The writers the same records' event and audit items went to, in the same order, page by page
-   * (bulkEventsOf): a selectAll's 100 000 event payloads are not held until the end, and its
+   * (bulkWritersOf): a selectAll's 100 000 event payloads are not held until the end, and its
    * audit items are stored while the pages' statements run, not after the last one.
    */
-  events: BulkEvents;
+  writers: BulkWriters;
 }
 
 /** The outbox event and the audit entry of a bulk operation, their items written as the pages are saved. */
-export interface BulkEvents {
-  id: string;
-  items: GroupItemsWriter<EventItem>;
+export interface BulkWriters {
+  eventId: string;
+  eventItems: GroupItemsWriter<EventItem>;
   auditId: string;
   auditItems: GroupItemsWriter<AuditItem>;
 }
 
 /** Where a bulk operation's event and audit items go as it saves its pages (recordBulkChanges appends the rows). */
-export function bulkEventsOf(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, actor: Principal): BulkEvents {
-  const id = deps.ids.next("evt");
+export function bulkWritersOf(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, actor: Principal): BulkWriters {
+  const eventId = deps.ids.next("evt");
   const auditId = deps.ids.next("aud");
-  return { id, items: tx.events.groupItems(actor.organizationId, id), auditId, auditItems: tx.audit.groupItems(actor.organizationId, auditId) };
+  return { eventId, eventItems: tx.events.groupItems(actor.organizationId, eventId), auditId, auditItems: tx.audit.groupItems(actor.organizationId, auditId) };
 }
 
 /**
@@ -92,7 +92,7 @@ export function bulkItemsOf<T extends { id: string }>(before: T, after: T, tlp: 
  * event per record, with its own position, exactly as recordChange writes them.
  */
 export async function recordBulkChanges(deps: Pick<CaseKitDeps, "ids">, tx: UnitOfWork, actor: Principal, bulk: BulkChanges): Promise<void> {
-  if (bulk.events.items.count !== bulk.audit.length || bulk.events.auditItems.count !== bulk.audit.length) throw new Error("casekit: a bulk's audit and event items must list the same records");
+  if (bulk.writers.eventItems.count !== bulk.audit.length || bulk.writers.auditItems.count !== bulk.audit.length) throw new Error("casekit: a bulk's audit and event items must list the same records");
   // Nothing added, nothing written (the writer writes rows only past a chunk's worth of items).
   if (bulk.audit.length === 0) return;
   // The group names a case when all its records live in the same one, so a case's trail finds it
@@ -109,11 +109,11 @@ export async function recordBulkChanges(deps: Pick<CaseKitDeps, "ids">, tx: Unit
     actor,
     { name: bulk.name, resourceType: bulk.resourceType, before: null, after: { id: bulk.bulkRequestId }, tlp: null, bulkRequestId: bulk.bulkRequestId, now: bulk.now },
     shared ?? undefined,
-    bulk.events.id,
+    bulk.writers.eventId,
   );
   // The entry takes the id its items were written under; the chain hashes the items themselves.
-  await tx.audit.appendGroup({ ...entry, id: bulk.events.auditId, items: bulk.audit }, bulk.events.auditItems);
-  await tx.events.appendGroup({ ...event, payload: {} }, bulk.events.items);
+  await tx.audit.appendGroup({ ...entry, id: bulk.writers.auditId, items: bulk.audit }, bulk.writers.auditItems);
+  await tx.events.appendGroup({ ...event, payload: {} }, bulk.writers.eventItems);
 }
 
 /** The audit event and the outbox event of one change. */

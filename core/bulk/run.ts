@@ -47,9 +47,9 @@
  * by page the same way (AuditRepository.groupItems) and are also kept, small, for the entry's
  * hash: written at the end they were a third of the stretch after the last page in which nothing
  * else runs. The audit and TLP audit rows, and the event's own row, are written at the end (the
- * event by column: core/log/compact-items.ts; the storage writes each row's JSON a piece at a time). The per-record path is pure
- * JavaScript. Pages are small so that no single statement or page of JavaScript keeps the
- * event loop long: on SQLite a long unit yields the event loop
+ * event by column: core/log/compact-items.ts; the storage writes each row's JSON a piece at a
+ * time). The per-record path is pure JavaScript. Pages are small so that no single statement or
+ * page of JavaScript keeps the event loop long: on SQLite a long unit yields the event loop
  * every 2 ms between statements (adapters/sqlite/yielding-unit.ts), and a server takes in one new
  * connection per turn, so a page's stretch bounds how fast requests are let in during a bulk. The
  * unit is marked long: SQLite runs its statements and its COMMIT in a worker thread
@@ -57,8 +57,8 @@
  */
 import type { Principal } from "../access/principal.js";
 import { requireScope } from "../access/principal.js";
-import { bulkEventsOf, bulkItemsOf, recordBulkChanges } from "../audit/record-change.js";
-import type { BulkEvents } from "../audit/record-change.js";
+import { bulkItemsOf, bulkWritersOf, recordBulkChanges } from "../audit/record-change.js";
+import type { BulkWriters } from "../audit/record-change.js";
 import { eventView } from "../custom-fields/event-view.js";
 import type { AuditItem } from "../audit/types.js";
 import type { EventItem } from "../events/types.js";
@@ -114,7 +114,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
    * save before it overlap (the main thread waited 1.4-1.7 s per 100 000-alert bulk on saves
    * when each page awaited its own). At most two pages' writes are pending.
    */
-  async function process(tx: UnitOfWork, events: BulkEvents, candidates: readonly BulkCandidate<T>[]): Promise<void> {
+  async function process(tx: UnitOfWork, writers: BulkWriters, candidates: readonly BulkCandidate<T>[]): Promise<void> {
     const updates: { before: T; after: T; inherited: number }[] = [];
     const denied: BulkCandidate<T>[] = [];
     for (const candidate of candidates) {
@@ -177,16 +177,16 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
     writing = Promise.allSettled([previous, saving]).then(async ([before, saved]) => {
       if (before.status === "rejected") throw before.reason;
       if (saved.status === "rejected") throw saved.reason;
-      await events.items.add(eventItems);
-      await events.auditItems.add(pageAudit);
+      await writers.eventItems.add(eventItems);
+      await writers.auditItems.add(pageAudit);
     });
     writing.catch(() => undefined);
     await previous;
   }
 
   /** The operation's audit entry, event and TLP audit entry, each one row listing the records. */
-  async function record(tx: UnitOfWork, events: BulkEvents): Promise<void> {
-    await recordBulkChanges(deps, tx, principal, { name: plan.event, resourceType: plan.resourceType, bulkRequestId, now, audit: auditItems, events });
+  async function record(tx: UnitOfWork, writers: BulkWriters): Promise<void> {
+    await recordBulkChanges(deps, tx, principal, { name: plan.event, resourceType: plan.resourceType, bulkRequestId, now, audit: auditItems, writers });
     await appendTlpAuditMany(deps, tx, principal, accesses, now, bulkRequestId);
   }
 
@@ -194,7 +194,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
   if (selection.kind === "ids") refuseAboveMaxRows(selection.ids.length, maxRows, "ids");
 
   /** Every record of the selection, page by page (ids: in the order given; selectAll: down the ids). */
-  async function walk(tx: UnitOfWork, events: BulkEvents): Promise<void> {
+  async function walk(tx: UnitOfWork, writers: BulkWriters): Promise<void> {
     if (selection.kind === "ids") {
       matched = selection.ids.length;
       for (let start = 0; start < selection.ids.length; start += loadChunk) {
@@ -207,7 +207,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
           if (candidate) ordered.push(candidate);
           else skipped.push({ id, code: "not_found" });
         }
-        await process(tx, events, ordered);
+        await process(tx, writers, ordered);
         // Request order, so the answer lists skipped ids as the client sent them.
         const position = new Map(chunk.map((id, index) => [id, index]));
         const chunkSkips = skipped.splice(firstSkip).sort((a, b) => position.get(a.id)! - position.get(b.id)!);
@@ -230,7 +230,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       next = page.length < selectPage ? undefined : plan.select(tx, { limit: selectPage, beforeId: page[page.length - 1]!.record.id });
       try {
         refuseAboveMaxRows(matched, maxRows, "all");
-        await process(tx, events, page);
+        await process(tx, writers, page);
       } catch (error) {
         await next?.catch(() => undefined);
         throw error;
@@ -239,17 +239,17 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
   }
 
   await deps.storage.transaction(async (tx) => {
-    const events = bulkEventsOf(deps, tx, principal);
+    const writers = bulkWritersOf(deps, tx, principal);
     try {
       await plan.prepare?.(tx);
-      await walk(tx, events);
+      await walk(tx, writers);
       await writing;
     } catch (error) {
       // The unit never ends with a statement of it still running (it would outlive the rollback).
       await writing.catch(() => undefined);
       throw error;
     }
-    await record(tx, events);
+    await record(tx, writers);
   }, { long: true });
 
   return { matched, [plan.verb]: changed, skipped, bulkRequestId } as BulkResult<V>;

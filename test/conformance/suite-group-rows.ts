@@ -204,7 +204,7 @@ export function describeGroupRows(ctx: SuiteContext): void {
       const entry = { ...f.auditEntry(org.id, { action: "task.updated", target: { type: "task", id: "bulk_0017" }, bulkRequestId: "bulk_0017" }), items };
       const other = f.auditEntry(org.id);
       const refusals = [
-        ["another entry's writer", (tx: UnitOfWork) => tx.audit.groupItems(org.id, other.id), items, "appendGroup takes the writer groupItems gave for this event"],
+        ["another entry's writer", (tx: UnitOfWork) => tx.audit.groupItems(org.id, other.id), items, "appendGroup takes the writer groupItems gave for this entry"],
         ["a writer of fewer items", (tx: UnitOfWork) => tx.audit.groupItems(org.id, entry.id), items.slice(0, 2), "a group's row must list the items its writer stored"],
       ] as const;
       for (const [, writerOf, added, message] of refusals) {
@@ -216,7 +216,7 @@ export function describeGroupRows(ctx: SuiteContext): void {
         await expect(attempt).rejects.toThrow(message);
       }
       const forged = ctx.storage().transaction((tx) => tx.audit.appendGroup(entry, { add: async () => undefined, count: 3 }));
-      await expect(forged).rejects.toThrow("appendGroup takes the writer groupItems gave for this event");
+      await expect(forged).rejects.toThrow("appendGroup takes the writer groupItems gave for this entry");
       expect(await ctx.storage().read((tx) => tx.audit.chain(org.id, 0, 10))).toEqual([]);
     });
 
