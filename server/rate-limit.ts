@@ -36,23 +36,10 @@ export function writeLimitHeaders(decision: LimitDecision, headers: AnswerHeader
   const remaining = Math.max(0, decision.remaining);
   const reset = Math.ceil(decision.resetAt / 1000);
   if (!isCount(limit) || !isCount(remaining) || !isCount(reset)) return;
-  headers.set("x-ratelimit-limit", limitText(limit));
+  headers.set("x-ratelimit-limit", String(limit));
   headers.set("x-ratelimit-remaining", String(remaining));
-  headers.set("x-ratelimit-reset", resetText(reset));
+  headers.set("x-ratelimit-reset", String(reset));
 }
-
-/**
- * A number's text, made again only when the number is not the one before: the limit is the same
- * on a key's every answer and the reset moves a second at a time, while these headers go on
- * every answer.
- */
-function lastText(): (value: number) => string {
-  let last = NaN;
-  let text = "";
-  return (value) => (value === last ? text : (text = String((last = value))));
-}
-const limitText = lastText();
-const resetText = lastText();
 
 function isCount(value: number): boolean {
   return Number.isSafeInteger(value) && value >= 0;

@@ -45,8 +45,13 @@ export interface DecideOptions {
  * Pure: `state` is left as it was, and the state to store is a new one.
  */
 export function decide(limits: RateLimits, state: LimiterState | null, now: number, options: DecideOptions = {}): { state: LimiterState; decision: LimitDecision } {
-  const { state: after, result } = decideWith(copying, limits, state, now, options);
+  const { state: after, result } = decideInPlace(limits, state === null ? null : copyOfState(state), now, options);
   return { state: after, decision: result };
+}
+
+/** A state no later change of `state` reaches (its buckets copied too). */
+export function copyOfState(state: LimiterState): LimiterState {
+  return { tat: state.tat, buckets: state.buckets.map(([minute, count]) => [minute, count]), reset: state.reset };
 }
 
 /**
@@ -55,60 +60,9 @@ export function decide(limits: RateLimits, state: LimiterState | null, now: numb
  * metered request then allocates its decision and little else: the limiter runs on every request.
  */
 export function decideInPlace(limits: RateLimits, state: LimiterState | null, now: number, options: DecideOptions): { state: LimiterState; result: LimitDecision } {
-  return decideWith(inPlace, limits, state, now, options);
-}
-
-/** How a decision turns the old state into the new one: by copies, or in place. */
-interface StateChange {
-  withinHour(buckets: [number, number][], minute: number): [number, number][];
-  addToBucket(buckets: [number, number][], minute: number, cost: number): [number, number][];
-  stored(old: LimiterState | null, tat: number, buckets: [number, number][], reset: number): LimiterState;
-}
-
-const copying: StateChange = {
-  /** The buckets still inside the hour; the same array when none has left it (the common case: no copy per request). */
-  withinHour(buckets, minute) {
-    const oldest = minute - hourBuckets;
-    for (let i = 0; i < buckets.length; i++) if (buckets[i]![0] <= oldest) return buckets.filter(([m]) => m > oldest);
-    return buckets;
-  },
-  addToBucket(buckets, minute, cost) {
-    const last = buckets[buckets.length - 1];
-    const next = buckets.slice();
-    if (last && last[0] === minute) next[next.length - 1] = [minute, last[1] + cost];
-    else next.push([minute, cost]);
-    return next;
-  },
-  stored: (_old, tat, buckets, reset) => ({ tat, buckets, reset }),
-};
-
-const inPlace: StateChange = {
-  withinHour(buckets, minute) {
-    const oldest = minute - hourBuckets;
-    let kept = 0;
-    for (let i = 0; i < buckets.length; i++) if (buckets[i]![0] > oldest) buckets[kept++] = buckets[i]!;
-    if (kept < buckets.length) buckets.length = kept;
-    return buckets;
-  },
-  addToBucket(buckets, minute, cost) {
-    const last = buckets[buckets.length - 1];
-    if (last && last[0] === minute) last[1] += cost;
-    else buckets.push([minute, cost]);
-    return buckets;
-  },
-  stored(old, tat, buckets, reset) {
-    if (old === null) return { tat, buckets, reset };
-    old.tat = tat;
-    old.buckets = buckets;
-    old.reset = reset;
-    return old;
-  },
-};
-
-function decideWith(change: StateChange, limits: RateLimits, state: LimiterState | null, now: number, options: DecideOptions): { state: LimiterState; result: LimitDecision } {
   const cost = options.cost ?? 1;
   const minute = Math.floor(now / minuteMs);
-  const buckets = state === null ? [] : change.withinHour(state.buckets, minute);
+  const buckets = state === null ? [] : withinHour(state.buckets, minute);
   let hourCount = 0;
   for (let i = 0; i < buckets.length; i++) hourCount += buckets[i]![1];
   const interval = minuteMs / limits.perMinute; // GCRA emission interval (0 when unbounded)
@@ -129,7 +83,7 @@ function decideWith(change: StateChange, limits: RateLimits, state: LimiterState
   }
 
   const newTat = allowed && Number.isFinite(limits.perMinute) ? nextTat : tat;
-  const newBuckets = allowed ? change.addToBucket(buckets, minute, cost) : buckets;
+  const newBuckets = allowed ? addToBucket(buckets, minute, cost) : buckets;
   const newHourCount = hourCount + (allowed ? cost : 0);
 
   const minuteRemaining = Number.isFinite(limits.perMinute) ? Math.max(0, Math.floor((capacity - (newTat - now) + epsilon) / interval)) : Infinity;
@@ -141,8 +95,12 @@ function decideWith(change: StateChange, limits: RateLimits, state: LimiterState
   const hourBinds = hourRemaining < minuteRemaining || (!hourOk && minuteOk) || bothSpent;
   const resetAt = Math.max(state?.reset ?? 0, hourBinds ? hourReset : minuteReset, now);
 
+  const stored = state ?? { tat: newTat, buckets: newBuckets, reset: resetAt };
+  stored.tat = newTat;
+  stored.buckets = newBuckets;
+  stored.reset = resetAt;
   return {
-    state: change.stored(state, newTat, newBuckets, resetAt),
+    state: stored,
     result: {
       allowed,
       limit: hourBinds ? limits.perHour : limits.burst,
@@ -152,6 +110,23 @@ function decideWith(change: StateChange, limits: RateLimits, state: LimiterState
       retryAfterMs,
     },
   };
+}
+
+/** Drops, in place, the buckets that have left the hour. */
+function withinHour(buckets: [number, number][], minute: number): [number, number][] {
+  const oldest = minute - hourBuckets;
+  let kept = 0;
+  for (let i = 0; i < buckets.length; i++) if (buckets[i]![0] > oldest) buckets[kept++] = buckets[i]!;
+  if (kept < buckets.length) buckets.length = kept;
+  return buckets;
+}
+
+/** Adds `cost` to this minute's bucket, in place. */
+function addToBucket(buckets: [number, number][], minute: number, cost: number): [number, number][] {
+  const last = buckets[buckets.length - 1];
+  if (last && last[0] === minute) last[1] += cost;
+  else buckets.push([minute, cost]);
+  return buckets;
 }
 
 /** When enough old buckets will have left the hour for one more request to fit. */

@@ -1,4 +1,5 @@
 import type { LimiterState } from "../limits/limiter.js";
+import { copyOfState } from "../limits/limiter.js";
 
 /**
  * Where limiter state lives. One process can keep it in memory; several hosts behind a load
@@ -62,7 +63,7 @@ export function createMemoryRateLimitStore(options: { sweepEvery?: number; now?:
     },
     async peek(key) {
       const state = states.get(key);
-      return state === undefined ? null : { tat: state.tat, buckets: state.buckets.map(([minute, count]) => [minute, count]), reset: state.reset };
+      return state === undefined ? null : copyOfState(state);
     },
   };
 }
