@@ -66,6 +66,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
   /** Long units (bulks) give way to the others: their statements and breathers wait while short work is in flight. */
   const shortFirst = new ShortUnitsFirst(options.giveWayMs);
   const giveWay = options.giveWayMs === 0 ? undefined : () => shortFirst.turn();
+  // Short work is counted only when long units give way to it: with giveWayMs 0 nobody asks.
+  const short = giveWay === undefined ? <T>(work: () => Promise<T>): Promise<T> => work() : <T>(work: () => Promise<T>): Promise<T> => shortFirst.short(work);
   const owned = !("pool" in options);
   const pool = "pool" in options ? options.pool : ownPool({ connectionString: options.connectionString, max: options.max });
 
@@ -169,11 +171,11 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
           await sendQuery(client, "commit");
           return result;
         });
-      return long ? unit() : shortFirst.short(unit);
+      return long ? unit() : short(unit);
     },
 
     read<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
-      return shortFirst.short(() => withConnection((client) => runUnit(client, { open: true, writable: false }, work)));
+      return short(() => withConnection((client) => runUnit(client, { open: true, writable: false }, work)));
     },
 
     /**
@@ -186,7 +188,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
      */
     async accessVersion(organizationId: string): Promise<number | null> {
       ensureOpen();
-      return shortFirst.short(() => versionsPerTurn.get(organizationId));
+      return short(() => versionsPerTurn.get(organizationId));
     },
 
     migrate(): Promise<void> {
