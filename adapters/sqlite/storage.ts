@@ -201,11 +201,6 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       return accessVersions.read(organizationId);
     },
 
-    // A long unit's statements run in the worker (long-units.ts), which does nothing else: with
-    // two pages in flight the walk still waited for the previous page's items, queued behind the
-    // current page's save, and the worker and the main thread each sat idle about half of a bulk.
-    bulkPagesInFlight: 3,
-
     stats(): StorageStats {
       if (walFile === undefined) return {};
       const use = readers ? { readers: readers.use(), parsedRecords: parsedRecords.size() } : {};

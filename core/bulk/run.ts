@@ -105,19 +105,14 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
    * when every write sent so far has, and fails with the first that failed.
    */
   let writing: Promise<void> = Promise.resolve();
-  /** How many pages' writes may be pending at once (Storage.bulkPagesInFlight). */
-  const inFlight = Math.max(2, deps.storage.bulkPagesInFlight ?? 2);
-  /** `writing` as it was before each of the last pages' writes were sent, oldest first. */
-  const sentBefore: Promise<void>[] = [];
 
   /**
    * Applies the operation to one page of candidates and sends its writes: the changed records,
-   * then their event and audit items. Returns once the writes sent `inFlight - 1` pages before
-   * this one are done (with 2, the PREVIOUS page's), so the storage always has this page's save
-   * queued while the caller reads and applies the next page: where statements run off the
-   * thread (SQLite's long units, PostgreSQL) the page's JavaScript and the saves before it
-   * overlap (the main thread waited 1.4-1.7 s per 100 000-alert bulk on saves when each page
-   * awaited its own). At most `inFlight` pages' writes are pending.
+   * then their event items. Returns once the PREVIOUS page's writes are done, so the storage
+   * always has this page's save queued while the caller reads and applies the next page: where
+   * statements run off the thread (SQLite's long units, PostgreSQL) the page's JavaScript and the
+   * save before it overlap (the main thread waited 1.4-1.7 s per 100 000-alert bulk on saves
+   * when each page awaited its own). At most two pages' writes are pending.
    */
   async function process(tx: UnitOfWork, writers: BulkWriters, candidates: readonly BulkCandidate<T>[]): Promise<void> {
     const updates: { before: T; after: T; inherited: number }[] = [];
@@ -186,8 +181,7 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       await writers.auditItems.add(pageAudit);
     });
     writing.catch(() => undefined);
-    sentBefore.push(previous);
-    if (sentBefore.length >= inFlight - 1) await sentBefore.shift();
+    await previous;
   }
 
   /** The operation's audit entry, event and TLP audit entry, each one row listing the records. */
@@ -221,14 +215,14 @@ export async function runBulk<T extends { id: string; tlp: number }, V extends s
       }
       return;
     }
-    // Each keyset page is processed as it is read, so no more than `inFlight` + 1 pages of records
-    // are held (`inFlight` - 1 being written, one applied, the next being read). The walk goes down
-    // the ids and a change never moves a record's id: what a page changes lies above the next
-    // page's `beforeId`, so a change never moves the selection, whatever the filters, and the next
-    // page can be read while this one is written: where the storage runs statements off the thread
+    // Each keyset page is processed as it is read, so no more than three pages of records are
+    // held (one being written, one applied, the next being read). The walk goes down the ids and
+    // a change never moves a record's id: what a page changes lies above the next page's
+    // `beforeId`, so a change never moves the selection, whatever the filters, and the next page
+    // can be read while this one is written: where the storage runs statements off the thread
     // (SQLite's long units, PostgreSQL) the read overlaps this page's JavaScript (8 % of a
-    // 100 000-alert bulk). The unit's statements run in the order they are sent. Past the maximum the
-    // request is refused; the unit rolls back, nothing changed.
+    // 100 000-alert bulk). The unit's statements run in the order they are sent. Past the
+    // maximum the request is refused; the unit rolls back, nothing changed.
     let next: Promise<BulkCandidate<T>[]> | undefined = plan.select(tx, { limit: selectPage });
     while (next !== undefined) {
       const page: BulkCandidate<T>[] = await next;

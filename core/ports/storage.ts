@@ -77,14 +77,6 @@ export interface Storage {
    * the cache a reload). Without it the core reads the version in `read`.
    */
   accessVersion?(organizationId: string): Promise<number | null>;
-  /**
-   * How many pages of a long unit's writes (a bulk's saves and their log items) may be in flight
-   * while it reads and applies the next page (core/bulk/run.ts); 2 when absent. More lets the
-   * storage write while the unit's JavaScript runs, where the statements run on a thread of
-   * their own; where they share the host's cores (a PostgreSQL server on the same machine) it
-   * measured slower. Each page in flight holds its records until its writes are done.
-   */
-  readonly bulkPagesInFlight?: number;
   close(): Promise<void>;
   /**
    * Figures for monitoring (`/metrics`), read at once without touching the data; optional, and
