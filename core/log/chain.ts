@@ -192,11 +192,11 @@ const isArrayIndex = (name: string): boolean => {
  * order every time, so most lists are one seen just before and need no sort. Compared member by
  * member, so a list is reused only when it is exactly the same.
  */
-const recentOrders: { names: string[]; order: string[] }[] = [];
+const recentOrders: { names: readonly string[]; order: readonly string[] }[] = [];
 const recentOrdersMax = 8;
 
-/** The order an object built from `names` sorted would enumerate them in. */
-function enumerationOrder(names: string[]): string[] {
+/** The order an object built from `names` sorted would enumerate them in (shared: read it, never change it). */
+function enumerationOrder(names: readonly string[]): readonly string[] {
   for (const recent of recentOrders) if (sameNames(recent.names, names)) return recent.order;
   const order = sortedOrder(names.slice());
   if (recentOrders.length >= recentOrdersMax) recentOrders.pop();
