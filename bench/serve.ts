@@ -20,7 +20,7 @@ import { markdown } from "./serve/report.js";
 import type { RunResults } from "./serve/report.js";
 import { createBody } from "./serve/requests.js";
 import type { LoadScenario } from "./serve/rounds.js";
-import { runRounds } from "./serve/rounds.js";
+import { runRounds, settle } from "./serve/rounds.js";
 import { names, selectedGroups } from "./serve/scenarios.js";
 import { seedAlerts, seedCases, seedTasks } from "./serve/seed.js";
 import { settings } from "./serve/settings.js";
@@ -134,7 +134,8 @@ try {
 
   if (want.has("bulk") && listServe && listOrganization) await attempt("bulk", async () => {
     const targets = { origin: listServe!.origin, key: listOrganization!.apiKey, userId: listOrganization!.userId, rows: settings.bulkRows, probeMs: settings.probeMs };
-    results.bulk = await bulkRounds(targets, settings.rounds, "SQLite", log);
+    const serve = listServe!;
+    results.bulk = await bulkRounds(targets, settings.rounds, "SQLite", log, () => settle(serve.pid));
   });
   for (const r of running.splice(0)) await r.stop();
 

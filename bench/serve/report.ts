@@ -141,8 +141,9 @@ export function markdown(run: RunResults, failures: { group: string; message: st
     if (!bulk) continue;
     for (const [kind, list] of [["alerts", bulk.alerts], ["tasks", bulk.tasks]] as const) {
       const seconds = spread(list.map((s) => s.seconds));
+      const probed = spread(list.map((s) => s.probedSeconds));
       const probe = spread(list.map((s) => s.probeP99Ms));
-      judge(`selectAll bulk of ${fixed(run.bulkRows)} ${kind} (${database})`, show(seconds, " s"), "", `< ${limit} s`, median(seconds) < limit);
+      judge(`selectAll bulk of ${fixed(run.bulkRows)} ${kind} (${database}), alone`, show(seconds, " s"), `${show(probed, " s")} while answering the GETs below`, `< ${limit} s`, median(seconds) < limit);
       judge(`${database}: a \`GET /cases?limit=10\` every ${settings.probeMs} ms while the ${kind} bulk runs: p99`, show(probe, " ms"), `${fixed(spread(list.map((s) => s.probes)).median)} GETs per bulk`, `< ${targets.probeP99Ms} ms`, median(probe) < targets.probeP99Ms);
     }
   }

@@ -22,9 +22,10 @@ import { cpuMicros } from "./cpu.js";
 
 /**
  * Waits until `pid` uses less than 2 % of a core over a quarter second (at most 10 s): the work a
- * scenario leaves behind is done before the next one is measured.
+ * scenario leaves behind is done before the next one is measured (a load scenario's, here; a
+ * SQLite bulk's, whose WAL checkpoint copies tens of megabytes back, in serve.ts).
  */
-async function settle(pid: number): Promise<void> {
+export async function settle(pid: number): Promise<void> {
   const windowMs = 250;
   for (let waited = 0; waited < 10_000; waited += windowMs) {
     const before = cpuMicros(pid);
