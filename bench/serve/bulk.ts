@@ -87,15 +87,16 @@ function updateTasks(t: BulkTargets, assign: boolean): () => Promise<void> {
 
 /**
  * One kind's two runs in a round, alone and probed, in the order `aloneFirst` says (the harness
- * alternates it by round, so neither always runs on the state the other left). `bulk(i)` is the
- * round's i-th run of the bulk; `settle`, when given, runs before each, outside the timed span.
+ * alternates it by round, so neither always runs on the state the other left). `nextRun` gives
+ * each run its request (a task bulk alternates what it sets); `settle`, when given, runs before
+ * each, outside the timed span.
  */
-async function twice(t: BulkTargets, aloneFirst: boolean, bulk: (i: number) => () => Promise<void>, settle?: () => Promise<void>): Promise<BulkSample> {
+async function twice(t: BulkTargets, aloneFirst: boolean, nextRun: () => () => Promise<void>, settle?: () => Promise<void>): Promise<BulkSample> {
   let alone: Timed | undefined;
   let probed: Timed | undefined;
-  for (const [i, probing] of (aloneFirst ? [false, true] : [true, false]).entries()) {
+  for (const probing of aloneFirst ? [false, true] : [true, false]) {
     await settle?.();
-    const result = await timed(t.origin, t.key, probePath, probing ? t.probeMs : undefined, bulk(i));
+    const result = await timed(t.origin, t.key, probePath, probing ? t.probeMs : undefined, nextRun());
     if (probing) probed = result;
     else alone = result;
   }
